@@ -1,0 +1,43 @@
+package io.gradscope.app.cli;
+
+import io.gradscope.engine.GradscopeException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The top-level {@code gradscope} command. */
+@Command(name = "gradscope", mixinStandardHelpOptions = true, version = "gradscope 0.1.0",
+        description = {
+            "A debugger for automatic differentiation: see the computation graph and step the backward sweep.",
+            "",
+            "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient."},
+        subcommands = {BenchCommand.class},
+        footer = {"", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
+public final class GradscopeCommand implements Callable<Integer> {
+
+    @Override
+    public Integer call() {
+        System.err.println("gradscope: the desktop app is not built yet; see 'gradscope --help' for the commands there are.");
+        return 2;
+    }
+
+    /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */
+    public static int execute(String... args) {
+        CommandLine cl = new CommandLine(new GradscopeCommand());
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof GradscopeException) {
+                commandLine.getErr().println("error: " + ex.getMessage());
+                return 2;
+            }
+            commandLine.getErr().println("internal error: " + ex);
+            return 1;
+        });
+        cl.setParameterExceptionHandler((ex, a) -> {
+            PrintWriter err = ex.getCommandLine().getErr();
+            err.println("error: " + ex.getMessage());
+            return 2;
+        });
+        return cl.execute(args);
+    }
+}

@@ -1,0 +1,177 @@
+package io.gradscope.engine.autograd;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+/**
+ * A backward sweep that advances one node at a time. Each {@link #step()} takes the ready node
+ * created last, hands its complete upstream gradient to the op's VJP and sends each input its
+ * contribution.
+ *
+ * <p>Note [Deterministic order]: a node is ready once every node that consumes it has sent its
+ * contribution (dependency counts). Among ready nodes the one with the highest id (created last)
+ * goes first, so the order is a reverse topological order that depends only on the graph, and
+ * running twice adds the same numbers in the same order: bit-identical gradients.
+ *
+ * <p>Note [Fan-out accumulation]: a value used by several consumers receives one contribution
+ * from each; they are summed, in the order the consumers step, into its upstream gradient.
+ *
+ * <pre>{@code
+ * BackwardRun run = Backward.start(loss);
+ * while (run.hasNext()) {
+ *     TraceEvent.BackwardStep step = run.step();
+ *     System.out.println(step.node() + " " + step.upstream());
+ * }
+ * }</pre>
+ */
+public final class BackwardRun {
+    private final boolean createGraph;
+    private final Map<Node, Integer> pendingConsumers = new HashMap<>();
+    private final Map<Node, Tensor> upstream = new HashMap<>();
+    private final Map<Node, Tensor> finalGradients = new LinkedHashMap<>();
+    private final PriorityQueue<Node> ready = new PriorityQueue<>(Comparator.comparingLong(Node::id).reversed());
+    private final int total;
+    private int done;
+
+    BackwardRun(Tensor objective, boolean createGraph) {
+        this.createGraph = createGraph;
+        if (objective.rank() != 0) {
+            throw new GradscopeException("backward needs a scalar objective, but it has shape " + Shapes.str(objective.shape())
+                    + "; reduce it with sum() or mean()");
+        }
+        if (!objective.requiresGrad()) {
+            throw new GradscopeException("the objective does not depend on anything that needs a gradient");
+        }
+        Node root = objective.node();
+        // Count, for every reachable node, the edges from its consumers (iteratively: chains can be long).
+        Deque<Node> stack = new ArrayDeque<>();
+        stack.push(root);
+        pendingConsumers.put(root, 0);
+        while (!stack.isEmpty()) {
+            Node n = stack.pop();
+            for (Tensor in : n.inputs()) {
+                Node m = in.node();
+                if (m == null || !in.requiresGrad()) {
+                    continue;
+                }
+                Integer c = pendingConsumers.get(m);
+                if (c == null) {
+                    pendingConsumers.put(m, 1);
+                    stack.push(m);
+                } else {
+                    pendingConsumers.put(m, c + 1);
+                }
+            }
+        }
+        total = pendingConsumers.size();
+        Tensor seed = Allocations.withCategory(MemoryCategory.GRADIENT, () -> Ops.constant(1, objective));
+        upstream.put(root, seed);
+        ready.add(root);
+    }
+
+    public boolean hasNext() {
+        return !ready.isEmpty();
+    }
+
+    /** How many nodes the sweep visits in all. */
+    public int totalSteps() {
+        return total;
+    }
+
+    public int stepsDone() {
+        return done;
+    }
+
+    /** Processes the next node and returns what happened (also published to open recorders). */
+    public TraceEvent.BackwardStep step() {
+        Node node = ready.poll();
+        if (node == null) {
+            throw new IllegalStateException("the backward sweep is finished");
+        }
+        Tensor g = upstream.remove(node);
+        finalGradients.put(node, g);
+        List<TraceEvent.Contribution> sent = new ArrayList<>();
+        if (node.isLeaf()) {
+            node.output().setGrad(g);
+        } else {
+            OpContext ctx = node.context();
+            Tensor[] grads = vjp(node, ctx, g);
+            List<Tensor> inputs = ctx.inputs();
+            for (int i = 0; i < inputs.size(); i++) {
+                Tensor in = inputs.get(i);
+                Node target = in.node();
+                if (target == null || !in.requiresGrad()) {
+                    continue;
+                }
+                Tensor c = grads[i];
+                if (c == null || !Arrays.equals(c.shape(), in.shape())) {
+                    throw new IllegalStateException(node.opName() + ": VJP for input " + i + " gave "
+                            + (c == null ? "nothing" : Shapes.str(c.shape())) + ", expected " + Shapes.str(in.shape()));
+                }
+                sent.add(new TraceEvent.Contribution(i, target.id(), c));
+                accumulate(target, c);
+            }
+        }
+        done++;
+        TraceEvent.BackwardStep step = new TraceEvent.BackwardStep(node.id(), node.opName(), g, List.copyOf(sent));
+        Recorder.emit(step);
+        return step;
+    }
+
+    private Tensor[] vjp(Node node, OpContext ctx, Tensor g) {
+        Allocations.Scope scope = Allocations.open(MemoryCategory.GRADIENT);
+        Tensor[] grads = null;
+        try (var mode = GradMode.set(createGraph, true)) {
+            grads = node.op().vjp(ctx, g);
+        } finally {
+            scope.close(grads == null ? List.of() : Arrays.asList(grads));
+        }
+        return grads;
+    }
+
+    // See Note [Fan-out accumulation].
+    private void accumulate(Node target, Tensor c) {
+        Tensor prev = upstream.get(target);
+        if (prev == null) {
+            upstream.put(target, c);
+        } else {
+            Allocations.Scope scope = Allocations.open(MemoryCategory.GRADIENT);
+            Tensor sum = null;
+            try (var mode = GradMode.set(createGraph, true)) {
+                sum = Ops.add(prev, c);
+            } finally {
+                scope.close(sum == null ? List.of() : List.of(sum));
+            }
+            upstream.put(target, sum);
+        }
+        int left = pendingConsumers.merge(target, -1, Integer::sum);
+        if (left == 0) {
+            ready.add(target);
+        }
+    }
+
+    /** Runs the remaining steps and returns every visited node's upstream gradient. */
+    public Gradients finish() {
+        while (hasNext()) {
+            step();
+        }
+        return new Gradients(finalGradients);
+    }
+}

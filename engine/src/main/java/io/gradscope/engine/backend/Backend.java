@@ -1,0 +1,52 @@
+package io.gradscope.engine.backend;
+
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.Storage;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * Memory and the small set of primitive kernels every op is built from. Tensors passed in may have
+ * any strides (zero strides for broadcast inputs); outputs are written through their strides.
+ * A backend only computes: shapes are checked and gradients recorded by the op table.
+ */
+public interface Backend {
+    Device device();
+
+    /** A zero-filled storage; the allocation is accounted and reported as a trace event. */
+    Storage allocate(DType dtype, long numel, MemoryCategory category);
+
+    /** Bytes currently allocated and not released. */
+    long liveBytes();
+
+    /** The most bytes live at once since start (or {@link #resetPeak()}). */
+    long peakBytes();
+
+    void resetPeak();
+
+    void fill(Tensor out, double value);
+
+    /** Copies {@code src} into {@code dst} (same shape), converting the dtype. */
+    void copy(Tensor src, Tensor dst);
+
+    void unary(UnaryKind kind, double param, Tensor x, Tensor out);
+
+    /** {@code a} and {@code b} are already viewed with {@code out}'s shape (zero strides to broadcast). */
+    void binary(BinaryKind kind, Tensor a, Tensor b, Tensor out);
+
+    /** {@code out} has {@code x}'s rank, with size 1 on each reduced axis. */
+    void reduce(ReduceKind kind, Tensor x, Tensor out);
+
+    /** {@code [B..., M, K] @ [B..., K, N] -> [B..., M, N]}; the batch dimensions are already broadcast. */
+    void matmul(Tensor a, Tensor b, Tensor out);
+
+    /** {@code out[..., c] = (labels[...] == c) ? 1 : 0}; out has the labels' shape plus one axis. */
+    void oneHot(Tensor labels, Tensor out);
+
+    /** The elements in C order, as doubles, on the host. */
+    double[] toDoubles(Tensor t);
+
+    /** One element of a storage, by flat index. */
+    double read(Storage s, int index);
+}

@@ -1,0 +1,6 @@
+package io.gradscope.engine.backend;
+
+/** Reductions over axes. MAX propagates NaN, as PyTorch's amax. */
+public enum ReduceKind {
+    SUM, MAX
+}

@@ -1,0 +1,231 @@
+package io.gradscope.engine.backend.cpu;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.Backend;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Storage;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The CPU backend: Java primitive arrays, loops over rows, matmul on the shared pool. */
+public final class CpuBackend implements Backend {
+    public static final CpuBackend INSTANCE = new CpuBackend();
+
+    private final AtomicLong live = new AtomicLong();
+    private final AtomicLong peak = new AtomicLong();
+
+    private CpuBackend() {
+    }
+
+    @Override
+    public Device device() {
+        return Device.CPU;
+    }
+
+    @Override
+    public Storage allocate(DType dtype, long numel, MemoryCategory category) {
+        if (numel > Shapes.MAX_NUMEL) {
+            throw new GradscopeException("cannot allocate " + numel + " elements: more than a tensor can hold");
+        }
+        Object data;
+        try {
+            data = switch (dtype) {
+                case FLOAT32 -> new float[(int) numel];
+                case FLOAT64 -> new double[(int) numel];
+                case INT64 -> new long[(int) numel];
+            };
+        } catch (OutOfMemoryError e) {
+            throw new GradscopeException("out of memory allocating " + numel * dtype.bytes() + " bytes for a "
+                    + dtype + " tensor of " + numel + " elements");
+        }
+        Storage s = new Storage(dtype, Device.CPU, numel, data, category, this::onRelease);
+        long now = live.addAndGet(s.bytes());
+        peak.accumulateAndGet(now, Math::max);
+        Allocations.allocated(s);
+        return s;
+    }
+
+    private void onRelease(Storage s) {
+        live.addAndGet(-s.bytes());
+        Allocations.released(s);
+    }
+
+    @Override
+    public long liveBytes() {
+        return live.get();
+    }
+
+    @Override
+    public long peakBytes() {
+        return peak.get();
+    }
+
+    @Override
+    public void resetPeak() {
+        peak.set(live.get());
+    }
+
+    @Override
+    public void fill(Tensor out, double value) {
+        Storage s = out.storage();
+        StridedLoop.run(out.shape(), new int[][] {out.strides()}, new int[] {out.offset()}, (n, o, st, a, b, c, d) -> {
+            double[] buf = Rows.BUFFERS.get()[0];
+            for (int start = 0; start < n; start += Rows.CHUNK) {
+                int len = Math.min(Rows.CHUNK, n - start);
+                Arrays.fill(buf, 0, len, value);
+                Rows.store(buf, len, s, o + start * st, st);
+            }
+        });
+    }
+
+    @Override
+    public void copy(Tensor src, Tensor dst) {
+        Storage in = src.storage();
+        Storage out = dst.storage();
+        StridedLoop.run(dst.shape(), new int[][] {dst.strides(), src.strides()}, new int[] {dst.offset(), src.offset()},
+                (n, o0, s0, o1, s1, x, y) -> {
+                    double[] buf = Rows.BUFFERS.get()[0];
+                    for (int start = 0; start < n; start += Rows.CHUNK) {
+                        int len = Math.min(Rows.CHUNK, n - start);
+                        Rows.load(in, o1 + start * s1, s1, len, buf);
+                        Rows.store(buf, len, out, o0 + start * s0, s0);
+                    }
+                });
+    }
+
+    @Override
+    public void unary(UnaryKind kind, double param, Tensor x, Tensor out) {
+        Storage in = x.storage();
+        Storage os = out.storage();
+        StridedLoop.run(out.shape(), new int[][] {out.strides(), x.strides()}, new int[] {out.offset(), x.offset()},
+                (n, o0, s0, o1, s1, p, q) -> {
+                    double[][] bufs = Rows.BUFFERS.get();
+                    for (int start = 0; start < n; start += Rows.CHUNK) {
+                        int len = Math.min(Rows.CHUNK, n - start);
+                        Rows.load(in, o1 + start * s1, s1, len, bufs[0]);
+                        Elementwise.unary(kind, param, bufs[0], bufs[1], len);
+                        Rows.store(bufs[1], len, os, o0 + start * s0, s0);
+                    }
+                });
+    }
+
+    @Override
+    public void binary(BinaryKind kind, Tensor a, Tensor b, Tensor out) {
+        Storage as = a.storage();
+        Storage bs = b.storage();
+        Storage os = out.storage();
+        StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
+                new int[] {out.offset(), a.offset(), b.offset()}, (n, o0, s0, o1, s1, o2, s2) -> {
+                    double[][] bufs = Rows.BUFFERS.get();
+                    for (int start = 0; start < n; start += Rows.CHUNK) {
+                        int len = Math.min(Rows.CHUNK, n - start);
+                        Rows.load(as, o1 + start * s1, s1, len, bufs[0]);
+                        Rows.load(bs, o2 + start * s2, s2, len, bufs[1]);
+                        Elementwise.binary(kind, bufs[0], bufs[1], bufs[2], len);
+                        Rows.store(bufs[2], len, os, o0 + start * s0, s0);
+                    }
+                });
+    }
+
+    @Override
+    public void reduce(ReduceKind kind, Tensor x, Tensor out) {
+        int[] outShape = out.shape();
+        int n = (int) out.numel();
+        double[] acc = new double[n];
+        if (kind == ReduceKind.MAX) {
+            Arrays.fill(acc, Double.NEGATIVE_INFINITY);
+        }
+        // Walk the input; the accumulator index has stride 0 on every reduced axis.
+        int[] accStrides = Shapes.contiguousStrides(outShape);
+        for (int i = 0; i < outShape.length; i++) {
+            if (outShape[i] == 1) {
+                accStrides[i] = 0;
+            }
+        }
+        Storage in = x.storage();
+        StridedLoop.run(x.shape(), new int[][] {x.strides(), accStrides}, new int[] {x.offset(), 0},
+                (len, o0, s0, o1, s1, p, q) -> {
+                    double[] buf = Rows.BUFFERS.get()[0];
+                    for (int start = 0; start < len; start += Rows.CHUNK) {
+                        int m = Math.min(Rows.CHUNK, len - start);
+                        Rows.load(in, o0 + start * s0, s0, m, buf);
+                        int ai = o1 + start * s1;
+                        if (kind == ReduceKind.SUM) {
+                            if (s1 == 0) {
+                                double sum = 0;
+                                for (int i = 0; i < m; i++) {
+                                    sum += buf[i];
+                                }
+                                acc[ai] += sum;
+                            } else {
+                                for (int i = 0; i < m; i++) {
+                                    acc[ai + i * s1] += buf[i];
+                                }
+                            }
+                        } else {
+                            for (int i = 0; i < m; i++) {
+                                int j = ai + i * s1;
+                                double v = buf[i];
+                                // NOTE: NaN wins, as in torch.amax.
+                                acc[j] = (v != v || acc[j] != acc[j]) ? Double.NaN : Math.max(acc[j], v);
+                            }
+                        }
+                    }
+                });
+        Tensor accT = new Tensor(new Storage(DType.FLOAT64, Device.CPU, n, acc, MemoryCategory.TEMPORARY, s -> { }),
+                outShape, Shapes.contiguousStrides(outShape), 0);
+        copy(accT, out);
+    }
+
+    @Override
+    public void matmul(Tensor a, Tensor b, Tensor out) {
+        if (!out.isContiguous() || out.offset() != 0) {
+            throw new IllegalArgumentException("matmul output must be a fresh contiguous tensor");
+        }
+        CpuMatmul.run(a, b, out);
+    }
+
+    @Override
+    public void oneHot(Tensor labels, Tensor out) {
+        int c = out.shape()[out.rank() - 1];
+        double[] lab = toDoubles(labels);
+        double[] hot = new double[lab.length * c];
+        for (int i = 0; i < lab.length; i++) {
+            int k = (int) lab[i];
+            if (k >= 0 && k < c) {
+                hot[i * c + k] = 1;
+            }
+        }
+        int[] shape = out.shape();
+        Tensor src = new Tensor(new Storage(DType.FLOAT64, Device.CPU, hot.length, hot, MemoryCategory.TEMPORARY, s -> { }),
+                shape, Shapes.contiguousStrides(shape), 0);
+        copy(src, out);
+    }
+
+    @Override
+    public double[] toDoubles(Tensor t) {
+        int n = (int) t.numel();
+        double[] out = new double[n];
+        Tensor dst = new Tensor(new Storage(DType.FLOAT64, Device.CPU, n, out, MemoryCategory.TEMPORARY, s -> { }),
+                t.shape(), Shapes.contiguousStrides(t.shape()), 0);
+        copy(t, dst);
+        return out;
+    }
+
+    @Override
+    public double read(Storage s, int index) {
+        return switch (s.dtype()) {
+            case FLOAT32 -> s.floats()[index];
+            case FLOAT64 -> s.doubles()[index];
+            case INT64 -> s.longs()[index];
+        };
+    }
+}

@@ -1,0 +1,106 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Arrays;
+
+/**
+ * Fused scaled dot-product attention: {@code softmax(q kᵀ / √d + mask) v}. The causal mask is −∞
+ * above the diagonal; masked weights are exactly 0, so their gradients are 0, never NaN.
+ */
+final class AttentionOp extends Op {
+    private final boolean causal;
+
+    AttentionOp(boolean causal) {
+        this.causal = causal;
+    }
+
+    @Override
+    public String name() {
+        return "attention";
+    }
+
+    @Override
+    public String label() {
+        return causal ? "attention(causal=True)" : "attention";
+    }
+
+    @Override
+    public String rule() {
+        return "dV = Pᵀ·G, dP = G·Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)), dQ = dS·K/√d, dK = dSᵀ·Q/√d";
+    }
+
+    @Override
+    public int[] outputShape(int[][] s, DType[] dtypes) {
+        Checks.arity("attention", s, 3);
+        Checks.floats("attention", dtypes, 0, 1, 2);
+        for (int i = 0; i < 3; i++) {
+            Checks.minRank("attention", s[i], 2, new String[] {"q", "k", "v"}[i]);
+        }
+        int r = s[0].length;
+        if (s[1].length != r || s[2].length != r
+                || !Arrays.equals(Arrays.copyOf(s[0], r - 2), Arrays.copyOf(s[1], r - 2))
+                || !Arrays.equals(Arrays.copyOf(s[0], r - 2), Arrays.copyOf(s[2], r - 2))) {
+            throw new GradscopeException("attention: q, k and v need the same leading dimensions: q " + Shapes.str(s[0])
+                    + ", k " + Shapes.str(s[1]) + ", v " + Shapes.str(s[2]));
+        }
+        if (s[0][r - 1] != s[1][r - 1]) {
+            throw new GradscopeException("attention: q and k need the same last dimension: q " + Shapes.str(s[0]) + ", k "
+                    + Shapes.str(s[1]));
+        }
+        if (s[1][r - 2] != s[2][r - 2]) {
+            throw new GradscopeException("attention: k and v need the same number of keys: k " + Shapes.str(s[1]) + ", v "
+                    + Shapes.str(s[2]));
+        }
+        int[] out = s[0].clone();
+        out[r - 1] = s[2][r - 1];
+        return out;
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor q = in[0];
+        Tensor k = in[1];
+        Tensor v = in[2];
+        int r = q.rank();
+        double scale = 1.0 / Math.sqrt(q.shape()[r - 1]);
+        Tensor s = Raw.mulScalar(MatMulOp.batched(q, k.viewTranspose(r - 2, r - 1)), scale);
+        if (causal) {
+            int tq = q.shape()[r - 2];
+            int tk = k.shape()[r - 2];
+            double[] mask = new double[tq * tk];
+            for (int i = 0; i < tq; i++) {
+                for (int j = i + 1; j < tk; j++) {
+                    mask[i * tk + j] = Double.NEGATIVE_INFINITY;
+                }
+            }
+            s = Raw.binary(BinaryKind.ADD, s, Tensor.fromDoubles(q.dtype(), mask, tq, tk));
+        }
+        Tensor p = Raw.softmax(s, new int[] {r - 1});
+        ctx.save(p);
+        return MatMulOp.batched(p, v);
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor q = ctx.input(0);
+        Tensor k = ctx.input(1);
+        Tensor v = ctx.input(2);
+        Tensor p = ctx.saved(0);
+        int[] last = {g.rank() - 1};
+        double scale = 1.0 / Math.sqrt(q.shape()[q.rank() - 1]);
+        Tensor dv = ctx.needsGrad(2) ? Ops.matmul(Ops.transpose(p), g) : null;
+        Tensor dq = null;
+        Tensor dk = null;
+        if (ctx.needsGrad(0) || ctx.needsGrad(1)) {
+            Tensor dp = Ops.matmul(g, Ops.transpose(v));
+            Tensor ds = Ops.mul(Ops.mul(p, Ops.sub(dp, Ops.sum(Ops.mul(dp, p), last, true))), scale);
+            dq = ctx.needsGrad(0) ? Ops.matmul(ds, k) : null;
+            dk = ctx.needsGrad(1) ? Ops.matmul(Ops.transpose(ds), q) : null;
+        }
+        return new Tensor[] {dq, dk, dv};
+    }
+}

@@ -1,0 +1,48 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/** F.mse_loss(a, b): the mean of (a − b)² (broadcasting as PyTorch does). */
+final class MseOp extends Op {
+    static final MseOp INSTANCE = new MseOp();
+
+    @Override
+    public String name() {
+        return "mse";
+    }
+
+    @Override
+    public String rule() {
+        return "da = g ⊙ 2(a − b)/n, db = −da";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity("mse", shapes, 2);
+        Checks.floats("mse", dtypes, 0, 1);
+        Shapes.broadcast("mse", shapes[0], shapes[1]);
+        return new int[0];
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor d = Raw.binary(BinaryKind.SUB, in[0], in[1]);
+        Tensor sq = Raw.binary(BinaryKind.MUL, d, d);
+        return Raw.mulScalar(Raw.reduce(ReduceKind.SUM, sq, Shapes.axes("mse", null, sq.rank()), false), 1.0 / d.numel());
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor a = ctx.input(0);
+        Tensor b = ctx.input(1);
+        Tensor diff = Ops.sub(a, b);
+        Tensor d = Ops.mul(Ops.mul(diff, 2.0 / diff.numel()), g);
+        return new Tensor[] {
+            ctx.needsGrad(0) ? Ops.sumTo(d, a.shape()) : null,
+            ctx.needsGrad(1) ? Ops.sumTo(Ops.neg(d), b.shape()) : null};
+    }
+}

@@ -1,0 +1,48 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * One entry of the op table: its shape rule, its forward in backend primitives, its closed-form
+ * VJP written with differentiable {@link Ops} functions, and the rule as short text for the app.
+ * An instance carries the op's attributes (axes, eps, ...).
+ */
+public abstract class Op {
+
+    /** The function's name, as in the program format ({@code "matmul"}, {@code "sum"}). */
+    public abstract String name();
+
+    /** The name with attributes, for display ({@code "sum(axis=1)"}). */
+    public String label() {
+        return name();
+    }
+
+    /** The VJP as short text ({@code "dX = G·Wᵀ, dW = Xᵀ·G"}). */
+    public abstract String rule();
+
+    /**
+     * The shape rule: the output shape for inputs of these shapes and dtypes, or a
+     * {@link io.gradscope.engine.GradscopeException} saying which op, which shapes and why.
+     */
+    public abstract int[] outputShape(int[][] shapes, DType[] dtypes);
+
+    /** Computes the output from backend primitives. Runs without recording gradients. */
+    public abstract Tensor forward(OpContext ctx, Tensor... inputs);
+
+    /**
+     * The gradient for each input given the output's gradient {@code g} (null where an input needs
+     * none). Written with {@link Ops} functions so it can itself be differentiated.
+     */
+    public abstract Tensor[] vjp(OpContext ctx, Tensor g);
+
+    /** The forward-mode derivative; ops gain it as forward mode lands. */
+    public Tensor jvp(OpContext ctx, Tensor... tangents) {
+        throw new UnsupportedOperationException(name() + ": forward mode is not available yet");
+    }
+
+    @Override
+    public String toString() {
+        return label();
+    }
+}

@@ -1,0 +1,285 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The differentiable functions: each applies one op of the table and, when an input needs a
+ * gradient, records a {@link Node}.
+ *
+ * <pre>{@code
+ * Tensor x = Tensor.of(new double[] {1, -2, 3, -4}, 2, 2);
+ * Tensor w = Tensor.of(new double[] {0.5, -1, 2, 1}, 2, 2).setRequiresGrad(true);
+ * Tensor loss = Ops.sum(Ops.relu(Ops.matmul(x, w)));
+ * Backward.run(loss);
+ * Tensor dW = w.grad();
+ * }</pre>
+ */
+public final class Ops {
+    private Ops() {
+    }
+
+    /** Applies {@code op}: checks shapes, runs the forward, records the node, publishes the event. */
+    public static Tensor apply(Op op, Tensor... inputs) {
+        int[][] shapes = new int[inputs.length][];
+        DType[] dtypes = new DType[inputs.length];
+        for (int i = 0; i < inputs.length; i++) {
+            shapes[i] = inputs[i].shape();
+            dtypes[i] = inputs[i].dtype();
+        }
+        op.outputShape(shapes, dtypes);
+        boolean record = false;
+        if (GradMode.isEnabled()) {
+            for (Tensor t : inputs) {
+                record |= t.requiresGrad();
+            }
+        }
+        OpContext ctx = new OpContext(inputs);
+        Tensor out = null;
+        Allocations.Scope scope = Allocations.open(GradMode.inBackward() ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
+        try (var off = GradMode.disable()) {
+            out = op.forward(ctx, inputs);
+            for (Tensor t : inputs) {
+                if (out == t) {
+                    out = t.asStrided(t.shape(), t.strides(), t.offset());
+                }
+            }
+        } finally {
+            List<Tensor> keep = new ArrayList<>(ctx.savedTensors());
+            keep.add(out);
+            scope.close(keep);
+        }
+        ctx.setOutput(out);
+        if (record) {
+            out.attach(Node.of(op, ctx, out));
+        }
+        if (!GradMode.inBackward() && Recorder.active()) {
+            List<Long> ids = new ArrayList<>();
+            List<int[]> inShapes = new ArrayList<>();
+            for (Tensor t : inputs) {
+                ids.add(t.node() == null ? -1L : t.node().id());
+                inShapes.add(t.shape());
+            }
+            Recorder.emit(new TraceEvent.OpForward(out.node() == null ? -1 : out.node().id(), op.name(), op.label(),
+                    ids, inShapes, out.shape()));
+        }
+        return out;
+    }
+
+    /** A 0-d constant of {@code like}'s dtype. */
+    public static Tensor constant(double v, Tensor like) {
+        return Tensor.full(like.dtype(), like.device(), v);
+    }
+
+    // ---- arithmetic -----------------------------------------------------------------------
+
+    public static Tensor add(Tensor a, Tensor b) {
+        return apply(BinaryOp.ADD, a, b);
+    }
+
+    public static Tensor sub(Tensor a, Tensor b) {
+        return apply(BinaryOp.SUB, a, b);
+    }
+
+    public static Tensor mul(Tensor a, Tensor b) {
+        return apply(BinaryOp.MUL, a, b);
+    }
+
+    public static Tensor div(Tensor a, Tensor b) {
+        return apply(BinaryOp.DIV, a, b);
+    }
+
+    public static Tensor add(Tensor a, double b) {
+        return add(a, constant(b, a));
+    }
+
+    public static Tensor mul(Tensor a, double b) {
+        return mul(a, constant(b, a));
+    }
+
+    public static Tensor neg(Tensor a) {
+        return unary(UnaryOp.NEG, a);
+    }
+
+    public static Tensor pow(Tensor a, double exponent) {
+        return apply(new PowOp(exponent), a);
+    }
+
+    public static Tensor matmul(Tensor a, Tensor b) {
+        return apply(MatMulOp.INSTANCE, a, b);
+    }
+
+    // ---- elementwise functions ------------------------------------------------------------
+
+    public static Tensor unary(UnaryOp op, Tensor x) {
+        return apply(op, x);
+    }
+
+    public static Tensor relu(Tensor x) {
+        return unary(UnaryOp.RELU, x);
+    }
+
+    public static Tensor sigmoid(Tensor x) {
+        return unary(UnaryOp.SIGMOID, x);
+    }
+
+    public static Tensor tanh(Tensor x) {
+        return unary(UnaryOp.TANH, x);
+    }
+
+    public static Tensor exp(Tensor x) {
+        return unary(UnaryOp.EXP, x);
+    }
+
+    public static Tensor log(Tensor x) {
+        return unary(UnaryOp.LOG, x);
+    }
+
+    public static Tensor sqrt(Tensor x) {
+        return unary(UnaryOp.SQRT, x);
+    }
+
+    public static Tensor abs(Tensor x) {
+        return unary(UnaryOp.ABS, x);
+    }
+
+    public static Tensor sin(Tensor x) {
+        return unary(UnaryOp.SIN, x);
+    }
+
+    public static Tensor cos(Tensor x) {
+        return unary(UnaryOp.COS, x);
+    }
+
+    public static Tensor gelu(Tensor x) {
+        return unary(UnaryOp.GELU, x);
+    }
+
+    public static Tensor softplus(Tensor x) {
+        return unary(UnaryOp.SOFTPLUS, x);
+    }
+
+    // ---- reductions -----------------------------------------------------------------------
+
+    /** Sum over {@code axes} (null: all). */
+    public static Tensor sum(Tensor x, int[] axes, boolean keepdim) {
+        return apply(new ReduceOp(ReduceOp.Kind.SUM, axes, keepdim), x);
+    }
+
+    public static Tensor sum(Tensor x) {
+        return sum(x, null, false);
+    }
+
+    public static Tensor mean(Tensor x, int[] axes, boolean keepdim) {
+        return apply(new ReduceOp(ReduceOp.Kind.MEAN, axes, keepdim), x);
+    }
+
+    public static Tensor mean(Tensor x) {
+        return mean(x, null, false);
+    }
+
+    public static Tensor amax(Tensor x, int[] axes, boolean keepdim) {
+        return apply(new ReduceOp(ReduceOp.Kind.AMAX, axes, keepdim), x);
+    }
+
+    public static Tensor logsumexp(Tensor x, int[] axes, boolean keepdim) {
+        return apply(new LogSumExpOp(axes, keepdim), x);
+    }
+
+    public static Tensor softmax(Tensor x, int axis) {
+        return apply(new SoftmaxOp(axis, false), x);
+    }
+
+    public static Tensor logSoftmax(Tensor x, int axis) {
+        return apply(new SoftmaxOp(axis, true), x);
+    }
+
+    /** Sums {@code x} down to {@code shape} (the inverse of broadcasting); {@code x} itself if equal. */
+    public static Tensor sumTo(Tensor x, int[] shape) {
+        int[] xs = x.shape();
+        if (java.util.Arrays.equals(xs, shape)) {
+            return x;
+        }
+        int lead = xs.length - shape.length;
+        List<Integer> axes = new ArrayList<>();
+        for (int i = 0; i < xs.length; i++) {
+            if (i < lead || (shape[i - lead] == 1 && xs[i] != 1)) {
+                axes.add(i);
+            }
+        }
+        Tensor s = sum(x, axes.stream().mapToInt(Integer::intValue).toArray(), true);
+        return java.util.Arrays.equals(s.shape(), shape) ? s : reshape(s, shape);
+    }
+
+    // ---- views and shape ------------------------------------------------------------------
+
+    public static Tensor reshape(Tensor x, int... shape) {
+        return apply(new ViewOps.Reshape(shape), x);
+    }
+
+    /** Swaps the last two axes. */
+    public static Tensor transpose(Tensor x) {
+        if (x.rank() < 2) {
+            throw new GradscopeException("transpose: needs a tensor of rank 2 or more, not shape " + Shapes.str(x.shape()));
+        }
+        return transpose(x, -2, -1);
+    }
+
+    public static Tensor transpose(Tensor x, int a, int b) {
+        return apply(ViewOps.Permute.swap(a, b), x);
+    }
+
+    public static Tensor permute(Tensor x, int... perm) {
+        return apply(new ViewOps.Permute(perm, null), x);
+    }
+
+    /** {@code x.narrow(axis, start, stop - start)}. */
+    public static Tensor slice(Tensor x, int axis, int start, int stop) {
+        return apply(new ViewOps.Slice(axis, start, stop), x);
+    }
+
+    /** Zero padding along one axis: the VJP of slice. */
+    public static Tensor pad(Tensor x, int axis, int before, int after) {
+        return apply(new ViewOps.Pad(axis, before, after), x);
+    }
+
+    public static Tensor concat(int axis, Tensor... xs) {
+        return apply(new ViewOps.Concat(axis), xs);
+    }
+
+    public static Tensor broadcastTo(Tensor x, int... shape) {
+        return apply(new ViewOps.BroadcastTo(shape), x);
+    }
+
+    // ---- losses, norms, attention ---------------------------------------------------------
+
+    public static Tensor crossEntropy(Tensor logits, Tensor labels) {
+        return apply(CrossEntropyOp.INSTANCE, logits, labels);
+    }
+
+    public static Tensor mse(Tensor a, Tensor b) {
+        return apply(MseOp.INSTANCE, a, b);
+    }
+
+    public static Tensor layerNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
+        return apply(new LayerNormOp(eps), x, weight, bias);
+    }
+
+    public static Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
+        return apply(new RmsNormOp(eps), x, weight);
+    }
+
+    public static Tensor attention(Tensor q, Tensor k, Tensor v, boolean causal) {
+        return apply(new AttentionOp(causal), q, k, v);
+    }
+}

@@ -1,0 +1,60 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+
+/** {@code x ** c} for a constant exponent c. */
+final class PowOp extends Op {
+    private final double exponent;
+
+    PowOp(double exponent) {
+        this.exponent = exponent;
+    }
+
+    @Override
+    public String name() {
+        return "pow";
+    }
+
+    @Override
+    public String label() {
+        return "pow(" + Num.text(exponent) + ")";
+    }
+
+    @Override
+    public String rule() {
+        return "dx = g ⊙ c·x^(c−1)";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity("pow", shapes, 1);
+        Checks.floats("pow", dtypes, 0);
+        return shapes[0].clone();
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        return Raw.unary(UnaryKind.POW, exponent, in[0]);
+    }
+
+    private Tensor derivative(OpContext ctx) {
+        Tensor x = ctx.input(0);
+        if (exponent == 0) {
+            return Ops.constant(0, x);
+        }
+        Tensor xp = exponent == 1 ? Ops.constant(1, x) : Ops.pow(x, exponent - 1);
+        return Ops.mul(xp, exponent);
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        return new Tensor[] {Ops.mul(g, derivative(ctx))};
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        return Ops.mul(t[0], derivative(ctx));
+    }
+}

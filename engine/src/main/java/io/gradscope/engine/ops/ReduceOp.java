@@ -1,0 +1,108 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/** sum, mean and amax over axes (null: all), with or without the reduced axes kept. */
+public final class ReduceOp extends Op {
+    /** Which reduction. */
+    public enum Kind { SUM, MEAN, AMAX }
+
+    private final Kind kind;
+    private final int[] axes;
+    private final boolean keepdim;
+
+    public ReduceOp(Kind kind, int[] axes, boolean keepdim) {
+        this.kind = kind;
+        this.axes = axes == null ? null : axes.clone();
+        this.keepdim = keepdim;
+    }
+
+    @Override
+    public String name() {
+        return kind.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    @Override
+    public String label() {
+        String a = Checks.axesText(axes);
+        String k = keepdim ? "keepdim=True" : "";
+        String args = a.isEmpty() ? k : (k.isEmpty() ? a : a + ", " + k);
+        return args.isEmpty() ? name() : name() + "(" + args + ")";
+    }
+
+    @Override
+    public String rule() {
+        return switch (kind) {
+            case SUM -> "dx = broadcast(g)";
+            case MEAN -> "dx = broadcast(g) / n";
+            // NOTE: ties share the gradient evenly, as torch.amax.
+            case AMAX -> "dx = broadcast(g) ⊙ [x = max] / #ties";
+        };
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity(name(), shapes, 1);
+        Checks.floats(name(), dtypes, 0);
+        int[] ax = Shapes.axes(name(), axes, shapes[0].length);
+        if (kind == Kind.AMAX) {
+            for (int a : ax) {
+                if (shapes[0][a] == 0) {
+                    throw new GradscopeException("amax: cannot reduce over axis " + a + " of size 0 in shape "
+                            + Shapes.str(shapes[0]));
+                }
+            }
+        }
+        return keepdim ? Shapes.keepDims(shapes[0], ax) : Shapes.dropDims(shapes[0], ax);
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor x = in[0];
+        int[] ax = Shapes.axes(name(), axes, x.rank());
+        return switch (kind) {
+            case SUM -> Raw.reduce(ReduceKind.SUM, x, ax, keepdim);
+            case MEAN -> Raw.mulScalar(Raw.reduce(ReduceKind.SUM, x, ax, keepdim), 1.0 / count(x.shape(), ax));
+            case AMAX -> Raw.reduce(ReduceKind.MAX, x, ax, keepdim);
+        };
+    }
+
+    static long count(int[] shape, int[] ax) {
+        long n = 1;
+        for (int a : ax) {
+            n *= shape[a];
+        }
+        return n;
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor x = ctx.input(0);
+        int[] ax = Shapes.axes(name(), axes, x.rank());
+        int[] keep = Shapes.keepDims(x.shape(), ax);
+        Tensor gb = Ops.broadcastTo(Ops.reshape(g, keep), x.shape());
+        return new Tensor[] {switch (kind) {
+            case SUM -> gb;
+            case MEAN -> Ops.mul(gb, 1.0 / count(x.shape(), ax));
+            case AMAX -> {
+                Tensor y = ctx.output().viewReshape(keep);
+                Tensor mask = Raw.binary(BinaryKind.EQ, x, y);
+                Tensor ties = Raw.reduce(ReduceKind.SUM, mask, ax, true);
+                yield Ops.mul(gb, Raw.binary(BinaryKind.DIV, mask, ties));
+            }
+        }};
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        if (kind == Kind.AMAX) {
+            return super.jvp(ctx, t);
+        }
+        return Ops.apply(this, t[0]);
+    }
+}

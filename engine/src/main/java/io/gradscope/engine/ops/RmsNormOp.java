@@ -1,0 +1,67 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+
+/** {@code x * rsqrt(mean(x²) + eps) * weight} over the last axis; the saved rsqrt is reused by the VJP. */
+final class RmsNormOp extends Op {
+    private final double eps;
+
+    RmsNormOp(double eps) {
+        this.eps = eps;
+    }
+
+    @Override
+    public String name() {
+        return "rms_norm";
+    }
+
+    @Override
+    public String label() {
+        return "rms_norm(eps=" + eps + ")";
+    }
+
+    @Override
+    public String rule() {
+        return "dx = r ⊙ (ĝ − x̂ ⊙ mean(ĝ ⊙ x̂)), ĝ = g ⊙ w; dw = Σ g ⊙ x̂";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity("rms_norm", shapes, 2);
+        Checks.floats("rms_norm", dtypes, 0, 1);
+        Checks.minRank("rms_norm", shapes[0], 1, "x");
+        LayerNormOp.checkParam("rms_norm", "weight", shapes[0], shapes[1]);
+        return shapes[0].clone();
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor x = in[0];
+        int[] last = {x.rank() - 1};
+        Tensor ms = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, x, x), last, true),
+                1.0 / x.shape()[x.rank() - 1]);
+        Tensor rstd = Raw.unary(UnaryKind.POW, -0.5, Raw.binary(BinaryKind.ADD, ms, Raw.scalarLike(ms, eps)));
+        Tensor xhat = Raw.binary(BinaryKind.MUL, x, rstd);
+        ctx.save(xhat, rstd);
+        return Raw.binary(BinaryKind.MUL, xhat, in[1]);
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor xhat = ctx.saved(0);
+        Tensor rstd = ctx.saved(1);
+        Tensor w = ctx.input(1);
+        int[] last = {g.rank() - 1};
+        Tensor dx = null;
+        if (ctx.needsGrad(0)) {
+            Tensor gw = Ops.mul(g, w);
+            dx = Ops.mul(Ops.sub(gw, Ops.mul(xhat, Ops.mean(Ops.mul(gw, xhat), last, true))), rstd);
+        }
+        Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w.shape()) : null;
+        return new Tensor[] {dx, dw};
+    }
+}

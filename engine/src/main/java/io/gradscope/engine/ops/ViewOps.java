@@ -1,0 +1,440 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Arrays;
+
+/** Ops that move elements without arithmetic: reshape, permute/transpose, slice, pad, concat, broadcast. */
+final class ViewOps {
+    private ViewOps() {
+    }
+
+    /** Reshape with at most one -1; a view when the strides allow, else a copy. */
+    static final class Reshape extends Op {
+        private final int[] shape;
+
+        Reshape(int[] shape) {
+            this.shape = shape.clone();
+        }
+
+        @Override
+        public String name() {
+            return "reshape";
+        }
+
+        @Override
+        public String label() {
+            return "reshape" + Shapes.str(shape);
+        }
+
+        @Override
+        public String rule() {
+            return "dx = reshape(g, shape(x))";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity("reshape", shapes, 1);
+            return resolve(shapes[0]);
+        }
+
+        int[] resolve(int[] in) {
+            long n = Shapes.numel(in);
+            int[] out = shape.clone();
+            int free = -1;
+            long known = 1;
+            for (int i = 0; i < out.length; i++) {
+                if (out[i] == -1) {
+                    if (free >= 0) {
+                        throw new GradscopeException("reshape: only one dimension can be -1, in " + Shapes.str(shape));
+                    }
+                    free = i;
+                } else if (out[i] < 0) {
+                    throw new GradscopeException("reshape: negative dimension " + out[i] + " in " + Shapes.str(shape));
+                } else {
+                    known *= out[i];
+                }
+            }
+            if (free >= 0) {
+                if (known == 0 || n % known != 0) {
+                    throw new GradscopeException("reshape: cannot reshape " + Shapes.str(in) + " (" + n + " elements) to "
+                            + Shapes.str(shape));
+                }
+                out[free] = (int) (n / known);
+            } else if (known != n) {
+                throw new GradscopeException("reshape: cannot reshape " + Shapes.str(in) + " (" + n + " elements) to "
+                        + Shapes.str(shape) + " (" + known + " elements)");
+            }
+            return out;
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return in[0].reshapeOrCopy(resolve(in[0].shape()));
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            return new Tensor[] {Ops.reshape(g, ctx.input(0).shape())};
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            return Ops.apply(this, t[0]);
+        }
+    }
+
+    /** Permute (and transpose, a permute that swaps two axes). */
+    static final class Permute extends Op {
+        private final int[] perm;
+        private final int[] swap;
+
+        Permute(int[] perm, int[] swap) {
+            this.perm = perm == null ? null : perm.clone();
+            this.swap = swap;
+        }
+
+        static Permute swap(int a, int b) {
+            return new Permute(null, new int[] {a, b});
+        }
+
+        @Override
+        public String name() {
+            return swap != null ? "transpose" : "permute";
+        }
+
+        @Override
+        public String label() {
+            return swap != null ? "transpose(" + swap[0] + ", " + swap[1] + ")"
+                    : "permute" + Arrays.toString(perm).replace('[', '(').replace(']', ')');
+        }
+
+        @Override
+        public String rule() {
+            return swap != null ? "dx = transpose(g)" : "dx = permute(g, p⁻¹)";
+        }
+
+        int[] permutation(int rank) {
+            if (swap != null) {
+                int a = Shapes.axis("transpose", swap[0], rank);
+                int b = Shapes.axis("transpose", swap[1], rank);
+                int[] p = new int[rank];
+                for (int i = 0; i < rank; i++) {
+                    p[i] = i;
+                }
+                if (rank > 0) {
+                    p[a] = b;
+                    p[b] = a;
+                }
+                return p;
+            }
+            if (perm.length != rank) {
+                throw new GradscopeException("permute: needs " + rank + " axes for a tensor of rank " + rank + ", got "
+                        + perm.length);
+            }
+            int[] p = new int[rank];
+            boolean[] seen = new boolean[rank];
+            for (int i = 0; i < rank; i++) {
+                p[i] = Shapes.axis("permute", perm[i], rank);
+                if (seen[p[i]]) {
+                    throw new GradscopeException("permute: axis " + perm[i] + " appears more than once in "
+                            + Arrays.toString(perm));
+                }
+                seen[p[i]] = true;
+            }
+            return p;
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity(name(), shapes, 1);
+            int[] p = permutation(shapes[0].length);
+            int[] out = new int[p.length];
+            for (int i = 0; i < p.length; i++) {
+                out[i] = shapes[0][p[i]];
+            }
+            return out;
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return in[0].viewPermute(permutation(in[0].rank()));
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            int[] p = permutation(g.rank());
+            int[] inv = new int[p.length];
+            for (int i = 0; i < p.length; i++) {
+                inv[p[i]] = i;
+            }
+            return new Tensor[] {swap != null ? Ops.apply(this, g) : Ops.permute(g, inv)};
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            return Ops.apply(this, t[0]);
+        }
+    }
+
+    /** {@code x.narrow(axis, start, stop - start)}. */
+    static final class Slice extends Op {
+        private final int axis;
+        private final int start;
+        private final int stop;
+
+        Slice(int axis, int start, int stop) {
+            this.axis = axis;
+            this.start = start;
+            this.stop = stop;
+        }
+
+        @Override
+        public String name() {
+            return "slice";
+        }
+
+        @Override
+        public String label() {
+            return "slice(axis=" + axis + ", " + start + ":" + stop + ")";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = pad(g) with zeros outside the slice";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity("slice", shapes, 1);
+            if (shapes[0].length == 0) {
+                throw new GradscopeException("slice: cannot slice a 0-d tensor");
+            }
+            int a = Shapes.axis("slice", axis, shapes[0].length);
+            int d = shapes[0][a];
+            if (start < 0 || stop < start || stop > d) {
+                throw new GradscopeException("slice: range " + start + ":" + stop + " does not fit axis " + axis
+                        + " of size " + d + " (need 0 <= start <= stop <= " + d + ")");
+            }
+            int[] out = shapes[0].clone();
+            out[a] = stop - start;
+            return out;
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return in[0].viewNarrow(Shapes.axis("slice", axis, in[0].rank()), start, stop - start);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            Tensor x = ctx.input(0);
+            int a = Shapes.axis("slice", axis, x.rank());
+            return new Tensor[] {Ops.pad(g, a, start, x.shape()[a] - stop)};
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            return Ops.apply(this, t[0]);
+        }
+    }
+
+    /** Zeros before and after along one axis: slice's VJP, and itself differentiable (its VJP is a slice). */
+    static final class Pad extends Op {
+        private final int axis;
+        private final int before;
+        private final int after;
+
+        Pad(int axis, int before, int after) {
+            this.axis = axis;
+            this.before = before;
+            this.after = after;
+        }
+
+        @Override
+        public String name() {
+            return "pad";
+        }
+
+        @Override
+        public String label() {
+            return "pad(axis=" + axis + ", " + before + ", " + after + ")";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = slice(g)";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity("pad", shapes, 1);
+            if (before < 0 || after < 0) {
+                throw new GradscopeException("pad: padding must be non-negative, got " + before + " and " + after);
+            }
+            int[] out = shapes[0].clone();
+            int a = Shapes.axis("pad", axis, out.length);
+            out[a] += before + after;
+            return out;
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            Tensor x = in[0];
+            int a = Shapes.axis("pad", axis, x.rank());
+            Tensor out = Tensor.zeros(x.dtype(), x.device(), outputShape(new int[][] {x.shape()}, null));
+            x.backend().copy(x, out.viewNarrow(a, before, x.shape()[a]));
+            return out;
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            int a = Shapes.axis("pad", axis, g.rank());
+            return new Tensor[] {Ops.slice(g, a, before, before + ctx.input(0).shape()[a])};
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            return Ops.apply(this, t[0]);
+        }
+    }
+
+    /** torch.cat along one axis. */
+    static final class Concat extends Op {
+        private final int axis;
+
+        Concat(int axis) {
+            this.axis = axis;
+        }
+
+        @Override
+        public String name() {
+            return "concat";
+        }
+
+        @Override
+        public String label() {
+            return "concat(axis=" + axis + ")";
+        }
+
+        @Override
+        public String rule() {
+            return "dxᵢ = slice of g along the axis";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            if (shapes.length == 0) {
+                throw new GradscopeException("concat: needs at least one tensor");
+            }
+            int[] all = new int[shapes.length];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = i;
+            }
+            Checks.floats("concat", dtypes, all);
+            int[] first = shapes[0];
+            if (first.length == 0) {
+                throw new GradscopeException("concat: cannot concatenate 0-d tensors");
+            }
+            int a = Shapes.axis("concat", axis, first.length);
+            int[] out = first.clone();
+            for (int i = 1; i < shapes.length; i++) {
+                int[] s = shapes[i];
+                boolean ok = s.length == first.length;
+                for (int d = 0; ok && d < s.length; d++) {
+                    ok = d == a || s[d] == first[d];
+                }
+                if (!ok) {
+                    throw new GradscopeException("concat: shapes " + Shapes.str(first) + " and " + Shapes.str(s)
+                            + " differ outside axis " + axis);
+                }
+                out[a] += s[a];
+            }
+            return out;
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            int[][] shapes = new int[in.length][];
+            DType[] dt = new DType[in.length];
+            for (int i = 0; i < in.length; i++) {
+                shapes[i] = in[i].shape();
+                dt[i] = in[i].dtype();
+            }
+            int a = Shapes.axis("concat", axis, in[0].rank());
+            Tensor out = Tensor.zeros(in[0].dtype(), in[0].device(), outputShape(shapes, dt));
+            int at = 0;
+            for (Tensor x : in) {
+                int len = x.shape()[a];
+                x.backend().copy(x, out.viewNarrow(a, at, len));
+                at += len;
+            }
+            return out;
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            int a = Shapes.axis("concat", axis, g.rank());
+            Tensor[] d = new Tensor[ctx.inputs().size()];
+            int at = 0;
+            for (int i = 0; i < d.length; i++) {
+                int len = ctx.input(i).shape()[a];
+                d[i] = ctx.needsGrad(i) ? Ops.slice(g, a, at, at + len) : null;
+                at += len;
+            }
+            return d;
+        }
+    }
+
+    /** Broadcast to a shape (a view with zero strides). */
+    static final class BroadcastTo extends Op {
+        private final int[] shape;
+
+        BroadcastTo(int[] shape) {
+            this.shape = shape.clone();
+        }
+
+        @Override
+        public String name() {
+            return "broadcast_to";
+        }
+
+        @Override
+        public String label() {
+            return "broadcast_to" + Shapes.str(shape);
+        }
+
+        @Override
+        public String rule() {
+            return "dx = sum of g over the broadcast axes";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity("broadcast_to", shapes, 1);
+            Shapes.checkValid("broadcast_to", shape);
+            if (!Shapes.broadcastsTo(shapes[0], shape)) {
+                throw new GradscopeException("broadcast_to: cannot broadcast " + Shapes.str(shapes[0]) + " to "
+                        + Shapes.str(shape));
+            }
+            return shape.clone();
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return in[0].viewExpand(shape);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            return new Tensor[] {Ops.sumTo(g, ctx.input(0).shape())};
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            return Ops.apply(this, t[0]);
+        }
+    }
+}

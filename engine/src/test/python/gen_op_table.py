@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Generates engine/src/test/resources/optable.json: the op-table samples with PyTorch results.
+
+Each row names an op of the table, its attributes and its inputs (values drawn where the op is
+smooth); PyTorch 1.13 computes, in float64, the output and the vector-Jacobian product for a fixed
+random upstream gradient `u`. The Java tests read the rows and check the engine against them.
+
+Run: /usr/bin/python3 engine/src/test/python/gen_op_table.py  (Debian's python3-torch)
+"""
+import json
+import os
+
+import torch
+import torch.nn.functional as F
+
+torch.manual_seed(0)
+gen = torch.Generator().manual_seed(1234)
+rows = []
+
+
+def uniform(shape, lo, hi):
+    return lo + (hi - lo) * torch.rand(shape, generator=gen, dtype=torch.float64)
+
+
+def away_from_zero(shape, lo=0.2, hi=2.0):
+    mag = uniform(shape, lo, hi)
+    sign = torch.where(torch.rand(shape, generator=gen) < 0.5, -1.0, 1.0).double()
+    return mag * sign
+
+
+def tensor_json(t):
+    return {"shape": list(t.shape), "dtype": "int64" if t.dtype == torch.int64 else "float64",
+            "data": [float(v) for v in t.reshape(-1).tolist()]}
+
+
+def add(op, fn, inputs, attrs=None):
+    xs = [t.clone().requires_grad_(t.dtype == torch.float64) for t in inputs]
+    y = fn(*xs)
+    u = torch.randn(y.shape, generator=gen, dtype=torch.float64)
+    grads = [None] * len(xs)
+    diff = [x for x in xs if x.requires_grad]
+    if diff and y.requires_grad:
+        gs = torch.autograd.grad(y, diff, grad_outputs=u, allow_unused=True)
+        it = iter(gs)
+        for i, x in enumerate(xs):
+            if x.requires_grad:
+                g = next(it)
+                grads[i] = tensor_json(g if g is not None else torch.zeros_like(x))
+    rows.append({"op": op, "attrs": attrs or {}, "inputs": [tensor_json(t) for t in inputs],
+                 "output": tensor_json(y.detach()), "upstream": tensor_json(u), "grads": grads})
+
+
+UNARY_SHAPES = [(5,), (0,), ()]
+unary = {
+    "neg": (torch.neg, lambda s: uniform(s, -2, 2)),
+    "exp": (torch.exp, lambda s: uniform(s, -2, 2)),
+    "log": (torch.log, lambda s: uniform(s, 0.2, 3)),
+    "sqrt": (torch.sqrt, lambda s: uniform(s, 0.2, 3)),
+    "abs": (torch.abs, away_from_zero),
+    "sin": (torch.sin, lambda s: uniform(s, -3, 3)),
+    "cos": (torch.cos, lambda s: uniform(s, -3, 3)),
+    "tanh": (torch.tanh, lambda s: uniform(s, -2, 2)),
+    "sigmoid": (torch.sigmoid, lambda s: uniform(s, -4, 4)),
+    "relu": (torch.relu, away_from_zero),
+    "gelu": (lambda x: F.gelu(x, approximate="tanh"), lambda s: uniform(s, -3, 3)),
+    "softplus": (F.softplus, lambda s: uniform(s, -4, 4)),
+}
+for name, (fn, draw) in unary.items():
+    for s in UNARY_SHAPES:
+        add(name, fn, [draw(s)])
+# softplus above its threshold (20): exactly x, gradient exactly 1
+add("softplus", F.softplus, [torch.tensor([25.0, -25.0, 19.5, 21.0], dtype=torch.float64)])
+
+for c in [2, 3, 0.5, -1.5]:
+    for s in UNARY_SHAPES:
+        add("pow", lambda x, c=c: torch.pow(x, c), [uniform(s, 0.3, 2)], {"exponent": c})
+
+BINARY_SHAPES = [((), ()), ((5,), (5,)), ((2, 3), (3,)), ((3,), (2, 3)), ((2, 1), (1, 3)),
+                 ((2, 3, 4), (1, 4)), ((0,), (0,)), ((0, 3), (3,)), ((4, 1, 3), (2, 3)), ((), (2, 2))]
+binary = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
+for name, fn in binary.items():
+    for sa, sb in BINARY_SHAPES:
+        b = away_from_zero(sb) if name == "div" else uniform(sb, -2, 2)
+        add(name, fn, [uniform(sa, -2, 2), b])
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)),
+                 ((2, 3), (2, 3, 4)), ((2, 1, 2, 3), (3, 3, 2)), ((0, 3), (3, 2)), ((2, 0), (0, 3)),
+                 ((2, 2, 3), (2, 3, 4)), ((3,), (2, 3, 4))]
+for sa, sb in MATMUL_SHAPES:
+    add("matmul", torch.matmul, [uniform(sa, -1, 1), uniform(sb, -1, 1)])
+
+AXES = [None, 0, 1, 2, -1, (0, 1), (0, 2), (1, 2), (0, 1, 2), (-1, -3)]
+reductions = {"sum": torch.sum, "mean": torch.mean, "amax": torch.amax}
+for name, fn in reductions.items():
+    for ax in AXES:
+        for keep in (False, True):
+            def f(x, ax=ax, keep=keep, fn=fn, name=name):
+                if ax is None:
+                    if name == "amax":
+                        return torch.amax(x, dim=(0, 1, 2), keepdim=keep)
+                    return fn(x, dim=(0, 1, 2), keepdim=keep) if keep else fn(x)
+                return fn(x, dim=ax, keepdim=keep)
+            attrs = {"axis": list(ax) if isinstance(ax, tuple) else ax, "keepdim": keep}
+            add(name, f, [uniform((2, 3, 4), -2, 2)], attrs)
+    add(name, lambda x, fn=fn: fn(x, dim=1) if name != "amax" else torch.amax(x, dim=1), [uniform((0, 3), -1, 1)], {"axis": 1})
+
+for ax in [0, 1, 2, -1, (0, 2), (0, 1, 2)]:
+    for keep in (False, True):
+        add("logsumexp", lambda x, ax=ax, keep=keep: torch.logsumexp(x, dim=ax, keepdim=keep),
+            [uniform((2, 3, 4), -3, 3)], {"axis": list(ax) if isinstance(ax, tuple) else ax, "keepdim": keep})
+# an -inf entry must not give NaN (the max shift is 0 only where the max itself is infinite)
+add("logsumexp", lambda x: torch.logsumexp(x, dim=-1), [torch.tensor([[0.5, float("-inf"), 1.0], [2.0, 1.0, -1.0]], dtype=torch.float64)], {"axis": -1})
+
+for name, fn in {"softmax": torch.softmax, "log_softmax": torch.log_softmax}.items():
+    for shape, ax in [((5,), -1), ((2, 3, 4), 0), ((2, 3, 4), 1), ((2, 3, 4), 2), ((2, 3, 4), -1), ((), 0), ((0, 4), -1)]:
+        add(name, lambda x, ax=ax, fn=fn: fn(x, dim=ax), [uniform(shape, -3, 3)], {"axis": ax})
+    # large logits: max-subtraction keeps them finite
+    add(name, lambda x, fn=fn: fn(x, dim=-1), [torch.tensor([[1000.0, 999.0, 998.5], [-1000.0, -1001.0, -999.0]], dtype=torch.float64)], {"axis": -1})
+
+for shape, new in [((2, 3, 4), (6, 4)), ((2, 3, 4), (4, -1)), ((2, 3, 4), (24,)), ((2, 3, 4), (3, 2, 4)),
+                   ((), (1, 1)), ((0, 3), (3, 0)), ((6,), (2, 3))]:
+    add("reshape", lambda x, new=new: x.reshape(new), [uniform(shape, -1, 1)], {"shape": list(new)})
+
+for shape, ab in [((2, 3), None), ((2, 3, 4), (0, 2)), ((2, 3, 4), None), ((3, 2), (1, 0))]:
+    attrs = {} if ab is None else {"a": ab[0], "b": ab[1]}
+    add("transpose", lambda x, ab=ab: x.transpose(-2, -1) if ab is None else x.transpose(*ab), [uniform(shape, -1, 1)], attrs)
+
+for shape, p in [((2, 3, 4), (2, 0, 1)), ((2, 3, 4), (1, 0, 2)), ((3,), (0,)), ((2, 3), (-1, 0))]:
+    add("permute", lambda x, p=p: x.permute(*p), [uniform(shape, -1, 1)], {"perm": list(p)})
+
+for shape, ax, a, b in [((4, 3), 0, 1, 3), ((4, 3), 1, 0, 2), ((4, 3), -1, 2, 2), ((2, 3, 4), 2, 1, 4), ((5,), 0, 0, 5)]:
+    add("slice", lambda x, ax=ax, a=a, b=b: x.narrow(ax, a, b - a), [uniform(shape, -1, 1)], {"axis": ax, "start": a, "stop": b})
+
+for shape, ax, before, after in [((3, 2), 0, 1, 2), ((3, 2), 1, 0, 3), ((4,), 0, 2, 0)]:
+    def padf(x, ax=ax, before=before, after=after):
+        parts = []
+        zs = list(x.shape)
+        if before:
+            zs[ax] = before
+            parts.append(torch.zeros(zs, dtype=x.dtype))
+        parts.append(x)
+        if after:
+            zs = list(x.shape)
+            zs[ax] = after
+            parts.append(torch.zeros(zs, dtype=x.dtype))
+        return torch.cat(parts, dim=ax)
+    add("pad", padf, [uniform(shape, -1, 1)], {"axis": ax, "before": before, "after": after})
+
+for shapes, ax in [([(2, 3), (1, 3)], 0), ([(2, 1), (2, 2), (2, 0)], 1), ([(2, 3, 1), (2, 3, 2)], -1), ([(3,)], 0)]:
+    add("concat", lambda *xs, ax=ax: torch.cat(xs, dim=ax), [uniform(s, -1, 1) for s in shapes], {"axis": ax})
+
+for shape, target in [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (3, 2)), ((1, 3), (2, 2, 3)), ((2, 3), (2, 3))]:
+    add("broadcast_to", lambda x, target=target: x.broadcast_to(target), [uniform(shape, -1, 1)], {"shape": list(target)})
+
+for n, c in [(4, 5), (1, 3), (6, 2)]:
+    add("cross_entropy", F.cross_entropy, [uniform((n, c), -2, 2), torch.randint(0, c, (n,), generator=gen)])
+add("cross_entropy", F.cross_entropy, [uniform((5,), -2, 2), torch.tensor(3)])
+# large logits stay finite
+add("cross_entropy", F.cross_entropy, [torch.tensor([[1000.0, -1000.0, 0.0], [50.0, 60.0, 70.0]], dtype=torch.float64), torch.tensor([1, 2])])
+
+for sa, sb in [((3, 4), (3, 4)), ((5,), (5,)), ((), ()), ((2, 3), (3,))]:
+    add("mse", lambda a, b: F.mse_loss(a, b) if a.shape == b.shape else F.mse_loss(*torch.broadcast_tensors(a, b)),
+        [uniform(sa, -2, 2), uniform(sb, -2, 2)])
+
+for shape in [(4, 6), (2, 3, 5), (5,)]:
+    d = shape[-1]
+    add("layer_norm", lambda x, w, b: F.layer_norm(x, x.shape[-1:], w, b, 1e-5),
+        [uniform(shape, -2, 2), uniform((d,), 0.5, 1.5), uniform((d,), -0.5, 0.5)], {"eps": 1e-5})
+# mean 1000: two-pass statistics keep the precision
+add("layer_norm", lambda x, w, b: F.layer_norm(x, x.shape[-1:], w, b, 1e-5),
+    [1000 + uniform((3, 8), -1, 1), uniform((8,), 0.5, 1.5), uniform((8,), -0.5, 0.5)], {"eps": 1e-5})
+
+for shape in [(4, 6), (2, 3, 5), (5,)]:
+    d = shape[-1]
+    add("rms_norm", lambda x, w: x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w,
+        [uniform(shape, -2, 2), uniform((d,), 0.5, 1.5)], {"eps": 1e-6})
+
+
+def attn(q, k, v, causal):
+    d = q.shape[-1]
+    s = q @ k.transpose(-2, -1) / d ** 0.5
+    if causal:
+        tq, tk = s.shape[-2], s.shape[-1]
+        mask = torch.triu(torch.full((tq, tk), float("-inf"), dtype=s.dtype), diagonal=1)
+        s = s + mask
+    return torch.softmax(s, -1) @ v
+
+
+for sq, sk, sv, causal in [((3, 4), (3, 4), (3, 4), False), ((2, 3, 4), (2, 5, 4), (2, 5, 2), False),
+                           ((4, 3), (4, 3), (4, 3), True), ((2, 4, 3), (2, 4, 3), (2, 4, 2), True)]:
+    add("attention", lambda q, k, v, causal=causal: attn(q, k, v, causal),
+        [uniform(sq, -1, 1), uniform(sk, -1, 1), uniform(sv, -1, 1)], {"causal": causal})
+
+out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
+with open(out, "w") as f:
+    json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)
+print(len(rows), "rows ->", os.path.normpath(out))
