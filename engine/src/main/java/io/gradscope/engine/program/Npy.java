@@ -35,10 +35,19 @@ public final class Npy {
         } catch (IOException e) {
             throw new GradscopeException(file + ": cannot read: " + e.getMessage());
         }
-        return parse(file.toString(), bytes);
+        return parse(file.toString(), bytes, false);
     }
 
-    static Tensor parse(String name, byte[] b) {
+    /** Reads a file in C or Fortran order (reference data written by NumPy from transposed arrays). */
+    public static Tensor readAnyOrder(Path file) {
+        try {
+            return parse(file.toString(), Files.readAllBytes(file), true);
+        } catch (IOException e) {
+            throw new GradscopeException(file + ": cannot read: " + e.getMessage());
+        }
+    }
+
+    static Tensor parse(String name, byte[] b, boolean allowFortran) {
         if (b.length < 10 || !java.util.Arrays.equals(java.util.Arrays.copyOf(b, 6), MAGIC)) {
             throw new GradscopeException(name + ": not a .npy file (no NumPy magic header)");
         }
@@ -60,11 +69,18 @@ public final class Npy {
         }
         String header = new String(b, start, headerLen, StandardCharsets.ISO_8859_1);
         String descr = group(name, DESCR, header, "descr");
-        if ("True".equals(group(name, FORTRAN, header, "fortran_order"))) {
+        boolean fortran = "True".equals(group(name, FORTRAN, header, "fortran_order"));
+        if (fortran && !allowFortran) {
             throw new GradscopeException(name + ": Fortran-order arrays are not supported; save it in C order "
                     + "(numpy.ascontiguousarray)");
         }
-        int[] shape = parseShape(name, group(name, SHAPE, header, "shape"));
+        int[] declared = parseShape(name, group(name, SHAPE, header, "shape"));
+        int[] shape = declared.clone();
+        if (fortran) {
+            for (int i = 0; i < shape.length; i++) {
+                shape[i] = declared[declared.length - 1 - i];
+            }
+        }
         long n = 1;
         for (int d : shape) {
             n *= d;
@@ -86,13 +102,27 @@ public final class Npy {
             for (int i = 0; i < n; i++) {
                 v[i] = width == 8 ? buf.getLong() : buf.getInt();
             }
-            return Tensor.ofLongs(v, shape);
+            return fromC(Tensor.ofLongs(v, shape), fortran);
         }
         double[] v = new double[(int) n];
         for (int i = 0; i < n; i++) {
             v[i] = width == 8 ? buf.getDouble() : buf.getFloat();
         }
-        return Tensor.of(v, shape);
+        return fromC(Tensor.of(v, shape), fortran);
+    }
+
+    /** A Fortran-order file is C order with the axes reversed: permute them back and copy. */
+    private static Tensor fromC(Tensor t, boolean fortran) {
+        if (!fortran) {
+            return t;
+        }
+        int[] perm = new int[t.rank()];
+        for (int i = 0; i < perm.length; i++) {
+            perm[i] = perm.length - 1 - i;
+        }
+        Tensor out = Tensor.zeros(t.dtype(), t.viewPermute(perm).shape());
+        t.backend().copy(t.viewPermute(perm), out);
+        return out;
     }
 
     private static String group(String name, Pattern p, String header, String key) {
