@@ -35,7 +35,7 @@ public final class GradscopeCommand implements Callable<Integer> {
         });
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("error: " + ex.getMessage());
+            err.println("error: " + ex.getMessage() + " (see 'gradscope --help')");
             return 2;
         });
         return cl.execute(args);
