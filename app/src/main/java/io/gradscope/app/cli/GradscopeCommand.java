@@ -1,6 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.program.ProgramException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
             "A debugger for automatic differentiation: see the computation graph and step the backward sweep.",
             "",
             "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient."},
-        subcommands = {BenchCommand.class},
+        subcommands = {RunCommand.class, BenchCommand.class},
         footer = {"", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
 public final class GradscopeCommand implements Callable<Integer> {
 
@@ -26,7 +27,15 @@ public final class GradscopeCommand implements Callable<Integer> {
     public static int execute(String... args) {
         CommandLine cl = new CommandLine(new GradscopeCommand());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
+            if (ex instanceof ProgramException) {
+                commandLine.getErr().println(ex.getMessage());
+                return 2;
+            }
             if (ex instanceof GradscopeException) {
+                commandLine.getErr().println("error: " + ex.getMessage());
+                return 2;
+            }
+            if (ex instanceof java.io.IOException) {
                 commandLine.getErr().println("error: " + ex.getMessage());
                 return 2;
             }

@@ -52,6 +52,15 @@ public final class Node {
         }
     }
 
+    /** Enters a group for nodes created from now on this thread; pair with {@link #popGroup()}. */
+    public static void pushGroup(String name) {
+        GROUPS.get().push(name);
+    }
+
+    public static void popGroup() {
+        GROUPS.get().pop();
+    }
+
     public long id() {
         return id;
     }

@@ -1,0 +1,61 @@
+package io.gradscope.engine.program;
+
+import java.util.List;
+
+/** The syntax tree of a program. */
+public final class Ast {
+    private Ast() {
+    }
+
+    /** An expression. */
+    public sealed interface Expr {
+        Pos pos();
+    }
+
+    public record Num(Pos pos, double value, boolean integral) implements Expr {
+    }
+
+    public record Str(Pos pos, String value) implements Expr {
+    }
+
+    /** True, False or None ({@code value} null). */
+    public record Const(Pos pos, Boolean value) implements Expr {
+    }
+
+    public record Name(Pos pos, String id) implements Expr {
+    }
+
+    public record Tuple(Pos pos, List<Expr> items) implements Expr {
+    }
+
+    /** {@code -x} or {@code +x}. */
+    public record Unary(Pos pos, String op, Expr operand) implements Expr {
+    }
+
+    /** {@code a OP b}; {@code pos} is the operator's. */
+    public record Binary(Pos pos, String op, Expr left, Expr right) implements Expr {
+    }
+
+    /** {@code f(args, key=value)}; {@code pos} is the function name's. */
+    public record Call(Pos pos, String function, List<Expr> args, List<Keyword> keywords) implements Expr {
+    }
+
+    public record Keyword(Pos pos, String name, Expr value) {
+    }
+
+    /** A statement. */
+    public sealed interface Stmt {
+        Pos pos();
+    }
+
+    public record Assign(Pos pos, String name, Expr value) implements Stmt {
+    }
+
+    /** A bare expression: allowed as the last statement (the objective). */
+    public record ExprStmt(Pos pos, Expr value) implements Stmt {
+    }
+
+    /** {@code with group("name"):} or {@code with checkpoint():}. */
+    public record With(Pos pos, Call context, List<Stmt> body) implements Stmt {
+    }
+}

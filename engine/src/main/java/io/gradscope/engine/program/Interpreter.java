@@ -1,0 +1,423 @@
+package io.gradscope.engine.program;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.ops.Op;
+import io.gradscope.engine.ops.OpRegistry;
+import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.program.Value.BoolVal;
+import io.gradscope.engine.program.Value.NoneVal;
+import io.gradscope.engine.program.Value.NumVal;
+import io.gradscope.engine.program.Value.StrVal;
+import io.gradscope.engine.program.Value.TensorVal;
+import io.gradscope.engine.program.Value.TupleVal;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Evaluates a program's statements. In checking mode tensors are only shapes and dtypes, so every
+ * shape error (and a program too large for memory) is found before anything is allocated; in
+ * running mode the same code applies the ops.
+ */
+final class Interpreter {
+    private static final Set<String> VIEW_OPS = Set.of("reshape", "transpose", "permute", "slice", "broadcast_to");
+
+    private final String file;
+    private final boolean checking;
+    private final RunOptions options;
+    final Map<String, Value> values = new LinkedHashMap<>();
+    private final Map<String, Pos> definedAt = new HashMap<>();
+    final List<Leaf> leaves = new ArrayList<>();
+    final List<String> groupsSeen = new ArrayList<>();
+    final List<List<String>> segments = new ArrayList<>();
+    private final List<List<String>> openSegments = new ArrayList<>();
+    private long bytes;
+    private final long memoryLimit = Runtime.getRuntime().maxMemory();
+    Value objective;
+    String objectiveName;
+    Pos objectivePos;
+
+    Interpreter(String file, boolean checking, RunOptions options) {
+        this.file = file;
+        this.checking = checking;
+        this.options = options;
+    }
+
+    private ProgramException error(Pos pos, String what) {
+        return new ProgramException(file, pos, what);
+    }
+
+    void run(List<Ast.Stmt> program) {
+        if (program.isEmpty()) {
+            throw error(new Pos(1, 1), "the program is empty: it needs at least one statement, and the last one is the objective");
+        }
+        exec(program, true);
+        if (!(objective instanceof TensorVal t) || t.shape().length != 0) {
+            String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + Value.kind(objective);
+            String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
+            throw error(objectivePos, "the objective must be a scalar, but " + who + " " + shape
+                    + "; reduce it with sum() or mean()");
+        }
+    }
+
+    private void exec(List<Ast.Stmt> stmts, boolean lastBlock) {
+        for (int i = 0; i < stmts.size(); i++) {
+            boolean last = lastBlock && i == stmts.size() - 1;
+            Ast.Stmt s = stmts.get(i);
+            if (s instanceof Ast.Assign a) {
+                assign(a);
+                if (last) {
+                    objective = values.get(a.name());
+                    objectiveName = a.name();
+                    objectivePos = a.pos();
+                }
+            } else if (s instanceof Ast.ExprStmt e) {
+                if (!last) {
+                    throw error(e.pos(), "only the last statement may be a bare expression (the objective); "
+                            + "bind this one to a name: name = ...");
+                }
+                objective = eval(e.value());
+                objectivePos = e.pos();
+            } else if (s instanceof Ast.With w) {
+                with(w, last);
+            }
+        }
+    }
+
+    private void with(Ast.With w, boolean last) {
+        Ast.Call c = w.context();
+        if (c.function().equals("group")) {
+            if (c.args().size() != 1 || !(c.args().get(0) instanceof Ast.Str name) || !c.keywords().isEmpty()) {
+                throw error(c.pos(), "group() takes one string, the group's name: with group(\"hidden\"):");
+            }
+            groupsSeen.add(name.value());
+            Node.pushGroup(name.value());
+            try {
+                exec(w.body(), last);
+            } finally {
+                Node.popGroup();
+            }
+        } else if (c.function().equals("checkpoint")) {
+            if (!c.args().isEmpty() || !c.keywords().isEmpty()) {
+                throw error(c.pos(), "checkpoint() takes no arguments: with checkpoint():");
+            }
+            List<String> seg = new ArrayList<>();
+            openSegments.add(seg);
+            try {
+                exec(w.body(), last);
+            } finally {
+                openSegments.remove(openSegments.size() - 1);
+            }
+            segments.add(List.copyOf(seg));
+        } else {
+            throw error(c.pos(), "'with' takes group(\"name\") or checkpoint(), not " + c.function() + "()"
+                    + Names.didYouMean(c.function(), Functions.CONTEXTS));
+        }
+    }
+
+    private void assign(Ast.Assign a) {
+        String name = a.name();
+        if (definedAt.containsKey(name)) {
+            Pos first = definedAt.get(name);
+            throw error(a.pos(), "'" + name + "' is already defined at line " + first.line()
+                    + "; names are bound once in a program (use a new name)");
+        }
+        if (Functions.all().contains(name) || Set.of("True", "False", "None").contains(name)) {
+            throw error(a.pos(), "'" + name + "' is the name of a function; choose another name");
+        }
+        Value v;
+        if (a.value() instanceof Ast.Call c && Functions.LEAVES.contains(c.function())) {
+            v = leaf(name, c);
+        } else {
+            v = eval(a.value());
+            if (v instanceof NumVal n) {
+                v = constant(n.value(), a.value().pos());
+            }
+            if (!(v instanceof TensorVal)) {
+                throw error(a.value().pos(), "'" + name + "' must be a tensor or a number, not " + Value.kind(v));
+            }
+            TensorVal t = (TensorVal) v;
+            if (t.tensor() != null && t.tensor().node() != null && t.tensor().node().label() == null) {
+                t.tensor().node().setLabel(name);
+            }
+        }
+        values.put(name, v);
+        definedAt.put(name, a.pos());
+        for (List<String> seg : openSegments) {
+            seg.add(name);
+        }
+    }
+
+    private Value leaf(String name, Ast.Call c) {
+        Args a = args(c);
+        String fn = c.function();
+        int[] shape;
+        Leaf leaf;
+        switch (fn) {
+            case "input" -> {
+                a.allow(0, Integer.MAX_VALUE, "input(d0, d1, ..., grad=False)", "grad");
+                shape = dims(a);
+                leaf = new Leaf(name, Leaf.Kind.INPUT, shape, a.bool(-1, "grad", false), null, 0, c.pos());
+            }
+            case "param" -> {
+                a.allow(0, Integer.MAX_VALUE, "param(d0, d1, ..., init=\"normal\")", "init");
+                shape = dims(a);
+                String init = a.string(-1, "init", "normal");
+                if (!Set.of("normal", "zeros", "ones", "uniform").contains(init)) {
+                    throw error(c.keywords().get(0).value().pos(), "param(): init must be one of \"normal\", \"zeros\", "
+                            + "\"ones\", \"uniform\", not \"" + init + "\""
+                            + Names.didYouMean(init, List.of("normal", "zeros", "ones", "uniform")));
+                }
+                leaf = new Leaf(name, Leaf.Kind.PARAM, shape, true, init, 0, c.pos());
+            }
+            default -> {
+                a.allow(0, Integer.MAX_VALUE, "labels(d0, ..., classes=C)", "classes");
+                shape = dims(a);
+                int classes = a.integer(-1, "classes", null);
+                if (classes < 1) {
+                    throw error(c.pos(), "labels(): classes must be at least 1, not " + classes);
+                }
+                leaf = new Leaf(name, Leaf.Kind.LABELS, shape, false, null, classes, c.pos());
+            }
+        }
+        DType dt = leaf.kind() == Leaf.Kind.LABELS ? DType.INT64 : options.dtype();
+        account(c.pos(), "'" + name + "'", shape, dt);
+        leaves.add(leaf);
+        if (checking) {
+            return new TensorVal(shape, dt, null);
+        }
+        Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
+                () -> Leaves.make(leaf, options));
+        if (leaf.grad()) {
+            t.setRequiresGrad(true);
+            t.node().setLabel(name);
+        }
+        return new TensorVal(shape, dt, t);
+    }
+
+    private int[] dims(Args a) {
+        int[] d = a.intsFrom(0, "a dimension");
+        for (int i = 0; i < d.length; i++) {
+            if (d[i] < 0) {
+                throw error(a.positionOf(Math.min(i, a.count() - 1)), a.fn() + "(): dimensions must be non-negative, not " + d[i]);
+            }
+        }
+        return d;
+    }
+
+    /** Refuses a tensor that cannot fit in memory before it is allocated. */
+    private void account(Pos pos, String what, int[] shape, DType dt) {
+        long n = Shapes.numel(shape);
+        double need = (double) n * dt.bytes();
+        if (n > Shapes.MAX_NUMEL || need > memoryLimit) {
+            throw error(pos, what + " of shape " + Shapes.str(shape) + " needs " + human(need) + " (" + dt + "), more than "
+                    + (n > Shapes.MAX_NUMEL ? "a tensor can hold (" + Shapes.MAX_NUMEL + " elements)"
+                    : "the " + human(memoryLimit) + " this Java process may use"));
+        }
+        bytes += (long) need;
+        if (bytes > memoryLimit) {
+            throw error(pos, "the program needs more than the " + human(memoryLimit) + " of memory this Java process may use"
+                    + " by this point (" + human(bytes) + ")");
+        }
+    }
+
+    static String human(double b) {
+        String[] u = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
+        int i = 0;
+        while (b >= 1024 && i < u.length - 1) {
+            b /= 1024;
+            i++;
+        }
+        return i == 0 ? (long) b + " bytes" : String.format(java.util.Locale.ROOT, "%.1f %s", b, u[i]);
+    }
+
+    private TensorVal constant(double v, Pos pos) {
+        DType dt = options.dtype();
+        return new TensorVal(new int[0], dt, checking ? null : Tensor.scalar(v, dt));
+    }
+
+    private Args args(Ast.Call c) {
+        List<Value> pos = new ArrayList<>();
+        for (Ast.Expr e : c.args()) {
+            pos.add(eval(e));
+        }
+        Map<String, Value> kw = new LinkedHashMap<>();
+        for (Ast.Keyword k : c.keywords()) {
+            kw.put(k.name(), eval(k.value()));
+        }
+        return new Args(file, c, pos, kw);
+    }
+
+    Value eval(Ast.Expr e) {
+        if (e instanceof Ast.Num n) {
+            return new NumVal(n.value(), n.integral());
+        }
+        if (e instanceof Ast.Str s) {
+            return new StrVal(s.value());
+        }
+        if (e instanceof Ast.Const c) {
+            return c.value() == null ? new NoneVal() : new BoolVal(c.value());
+        }
+        if (e instanceof Ast.Name n) {
+            return lookup(n);
+        }
+        if (e instanceof Ast.Tuple t) {
+            List<Value> items = new ArrayList<>();
+            for (Ast.Expr x : t.items()) {
+                items.add(eval(x));
+            }
+            return new TupleVal(items);
+        }
+        if (e instanceof Ast.Unary u) {
+            return unary(u);
+        }
+        if (e instanceof Ast.Binary b) {
+            return binary(b);
+        }
+        return call((Ast.Call) e);
+    }
+
+    private Value lookup(Ast.Name n) {
+        Value v = values.get(n.id());
+        if (v != null) {
+            return v;
+        }
+        if (Functions.all().contains(n.id())) {
+            throw error(n.pos(), "'" + n.id() + "' is a function; call it, e.g. " + n.id() + "(x)");
+        }
+        throw error(n.pos(), "unknown name '" + n.id() + "'" + Names.didYouMean(n.id(), values.keySet()));
+    }
+
+    private Value unary(Ast.Unary u) {
+        Value v = eval(u.operand());
+        if (v instanceof NumVal n) {
+            return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral());
+        }
+        TensorVal t = tensorOperand(v, u.operand().pos(), "unary '" + u.op() + "'");
+        return u.op().equals("-") ? apply(OpRegistry.create("neg", Map.of()), List.of(t), u.pos()) : t;
+    }
+
+    private Value binary(Ast.Binary b) {
+        Value l = eval(b.left());
+        Value r = eval(b.right());
+        String op = b.op();
+        if (op.equals("**")) {
+            if (!(r instanceof NumVal c)) {
+                throw error(b.right().pos(), "the exponent of '**' must be a number, not " + Value.kind(r));
+            }
+            if (l instanceof NumVal n) {
+                return new NumVal(Math.pow(n.value(), c.value()), n.integral() && c.integral() && c.value() >= 0);
+            }
+            TensorVal t = tensorOperand(l, b.left().pos(), "'**'");
+            return apply(OpRegistry.create("pow", Map.of("exponent", c.value())), List.of(t), b.pos());
+        }
+        if (l instanceof NumVal x && r instanceof NumVal y) {
+            return fold(b, x, y);
+        }
+        if (op.equals("@") && (l instanceof NumVal || r instanceof NumVal)) {
+            throw error(b.pos(), "'@' needs two tensors; use '*' to scale by a number");
+        }
+        TensorVal a = l instanceof NumVal n ? constant(n.value(), b.left().pos()) : tensorOperand(l, b.left().pos(), "'" + op + "'");
+        TensorVal c = r instanceof NumVal n ? constant(n.value(), b.right().pos()) : tensorOperand(r, b.right().pos(), "'" + op + "'");
+        String name = switch (op) {
+            case "+" -> "add";
+            case "-" -> "sub";
+            case "*" -> "mul";
+            case "/" -> "div";
+            default -> "matmul";
+        };
+        return apply(OpRegistry.create(name, Map.of()), List.of(a, c), b.pos());
+    }
+
+    private Value fold(Ast.Binary b, NumVal x, NumVal y) {
+        boolean integral = x.integral() && y.integral();
+        return switch (b.op()) {
+            case "+" -> new NumVal(x.value() + y.value(), integral);
+            case "-" -> new NumVal(x.value() - y.value(), integral);
+            case "*" -> new NumVal(x.value() * y.value(), integral);
+            case "/" -> {
+                if (y.value() == 0) {
+                    throw error(b.pos(), "division by zero");
+                }
+                yield new NumVal(x.value() / y.value(), false);
+            }
+            default -> throw error(b.pos(), "'@' needs two tensors, not two numbers");
+        };
+    }
+
+    private TensorVal tensorOperand(Value v, Pos pos, String what) {
+        if (v instanceof TensorVal t) {
+            return t;
+        }
+        throw error(pos, what + " needs a tensor or a number, not " + Value.kind(v));
+    }
+
+    private Value call(Ast.Call c) {
+        String fn = c.function();
+        if (Functions.LEAVES.contains(fn)) {
+            throw error(c.pos(), "a leaf call like " + fn + "(...) must be the whole right side of an assignment, "
+                    + "e.g. W = " + fn + "(3, 2)");
+        }
+        if (Functions.CONTEXTS.contains(fn)) {
+            throw error(c.pos(), fn + "() is only used in a with-statement: with " + fn + (fn.equals("group") ? "(\"name\"):" : "():"));
+        }
+        if (values.containsKey(fn)) {
+            throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
+        }
+        if (!Functions.UNARY.contains(fn) && !Functions.OTHERS.contains(fn)) {
+            throw error(c.pos(), "unknown function '" + fn + "'" + Names.didYouMean(fn, Functions.all()));
+        }
+        Functions.OpCall oc;
+        try {
+            oc = Functions.build(args(c));
+        } catch (ProgramException e) {
+            throw e;
+        } catch (GradscopeException e) {
+            throw error(c.pos(), e.getMessage());
+        }
+        return apply(oc.op(), oc.inputs(), c.pos());
+    }
+
+    private TensorVal apply(Op op, List<TensorVal> inputs, Pos pos) {
+        int[][] shapes = new int[inputs.size()][];
+        DType[] dtypes = new DType[inputs.size()];
+        for (int i = 0; i < shapes.length; i++) {
+            shapes[i] = inputs.get(i).shape();
+            dtypes[i] = inputs.get(i).dtype();
+        }
+        int[] out;
+        try {
+            out = op.outputShape(shapes, dtypes);
+        } catch (GradscopeException e) {
+            throw error(pos, e.getMessage());
+        }
+        DType dt = dtypes.length > 0 && dtypes[0].isFloating() ? dtypes[0] : options.dtype();
+        if (!VIEW_OPS.contains(op.name())) {
+            account(pos, "the result of " + op.name(), out, dt);
+        }
+        if (checking) {
+            return new TensorVal(out, dt, null);
+        }
+        Tensor[] ts = new Tensor[inputs.size()];
+        for (int i = 0; i < ts.length; i++) {
+            ts[i] = inputs.get(i).tensor();
+        }
+        try {
+            Tensor t = Ops.apply(op, ts);
+            return new TensorVal(t.shape(), t.dtype(), t);
+        } catch (ProgramException e) {
+            throw e;
+        } catch (GradscopeException e) {
+            throw error(pos, e.getMessage());
+        }
+    }
+}

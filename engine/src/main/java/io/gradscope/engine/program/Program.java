@@ -1,0 +1,107 @@
+package io.gradscope.engine.program;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.Backward;
+import io.gradscope.engine.autograd.Gradients;
+import io.gradscope.engine.autograd.Graph;
+import io.gradscope.engine.program.Value.TensorVal;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A parsed {@code .grad} program (format: shared/PROGRAM-FORMAT.md).
+ *
+ * <pre>{@code
+ * Program p = Program.parse("mlp.grad", "x = input(2, 3)\nW = param(3, 1)\nloss = sum(x @ W)\n");
+ * ProgramRun r = p.run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+ * double loss = r.objective().item();
+ * Tensor dW = r.gradient("W");
+ * }</pre>
+ */
+public final class Program {
+    private final String file;
+    private final List<Ast.Stmt> statements;
+
+    private Program(String file, List<Ast.Stmt> statements) {
+        this.file = file;
+        this.statements = statements;
+    }
+
+    /** Parses program text; a syntax error is a {@link ProgramException} with its line and column. */
+    public static Program parse(String file, String source) {
+        return new Program(file, Parser.parse(file, source));
+    }
+
+    /** Reads and parses a file; text that is not UTF-8 is an error at its first bad line. */
+    public static Program load(Path path) {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(path);
+        } catch (IOException e) {
+            throw new GradscopeException("cannot read " + path + ": " + (e.getMessage() == null ? e : e.getMessage()));
+        }
+        String name = path.toString();
+        return parse(name, decode(name, bytes));
+    }
+
+    private static String decode(String name, byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            String lenient = new String(bytes, StandardCharsets.UTF_8);
+            int at = lenient.indexOf('\uFFFD');
+            int line = 1;
+            int col = 1;
+            for (int i = 0; i < Math.max(at, 0); i++) {
+                if (lenient.charAt(i) == '\n') {
+                    line++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            }
+            throw new ProgramException(name, new Pos(line, col), "this is not text: bytes that are not UTF-8 (a binary file?)");
+        }
+    }
+
+    public String file() {
+        return file;
+    }
+
+    /** Checks names and shapes without allocating; returns the declared leaves. */
+    public List<Leaf> check(DType dtype) {
+        Interpreter in = new Interpreter(file, true, new RunOptions(dtype, 0, Map.of()));
+        in.run(statements);
+        return List.copyOf(in.leaves);
+    }
+
+    /** Checks, then runs the forward pass and the backward pass (when anything needs a gradient). */
+    public ProgramRun run(RunOptions options) {
+        check(options.dtype());
+        try (Recorder rec = Recorder.start()) {
+            Interpreter in = new Interpreter(file, false, options);
+            in.run(statements);
+            Tensor objective = ((TensorVal) in.objective).tensor();
+            Map<String, Tensor> values = new LinkedHashMap<>();
+            in.values.forEach((k, v) -> values.put(k, ((TensorVal) v).tensor()));
+            Gradients grads = null;
+            if (objective.requiresGrad()) {
+                grads = Backward.run(objective);
+            }
+            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective),
+                    List.copyOf(in.groupsSeen), List.copyOf(in.segments), rec.trace());
+        }
+    }
+}

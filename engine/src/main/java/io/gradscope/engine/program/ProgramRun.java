@@ -1,0 +1,26 @@
+package io.gradscope.engine.program;
+
+import io.gradscope.engine.autograd.Gradients;
+import io.gradscope.engine.autograd.Graph;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Trace;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The result of running a program: the objective, every named value, the gradients of the
+ * leaves that need one, the graph and the trace of everything the engine did.
+ */
+public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
+                         Graph graph, List<String> groups, List<List<String>> checkpointSegments, Trace trace) {
+
+    /** The gradient of the objective for a leaf that needs one (zeros if it does not reach the objective). */
+    public Tensor gradient(String leaf) {
+        Tensor t = values.get(leaf);
+        if (t == null || !t.requiresGrad()) {
+            return null;
+        }
+        Tensor g = gradients == null ? null : gradients.of(t);
+        return g != null ? g : Tensor.zeros(t.dtype(), t.shape());
+    }
+}
