@@ -11,11 +11,13 @@ public final class Shapes {
     /** Largest element count a tensor may have (Java arrays are int-indexed). */
     public static final long MAX_NUMEL = Integer.MAX_VALUE - 8;
 
+    /** The element count; {@link Long#MAX_VALUE} when it overflows a long. */
     public static long numel(int[] shape) {
         long n = 1;
         for (int d : shape) {
-            n *= d;
-            if (n > Long.MAX_VALUE / 1_000_000L) {
+            try {
+                n = Math.multiplyExact(n, (long) d);
+            } catch (ArithmeticException e) {
                 return Long.MAX_VALUE;
             }
         }

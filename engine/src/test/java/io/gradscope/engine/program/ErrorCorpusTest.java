@@ -1,0 +1,107 @@
+package io.gradscope.engine.program;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.tensor.DType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The malformed-program corpus (errors/corpus.txt): each program gives exactly its expected message. */
+class ErrorCorpusTest {
+
+    record Case(String title, String expected, String program) {
+        @Override
+        public String toString() {
+            return title;
+        }
+    }
+
+    static List<Case> cases() throws IOException {
+        String text;
+        try (InputStream in = ErrorCorpusTest.class.getResourceAsStream("/errors/corpus.txt")) {
+            text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        List<Case> out = new ArrayList<>();
+        String[] parts = text.split("(?m)^### ");
+        for (int i = 1; i < parts.length; i++) {
+            String part = parts[i];
+            int nl1 = part.indexOf('\n');
+            int nl2 = part.indexOf('\n', nl1 + 1);
+            out.add(new Case(part.substring(0, nl1), part.substring(nl1 + 1, nl2), part.substring(nl2 + 1)));
+        }
+        return out;
+    }
+
+    /** Parses, checks and runs; returns the error message. */
+    static String errorOf(String program) {
+        ProgramException e = assertThrows(ProgramException.class, () -> {
+            Program p = Program.parse("case.grad", program);
+            p.check(DType.FLOAT32);
+            p.run(new RunOptions(DType.FLOAT32, 0, Map.of()));
+        });
+        assertTrue(!e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        return e.getMessage();
+    }
+
+    @Test
+    void theCorpusHasAtLeastFortyCases() throws IOException {
+        assertTrue(cases().size() >= 40, "cases: " + cases().size());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void givesItsMessageAtItsPosition(Case c) {
+        assertEquals("case.grad:" + c.expected(), errorOf(c.program()));
+    }
+
+    @Test
+    void tenThousandNestedParenthesesAreAnErrorNotAStackOverflow() {
+        String program = "x = param(3)\ny = sum(" + "(".repeat(10_000) + "x" + ")".repeat(10_000) + ")\n";
+        String msg = errorOf(program);
+        assertTrue(msg.startsWith("case.grad:2:") && msg.contains("nested"), msg);
+    }
+
+    @Test
+    void aOneMegabyteLineWorksOrIsAClearError() {
+        String comment = "x = param(3)\n# " + "a".repeat(1 << 20) + "\ny = sum(x)\n";
+        ProgramRun run = Program.parse("case.grad", comment).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+        assertEquals(run.values().get("x").toDoubleArray().length, 3);
+        String longExpr = "x = param(3)\ny = sum(x" + " + x".repeat(1 << 18) + ")\n";
+        String msg = errorOf(longExpr);
+        assertTrue(msg.startsWith("case.grad:2:") && msg.contains("expression too long"), msg);
+    }
+
+    @Test
+    void binaryGarbageIsAnErrorAtItsFirstBadByte(@TempDir Path tmp) throws IOException {
+        byte[] junk = new byte[4096];
+        new Random(7).nextBytes(junk);
+        Path f = tmp.resolve("junk.grad");
+        Files.write(f, junk);
+        ProgramException e = assertThrows(ProgramException.class, () -> Program.load(f).check(DType.FLOAT32));
+        assertTrue(e.getMessage().startsWith(f + ":"), e.getMessage());
+        Files.write(f, new byte[] {'x', ' ', '=', ' ', 0, 1, 2});
+        e = assertThrows(ProgramException.class, () -> Program.load(f).check(DType.FLOAT32));
+        assertEquals(f + ":1:5: error: unexpected character '\\x00'", e.getMessage());
+    }
+
+    @Test
+    void shapeErrorsAreFoundBeforeAnythingRuns() {
+        // The huge param comes first: a run would allocate it before reaching the bad matmul.
+        String program = "W = param(20000, 20000)\nx = param(3, 4)\ny = sum(x @ x)\n";
+        ProgramException e = assertThrows(ProgramException.class, () -> Program.parse("case.grad", program).check(DType.FLOAT32));
+        assertEquals("case.grad:3:11: error: '@' needs matching inner dimensions: [3, 4] @ [3, 4] (4 != 3)", e.getMessage());
+    }
+}
