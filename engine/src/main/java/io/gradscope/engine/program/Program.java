@@ -87,6 +87,15 @@ public final class Program {
         return List.copyOf(in.leaves);
     }
 
+    /** Runs the forward pass only, recording nothing, and returns the objective (for finite differences). */
+    public Tensor forward(RunOptions options) {
+        try (var off = io.gradscope.engine.autograd.GradMode.disable()) {
+            Interpreter in = new Interpreter(file, false, options);
+            in.run(statements);
+            return ((TensorVal) in.objective).tensor();
+        }
+    }
+
     /** Checks, then runs the forward pass and the backward pass (when anything needs a gradient). */
     public ProgramRun run(RunOptions options) {
         check(options.dtype());
