@@ -2,6 +2,7 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -92,7 +93,7 @@ public final class RunCommand implements Callable<Integer> {
             Leaf leaf = byName.get(name);
             if (leaf == null) {
                 throw new GradscopeException("--input " + spec + ": the program has no leaf named '" + name + "'"
-                        + didYouMean(name, byName.keySet()));
+                        + Names.didYouMean(name, byName.keySet()));
             }
             if (given.containsKey(name)) {
                 throw new GradscopeException("--input " + spec + ": '" + name + "' is given twice");
@@ -110,16 +111,6 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         return given;
-    }
-
-    private static String didYouMean(String name, java.util.Collection<String> known) {
-        for (String k : known) {
-            if (k.equalsIgnoreCase(name) || (Math.abs(k.length() - name.length()) <= 1 && k.regionMatches(true, 0, name, 0,
-                    Math.min(k.length(), name.length()) - 1))) {
-                return " (did you mean '" + k + "'?)";
-            }
-        }
-        return known.isEmpty() ? "" : " (its leaves: " + String.join(", ", known) + ")";
     }
 
     private void write(ProgramRun run) throws IOException {

@@ -3,12 +3,12 @@ package io.gradscope.engine.program;
 import java.util.Collection;
 
 /** "Did you mean": the closest known name within a small edit distance. */
-final class Names {
+public final class Names {
     private Names() {
     }
 
     /** A suffix like " (did you mean 'relu'?)", or "". */
-    static String didYouMean(String name, Collection<String> known) {
+    public static String didYouMean(String name, Collection<String> known) {
         String best = null;
         int bestD = Integer.MAX_VALUE;
         for (String k : known) {
