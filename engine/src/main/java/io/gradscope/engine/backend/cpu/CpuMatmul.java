@@ -13,6 +13,9 @@ final class CpuMatmul {
     private CpuMatmul() {
     }
 
+    /** Whether the Vector API kernels can be used (the module is in the boot layer and vectors are wide). */
+    static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent() && VectorGemm.useful();
+
     static final int KC = 256;
     static final int NC = 1024;
     private static final long PARALLEL_FLOPS = 1L << 16;
@@ -57,10 +60,22 @@ final class CpuMatmul {
         int brs = bs[r - 2];
         int bcs = bs[r - 1];
         long flops = 2L * batch * m * n * Math.max(k, 1);
+        boolean f32 = out.dtype() == DType.FLOAT32;
+        if (VECTOR && batch == 1) {
+            // One matrix: the kernel shares each packed panel of B and splits its row blocks over the pool.
+            boolean par = flops >= PARALLEL_FLOPS;
+            if (f32) {
+                VectorGemm.sgemm(a.storage().floats(), aOff[0], ars, acs, b.storage().floats(), bOff[0], brs, bcs,
+                        out.storage().floats(), out.offset(), 0, m, n, k, par);
+            } else {
+                VectorDgemm.dgemm(a.storage().doubles(), aOff[0], ars, acs, b.storage().doubles(), bOff[0], brs, bcs,
+                        out.storage().doubles(), out.offset(), 0, m, n, k, par);
+            }
+            return;
+        }
         int chunks = flops < PARALLEL_FLOPS ? 1 : Math.max(1, Math.min(m, CpuThreads.THREADS * 2));
         int rowsPer = (m + chunks - 1) / chunks;
         int tasks = batch * chunks;
-        boolean f32 = out.dtype() == DType.FLOAT32;
         CpuThreads.parallelFor(flops < PARALLEL_FLOPS ? 1 : tasks, t -> {
             if (flops < PARALLEL_FLOPS) {
                 for (int p = 0; p < batch; p++) {
@@ -80,7 +95,13 @@ final class CpuMatmul {
 
     private static void block(boolean f32, Tensor a, Tensor b, Tensor out, int ao, int ars, int acs, int bo,
                               int brs, int bcs, int co, int i0, int i1, int n, int k) {
-        if (f32) {
+        if (f32 && VECTOR) {
+            VectorGemm.sgemm(a.storage().floats(), ao, ars, acs, b.storage().floats(), bo, brs, bcs,
+                    out.storage().floats(), out.offset() + co, i0, i1, n, k, false);
+        } else if (VECTOR) {
+            VectorDgemm.dgemm(a.storage().doubles(), ao, ars, acs, b.storage().doubles(), bo, brs, bcs,
+                    out.storage().doubles(), out.offset() + co, i0, i1, n, k, false);
+        } else if (f32) {
             gemmF(a.storage().floats(), ao, ars, acs, b.storage().floats(), bo, brs, bcs,
                     out.storage().floats(), out.offset() + co, i0, i1, n, k);
         } else {
