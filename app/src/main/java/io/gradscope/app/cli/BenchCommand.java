@@ -1,52 +1,71 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.ops.Ops;
-import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Tensor;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Random;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.DoubleSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code gradscope bench}: timed engine workloads, medians after warm-up. */
+/** {@code gradscope bench}: fixed engine workloads, medians after warm-up, optionally as one JSON object. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measures engine speed: matmul GFLOP/s (median of several runs after warm-up).")
+        description = {"Measures engine speed on fixed workloads: each is warmed up, then run several times; "
+                + "prints the median with min-max.",
+            "Workloads: sgemm/dgemm at n = 256, 512, 1024, 2048 (GFLOP/s, all cores), the plain-loop sgemm at 1024 "
+                + "as a baseline, per-op overhead (a chain of 1,000 elementwise ops on shape (4,), forward + backward), "
+                + "an MLP training step (784-512-512-10, batch 128, float32), LayerNorm and softmax forward + backward "
+                + "on (4096, 1024), and building + running backward on a 10,000-node graph."})
 public final class BenchCommand implements Callable<Integer> {
-    @Option(names = "--size", description = "Square matmul size (default: ${DEFAULT-VALUE}).", defaultValue = "1024")
-    int size;
-
-    @Option(names = "--runs", description = "Timed runs per workload (default: ${DEFAULT-VALUE}).", defaultValue = "7")
+    @Option(names = "--runs", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;
 
+    @Option(names = "--json", description = "Print one JSON object of medians instead of text.")
+    boolean json;
+
+    @Option(names = "--only", paramLabel = "KEY", description = "Run only the workloads whose key contains KEY (repeatable).")
+    List<String> only = new ArrayList<>();
+
     @Override
-    public Integer call() {
-        for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64}) {
-            Tensor a = random(dt, size, 1);
-            Tensor b = random(dt, size, 2);
-            for (int i = 0; i < 3; i++) {
-                Ops.matmul(a, b);
+    public Integer call() throws Exception {
+        if (runs < 5) {
+            throw new io.gradscope.engine.GradscopeException("--runs must be at least 5, not " + runs);
+        }
+        Map<String, Object> medians = new LinkedHashMap<>();
+        for (Workloads.Workload w : Workloads.all()) {
+            if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
+                continue;
             }
-            double[] gflops = new double[runs];
-            for (int i = 0; i < runs; i++) {
-                long t0 = System.nanoTime();
-                Ops.matmul(a, b);
-                double s = (System.nanoTime() - t0) / 1e9;
-                gflops[i] = 2.0 * size * size * size / s / 1e9;
+            double[] v = measure(w.run(), w.warmup(), runs);
+            medians.put(w.key(), round(v[v.length / 2]));
+            if (!json) {
+                System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), v[v.length / 2], w.unit(),
+                        v[0], v[v.length - 1], v.length);
             }
-            Arrays.sort(gflops);
-            System.out.printf("%s gemm n=%d: median %.1f GFLOP/s (min %.1f, max %.1f, %d runs)%n",
-                    dt == DType.FLOAT32 ? "sgemm" : "dgemm", size, gflops[runs / 2], gflops[0], gflops[runs - 1], runs);
+        }
+        if (json) {
+            System.out.println(new ObjectMapper().writeValueAsString(medians));
         }
         return 0;
     }
 
-    private static Tensor random(DType dt, int n, long seed) {
-        Random r = new Random(seed);
-        double[] d = new double[n * n];
-        for (int i = 0; i < d.length; i++) {
-            d[i] = r.nextGaussian();
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    /** Runs {@code warmup} untimed, then {@code runs} timed; returns the figures sorted. */
+    static double[] measure(DoubleSupplier run, int warmup, int runs) {
+        for (int i = 0; i < warmup; i++) {
+            run.getAsDouble();
         }
-        return Tensor.fromDoubles(dt, d, n, n);
+        double[] v = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            v[i] = run.getAsDouble();
+        }
+        Arrays.sort(v);
+        return v;
     }
 }

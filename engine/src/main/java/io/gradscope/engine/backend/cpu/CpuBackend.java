@@ -193,6 +193,11 @@ public final class CpuBackend implements Backend {
         CpuMatmul.run(a, b, out);
     }
 
+    /** The plain-loop float GEMM on row-major n×n arrays: the baseline {@code gradscope bench} compares with. */
+    public static void plainSgemm(float[] a, float[] b, float[] c, int n) {
+        CpuMatmul.gemmF(a, 0, n, 1, b, 0, n, 1, c, 0, 0, n, n, n);
+    }
+
     @Override
     public void oneHot(Tensor labels, Tensor out) {
         int c = out.shape()[out.rank() - 1];
