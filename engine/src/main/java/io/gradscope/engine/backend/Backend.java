@@ -44,6 +44,30 @@ public interface Backend {
     /** {@code out[..., c] = (labels[...] == c) ? 1 : 0}; out has the labels' shape plus one axis. */
     void oneHot(Tensor labels, Tensor out);
 
+    /**
+     * Softmax (or log-softmax) over the last axis. {@code x} and {@code out} are contiguous with the
+     * same shape; each row is max-subtracted.
+     */
+    void softmaxLastAxis(Tensor x, Tensor out, boolean log);
+
+    /**
+     * The softmax VJP over the last axis: {@code dx = y ⊙ (g − Σ g ⊙ y)}, or for log-softmax
+     * {@code dx = g − exp(y) ⊙ Σ g}. All contiguous, same shape.
+     */
+    void softmaxBackwardLastAxis(Tensor y, Tensor g, Tensor dx, boolean log);
+
+    /**
+     * LayerNorm over the last axis of contiguous {@code x [R, D]}: writes {@code out}, the normalised
+     * {@code xhat} and the reciprocal standard deviation {@code rstd [R, 1]} (two-pass statistics).
+     */
+    void layerNormRows(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor xhat, Tensor rstd);
+
+    /**
+     * LayerNorm's VJP from the saved {@code xhat} and {@code rstd}: {@code dx} (may be null), and the
+     * sums {@code dw = Σ g ⊙ x̂}, {@code db = Σ g} over rows (either may be null). Deterministic.
+     */
+    void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db);
+
     /** The elements in C order, as doubles, on the host. */
     double[] toDoubles(Tensor t);
 

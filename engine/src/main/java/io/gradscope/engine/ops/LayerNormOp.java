@@ -1,9 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -55,16 +53,16 @@ final class LayerNormOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        Tensor x = in[0];
-        int[] last = {x.rank() - 1};
-        double inv = 1.0 / x.shape()[x.rank() - 1];
-        Tensor mu = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, x, last, true), inv);
-        Tensor xc = Raw.binary(BinaryKind.SUB, x, mu);
-        Tensor var = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, xc, xc), last, true), inv);
-        Tensor rstd = Raw.unary(UnaryKind.POW, -0.5, Raw.binary(BinaryKind.ADD, var, Raw.scalarLike(var, eps)));
-        Tensor xhat = Raw.binary(BinaryKind.MUL, xc, rstd);
+        Tensor x = in[0].contiguous();
+        int[] shape = x.shape();
+        int[] rs = shape.clone();
+        rs[rs.length - 1] = 1;
+        Tensor out = Tensor.zeros(x.dtype(), x.device(), shape);
+        Tensor xhat = Tensor.zeros(x.dtype(), x.device(), shape);
+        Tensor rstd = Tensor.zeros(x.dtype(), x.device(), rs);
+        x.backend().layerNormRows(x, in[1].contiguous(), in[2].contiguous(), eps, out, xhat, rstd);
         ctx.save(xhat, rstd);
-        return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, xhat, in[1]), in[2]);
+        return out;
     }
 
     @Override
@@ -72,6 +70,14 @@ final class LayerNormOp extends Op {
         Tensor xhat = ctx.saved(0);
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
+        if (!GradMode.isEnabled()) {
+            Tensor dx = ctx.needsGrad(0) ? Tensor.zeros(g.dtype(), g.device(), g.shape()) : null;
+            Tensor dw = ctx.needsGrad(1) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
+            Tensor db = ctx.needsGrad(2) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
+            g.backend().layerNormBackwardRows(g.contiguous(), w.contiguous(), xhat, rstd, dx, dw, db);
+            return new Tensor[] {dx, dw, db};
+        }
+        // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops.
         int[] last = {g.rank() - 1};
         Tensor dx = null;
         if (ctx.needsGrad(0)) {

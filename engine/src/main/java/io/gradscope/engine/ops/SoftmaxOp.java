@@ -1,7 +1,6 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.backend.UnaryKind;
-import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -41,18 +40,38 @@ final class SoftmaxOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        int[] ax = {Shapes.axis(name(), axis, in[0].rank())};
-        if (in[0].rank() == 0) {
-            ax = new int[0];
+        return lastAxis(in[0], null);
+    }
+
+    /**
+     * Runs the fused kernel over the op's axis: the axis is moved last and the input made contiguous
+     * (so any layout gives the same bits), and the result is viewed back. With {@code g}, the VJP.
+     */
+    private Tensor lastAxis(Tensor x, Tensor g) {
+        int r = x.rank();
+        if (r == 0) {
+            Tensor one = lastAxis(x.viewReshape(new int[] {1}), g == null ? null : g.reshapeOrCopy(new int[] {1}));
+            return one.viewReshape(new int[0]);
         }
-        Tensor lse = Raw.logSumExpKeep(in[0], ax);
-        Tensor z = Raw.binary(BinaryKind.SUB, in[0], lse);
-        return log ? z : Raw.unary(UnaryKind.EXP, z);
+        int a = Shapes.axis(name(), axis, r);
+        Tensor xc = (a == r - 1 ? x : x.viewTranspose(a, r - 1)).contiguous();
+        Tensor out = Tensor.zeros(x.dtype(), x.device(), xc.shape());
+        if (g == null) {
+            x.backend().softmaxLastAxis(xc, out, log);
+        } else {
+            Tensor gc = (a == r - 1 ? g : g.viewTranspose(a, r - 1)).contiguous();
+            x.backend().softmaxBackwardLastAxis(xc, gc, out, log);
+        }
+        return a == r - 1 ? out : out.viewTranspose(a, r - 1);
     }
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor y = ctx.output();
+        if (!GradMode.isEnabled()) {
+            return new Tensor[] {lastAxis(y, g)};
+        }
+        // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops.
         int[] ax = y.rank() == 0 ? new int[0] : new int[] {Shapes.axis(name(), axis, y.rank())};
         if (log) {
             return new Tensor[] {Ops.sub(g, Ops.mul(Ops.exp(y), Ops.sum(g, ax, true)))};

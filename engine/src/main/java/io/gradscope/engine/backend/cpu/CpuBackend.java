@@ -98,15 +98,19 @@ public final class CpuBackend implements Backend {
                         Rows.load(in, o1 + start * s1, s1, len, buf);
                         Rows.store(buf, len, out, o0 + start * s0, s0);
                     }
-                });
+                }, true);
     }
 
     @Override
     public void unary(UnaryKind kind, double param, Tensor x, Tensor out) {
         Storage in = x.storage();
         Storage os = out.storage();
+        boolean f32 = in.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32;
         StridedLoop.run(out.shape(), new int[][] {out.strides(), x.strides()}, new int[] {out.offset(), x.offset()},
                 (n, o0, s0, o1, s1, p, q) -> {
+                    if (f32 && FloatRows.unary(kind, param, in.floats(), o1, s1, os.floats(), o0, s0, n)) {
+                        return;
+                    }
                     double[][] bufs = Rows.BUFFERS.get();
                     for (int start = 0; start < n; start += Rows.CHUNK) {
                         int len = Math.min(Rows.CHUNK, n - start);
@@ -114,7 +118,7 @@ public final class CpuBackend implements Backend {
                         Elementwise.unary(kind, param, bufs[0], bufs[1], len);
                         Rows.store(bufs[1], len, os, o0 + start * s0, s0);
                     }
-                });
+                }, true);
     }
 
     @Override
@@ -122,8 +126,12 @@ public final class CpuBackend implements Backend {
         Storage as = a.storage();
         Storage bs = b.storage();
         Storage os = out.storage();
+        boolean f32 = as.dtype() == DType.FLOAT32 && bs.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32;
         StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
                 new int[] {out.offset(), a.offset(), b.offset()}, (n, o0, s0, o1, s1, o2, s2) -> {
+                    if (f32 && FloatRows.binary(kind, as.floats(), o1, s1, bs.floats(), o2, s2, os.floats(), o0, s0, n)) {
+                        return;
+                    }
                     double[][] bufs = Rows.BUFFERS.get();
                     for (int start = 0; start < n; start += Rows.CHUNK) {
                         int len = Math.min(Rows.CHUNK, n - start);
@@ -132,7 +140,7 @@ public final class CpuBackend implements Backend {
                         Elementwise.binary(kind, bufs[0], bufs[1], bufs[2], len);
                         Rows.store(bufs[2], len, os, o0 + start * s0, s0);
                     }
-                });
+                }, true);
     }
 
     @Override
@@ -213,6 +221,26 @@ public final class CpuBackend implements Backend {
         Tensor src = new Tensor(new Storage(DType.FLOAT64, Device.CPU, hot.length, hot, MemoryCategory.TEMPORARY, s -> { }),
                 shape, Shapes.contiguousStrides(shape), 0);
         copy(src, out);
+    }
+
+    @Override
+    public void softmaxLastAxis(Tensor x, Tensor out, boolean log) {
+        CpuNorms.softmax(x, out, log);
+    }
+
+    @Override
+    public void softmaxBackwardLastAxis(Tensor y, Tensor g, Tensor dx, boolean log) {
+        CpuNorms.softmaxBackward(y, g, dx, log);
+    }
+
+    @Override
+    public void layerNormRows(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor xhat, Tensor rstd) {
+        CpuNorms.layerNorm(x, weight, bias, eps, out, xhat, rstd);
+    }
+
+    @Override
+    public void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db) {
+        CpuNorms.layerNormBackward(g, weight, xhat, rstd, dx, dw, db);
     }
 
     @Override
