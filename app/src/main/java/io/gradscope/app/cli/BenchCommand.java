@@ -39,7 +39,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
                 continue;
             }
-            double[] v = measure(w.run(), w.warmup(), runs);
+            double[] v = measure(w.setup().get(), w.warmup(), runs);
             medians.put(w.key(), round(v[v.length / 2]));
             if (!json) {
                 System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), v[v.length / 2], w.unit(),

@@ -27,9 +27,14 @@ public final class Node {
         this.op = op;
         this.context = context;
         this.output = output;
-        java.util.List<String> g = new java.util.ArrayList<>();
-        GROUPS.get().descendingIterator().forEachRemaining(g::add);
-        this.groups = List.copyOf(g);
+        Deque<String> open = GROUPS.get();
+        if (open.isEmpty()) {
+            this.groups = List.of();
+        } else {
+            java.util.List<String> g = new java.util.ArrayList<>();
+            open.descendingIterator().forEachRemaining(g::add);
+            this.groups = List.copyOf(g);
+        }
     }
 
     /** The node of a leaf tensor that needs a gradient. */

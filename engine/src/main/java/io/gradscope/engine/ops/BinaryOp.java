@@ -34,7 +34,7 @@ public final class BinaryOp extends Op {
 
     private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Vjp vjp) {
         this.name = name;
-        this.symbol = symbol;
+        this.symbol = "'" + symbol + "'";
         this.kind = kind;
         this.rule = rule;
         this.vjp = vjp;
@@ -53,8 +53,8 @@ public final class BinaryOp extends Op {
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name, shapes, 2);
-        Checks.floats("'" + symbol + "'", dtypes, 0, 1);
-        return Shapes.broadcast("'" + symbol + "'", shapes[0], shapes[1]);
+        Checks.floats(symbol, dtypes, 0, 1);
+        return Shapes.broadcast(symbol, shapes[0], shapes[1]);
     }
 
     @Override

@@ -25,7 +25,14 @@ public final class Raw {
     }
 
     public static Tensor binary(BinaryKind kind, Tensor a, Tensor b) {
-        int[] shape = Shapes.broadcast(kind.name().toLowerCase(java.util.Locale.ROOT), a.shape(), b.shape());
+        int[] as = a.shape();
+        int[] bs = b.shape();
+        if (java.util.Arrays.equals(as, bs)) {
+            Tensor out = Tensor.zeros(a.dtype(), a.device(), as);
+            a.backend().binary(kind, a, b, out);
+            return out;
+        }
+        int[] shape = Shapes.broadcast("binary", as, bs);
         Tensor out = Tensor.zeros(a.dtype(), a.device(), shape);
         a.backend().binary(kind, a.viewExpand(shape), b.viewExpand(shape), out);
         return out;

@@ -2,10 +2,16 @@ package io.gradscope.engine.tensor;
 
 /** Where a tensor's storage lives. */
 public enum Device {
-    CPU, CUDA;
+    CPU("cpu"), CUDA("cuda");
+
+    private final String label;
+
+    Device(String label) {
+        this.label = label;
+    }
 
     @Override
     public String toString() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return label;
     }
 }

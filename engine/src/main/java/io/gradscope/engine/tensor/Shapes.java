@@ -41,6 +41,9 @@ public final class Shapes {
 
     /** NumPy broadcasting of two shapes; {@code what} names the operation for the error message. */
     public static int[] broadcast(String what, int[] a, int[] b) {
+        if (java.util.Arrays.equals(a, b)) {
+            return a.clone();
+        }
         int r = Math.max(a.length, b.length);
         int[] out = new int[r];
         for (int i = 0; i < r; i++) {

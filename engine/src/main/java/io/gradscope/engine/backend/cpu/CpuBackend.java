@@ -127,6 +127,11 @@ public final class CpuBackend implements Backend {
         Storage bs = b.storage();
         Storage os = out.storage();
         boolean f32 = as.dtype() == DType.FLOAT32 && bs.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32;
+        int total = (int) out.numel();
+        if (f32 && total < StridedLoop.PARALLEL_MIN && a.isContiguous() && b.isContiguous() && out.isContiguous()
+                && FloatRows.binary(kind, as.floats(), a.offset(), 1, bs.floats(), b.offset(), 1, os.floats(), out.offset(), 1, total)) {
+            return;
+        }
         StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
                 new int[] {out.offset(), a.offset(), b.offset()}, (n, o0, s0, o1, s1, o2, s2) -> {
                     if (f32 && FloatRows.binary(kind, as.floats(), o1, s1, bs.floats(), o2, s2, os.floats(), o0, s0, n)) {
