@@ -135,9 +135,15 @@ final class CpuNorms {
             float[] bf = Arrays.copyOfRange(b.storage().floats(), b.offset(), b.offset() + d);
             rows(rows, x.numel(), (from, to) -> {
                 for (int r = from; r < to; r++) {
-                    layerNormRowF(x.storage().floats(), x.offset() + r * d, wf, bf, eps, out.storage().floats(),
-                            out.offset() + r * d, xhat.storage().floats(), xhat.offset() + r * d, rstd.storage().floats(),
-                            rstd.offset() + r, d);
+                    if (CpuMatmul.VECTOR) {
+                        VectorRows.layerNormRow(x.storage().floats(), x.offset() + r * d, wf, bf, eps, out.storage().floats(),
+                                out.offset() + r * d, xhat.storage().floats(), xhat.offset() + r * d, rstd.storage().floats(),
+                                rstd.offset() + r, d);
+                    } else {
+                        layerNormRowF(x.storage().floats(), x.offset() + r * d, wf, bf, eps, out.storage().floats(),
+                                out.offset() + r * d, xhat.storage().floats(), xhat.offset() + r * d, rstd.storage().floats(),
+                                rstd.offset() + r, d);
+                    }
                 }
             });
             return;
@@ -263,7 +269,26 @@ final class CpuNorms {
         int chunks = g.numel() >= StridedLoop.PARALLEL_MIN ? Math.min(CpuThreads.THREADS, Math.max(rows, 1)) : 1;
         double[][] dwPart = new double[chunks][d];
         double[][] dbPart = new double[chunks][d];
-        if (allFloat32(g, w, xhat, rstd, dx)) {
+        if (CpuMatmul.VECTOR && allFloat32(g, w, xhat, rstd, dx)) {
+            float[] wf = Arrays.copyOfRange(w.storage().floats(), w.offset(), w.offset() + d);
+            float[][] fw = new float[chunks][d];
+            float[][] fb = new float[chunks][d];
+            CpuThreads.parallelFor(chunks, c -> {
+                int from = (int) ((long) rows * c / chunks);
+                int to = (int) ((long) rows * (c + 1) / chunks);
+                for (int r = from; r < to; r++) {
+                    VectorRows.layerNormBackwardRow(g.storage().floats(), g.offset() + r * d, wf, xhat.storage().floats(),
+                            xhat.offset() + r * d, rstd.storage().floats()[rstd.offset() + r],
+                            dx == null ? null : dx.storage().floats(), dx == null ? 0 : dx.offset() + r * d, fw[c], fb[c], d);
+                }
+            });
+            for (int c = 0; c < chunks; c++) {
+                for (int i = 0; i < d; i++) {
+                    dwPart[c][i] = fw[c][i];
+                    dbPart[c][i] = fb[c][i];
+                }
+            }
+        } else if (allFloat32(g, w, xhat, rstd, dx)) {
             float[] wf = Arrays.copyOfRange(w.storage().floats(), w.offset(), w.offset() + d);
             CpuThreads.parallelFor(chunks, c -> {
                 int from = (int) ((long) rows * c / chunks);

@@ -81,4 +81,99 @@ final class VectorRows {
             dx[xo + i] = log ? g[go + i] - (float) Math.exp(y[yo + i]) * s : y[yo + i] * (g[go + i] - s);
         }
     }
+
+    private static float sum(float[] x, int xo, int d) {
+        int l = S.length();
+        int vEnd = d - d % l;
+        FloatVector acc = FloatVector.zero(S);
+        for (int i = 0; i < vEnd; i += l) {
+            acc = acc.add(FloatVector.fromArray(S, x, xo + i));
+        }
+        float s = acc.reduceLanes(VectorOperators.ADD);
+        for (int i = vEnd; i < d; i++) {
+            s += x[xo + i];
+        }
+        return s;
+    }
+
+    /**
+     * One LayerNorm row. The mean is computed, then corrected by the mean of the residuals, so an
+     * offset of 1000 costs no precision; the variance is taken around the corrected mean.
+     */
+    static void layerNormRow(float[] x, int xo, float[] w, float[] b, double eps, float[] out, int oo, float[] xhat,
+                             int ho, float[] rstd, int ro, int d) {
+        int l = S.length();
+        int vEnd = d - d % l;
+        float mean = sum(x, xo, d) / d;
+        FloatVector acc = FloatVector.zero(S);
+        FloatVector sq = FloatVector.zero(S);
+        for (int i = 0; i < vEnd; i += l) {
+            FloatVector c = FloatVector.fromArray(S, x, xo + i).sub(mean);
+            acc = acc.add(c);
+            sq = c.fma(c, sq);
+        }
+        double resid = acc.reduceLanes(VectorOperators.ADD);
+        double ss = sq.reduceLanes(VectorOperators.ADD);
+        for (int i = vEnd; i < d; i++) {
+            double c = x[xo + i] - mean;
+            resid += c;
+            ss += c * c;
+        }
+        double delta = resid / d;
+        // Σ(c − δ)² = Σc² − dδ²: the variance around the corrected mean.
+        double var = Math.max(ss / d - delta * delta, 0);
+        float m = (float) (mean + delta);
+        float r = (float) (1 / Math.sqrt(var + eps));
+        for (int i = 0; i < vEnd; i += l) {
+            FloatVector h = FloatVector.fromArray(S, x, xo + i).sub(m).mul(r);
+            h.intoArray(xhat, ho + i);
+            h.fma(FloatVector.fromArray(S, w, i), FloatVector.fromArray(S, b, i)).intoArray(out, oo + i);
+        }
+        for (int i = vEnd; i < d; i++) {
+            float h = (x[xo + i] - m) * r;
+            xhat[ho + i] = h;
+            out[oo + i] = h * w[i] + b[i];
+        }
+        rstd[ro] = r;
+    }
+
+    /** One row of LayerNorm's VJP; dw and db accumulate into the chunk's float partials. */
+    static void layerNormBackwardRow(float[] g, int go, float[] w, float[] xh, int ho, float rs, float[] dx, int xo,
+                                     float[] pw, float[] pb, int d) {
+        int l = S.length();
+        int vEnd = d - d % l;
+        FloatVector am = FloatVector.zero(S);
+        FloatVector ax = FloatVector.zero(S);
+        for (int i = 0; i < vEnd; i += l) {
+            FloatVector gv = FloatVector.fromArray(S, g, go + i);
+            FloatVector h = FloatVector.fromArray(S, xh, ho + i);
+            FloatVector gw = gv.mul(FloatVector.fromArray(S, w, i));
+            am = am.add(gw);
+            ax = gw.fma(h, ax);
+            gv.fma(h, FloatVector.fromArray(S, pw, i)).intoArray(pw, i);
+            gv.add(FloatVector.fromArray(S, pb, i)).intoArray(pb, i);
+        }
+        double mg = am.reduceLanes(VectorOperators.ADD);
+        double mgx = ax.reduceLanes(VectorOperators.ADD);
+        for (int i = vEnd; i < d; i++) {
+            float gw = g[go + i] * w[i];
+            mg += gw;
+            mgx += gw * xh[ho + i];
+            pw[i] += g[go + i] * xh[ho + i];
+            pb[i] += g[go + i];
+        }
+        if (dx == null) {
+            return;
+        }
+        float a = (float) (mg / d);
+        float c = (float) (mgx / d);
+        for (int i = 0; i < vEnd; i += l) {
+            FloatVector gw = FloatVector.fromArray(S, g, go + i).mul(FloatVector.fromArray(S, w, i));
+            FloatVector h = FloatVector.fromArray(S, xh, ho + i);
+            gw.sub(a).sub(h.mul(c)).mul(rs).intoArray(dx, xo + i);
+        }
+        for (int i = vEnd; i < d; i++) {
+            dx[xo + i] = rs * (g[go + i] * w[i] - a - xh[ho + i] * c);
+        }
+    }
 }
