@@ -29,9 +29,20 @@ class GradscopeCommandTest {
     }
 
     @Test
-    void benchReportsGflopsForBothPrecisions() {
-        Cli.Result r = run("bench", "--size", "64", "--runs", "3");
+    void benchPrintsOneJsonObjectOfMedians() throws Exception {
+        Cli.Result r = run("bench", "--json", "--runs", "5", "--only", "sgemm_256", "--only", "dgemm_256", "--only", "op_overhead");
         assertEquals(0, r.status(), r.err());
-        assertTrue(r.out().matches("(?s)sgemm gemm n=64: median [0-9.]+ GFLOP/s.*dgemm gemm n=64: median [0-9.]+ GFLOP/s.*"), r.out());
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        for (String key : new String[] {"sgemm_256_gflops", "dgemm_256_gflops", "op_overhead_us"}) {
+            assertTrue(json.has(key) && json.get(key).isNumber() && json.get(key).asDouble() > 0, key + " in " + r.out());
+        }
+        assertEquals(3, json.size(), r.out());
+    }
+
+    @Test
+    void benchNeedsAtLeastFiveRuns() {
+        Cli.Result r = run("bench", "--runs", "3");
+        assertEquals(2, r.status());
+        assertEquals("error: --runs must be at least 5, not 3", r.err().strip());
     }
 }
