@@ -45,6 +45,11 @@ final class Interpreter {
     Value objective;
     String objectiveName;
     Pos objectivePos;
+    /** The display graph, built while running (not while checking). */
+    final List<ProgramGraph.Vertex> vertices = new ArrayList<>();
+    final List<ProgramGraph.Edge> edges = new ArrayList<>();
+    private final java.util.IdentityHashMap<Tensor, Integer> vertexOf = new java.util.IdentityHashMap<>();
+    private final java.util.ArrayDeque<String> groupStack = new java.util.ArrayDeque<>();
 
     Interpreter(String file, boolean checking, RunOptions options) {
         this.file = file;
@@ -101,10 +106,12 @@ final class Interpreter {
             }
             groupsSeen.add(name.value());
             Node.pushGroup(name.value());
+            groupStack.addLast(name.value());
             try {
                 exec(w.body(), last);
             } finally {
                 Node.popGroup();
+                groupStack.removeLast();
             }
         } else if (c.function().equals("checkpoint")) {
             if (!c.args().isEmpty() || !c.keywords().isEmpty()) {
@@ -149,12 +156,43 @@ final class Interpreter {
             if (t.tensor() != null && t.tensor().node() != null && t.tensor().node().label() == null) {
                 t.tensor().node().setLabel(name);
             }
+            nameVertex(t.tensor(), name);
         }
         values.put(name, v);
         definedAt.put(name, a.pos());
         for (List<String> seg : openSegments) {
             seg.add(name);
         }
+    }
+
+    private int addVertex(Tensor t, String name, ProgramGraph.Kind kind, String op, String rule, Pos pos) {
+        int id = vertices.size();
+        vertices.add(new ProgramGraph.Vertex(id, name, kind, op, rule, t, t.node(), List.copyOf(groupStack), pos.line()));
+        vertexOf.put(t, id);
+        return id;
+    }
+
+    /** Gives the vertex of {@code t} the statement's name (the first name wins). */
+    private void nameVertex(Tensor t, String name) {
+        Integer id = t == null ? null : vertexOf.get(t);
+        if (id != null && vertices.get(id).name() == null) {
+            ProgramGraph.Vertex v = vertices.get(id);
+            vertices.set(id, new ProgramGraph.Vertex(id, name, v.kind(), v.op(), v.rule(), v.value(), v.node(), v.groups(), v.line()));
+        }
+    }
+
+    /** The display graph, with the objective's vertex marked. */
+    ProgramGraph programGraph() {
+        List<ProgramGraph.Vertex> vs = new ArrayList<>(vertices);
+        if (objective instanceof TensorVal t && t.tensor() != null) {
+            Integer id = vertexOf.get(t.tensor());
+            if (id != null) {
+                ProgramGraph.Vertex v = vs.get(id);
+                vs.set(id, new ProgramGraph.Vertex(id, v.name(), ProgramGraph.Kind.OBJECTIVE, v.op(), v.rule(), v.value(), v.node(),
+                        v.groups(), v.line()));
+            }
+        }
+        return new ProgramGraph(List.copyOf(vs), List.copyOf(edges));
     }
 
     private Value leaf(String name, Ast.Call c) {
@@ -201,6 +239,12 @@ final class Interpreter {
             t.setRequiresGrad(true);
             t.node().setLabel(name);
         }
+        ProgramGraph.Kind kind = switch (leaf.kind()) {
+            case INPUT -> ProgramGraph.Kind.INPUT;
+            case PARAM -> ProgramGraph.Kind.PARAM;
+            case LABELS -> ProgramGraph.Kind.LABELS;
+        };
+        addVertex(t, name, kind, fn, "", c.pos());
         return new TensorVal(shape, dt, t);
     }
 
@@ -413,6 +457,13 @@ final class Interpreter {
         }
         try {
             Tensor t = Ops.apply(op, ts);
+            int id = addVertex(t, null, ProgramGraph.Kind.OP, op.label(), op.rule(), pos);
+            for (int i = 0; i < ts.length; i++) {
+                Integer from = vertexOf.get(ts[i]);
+                if (from != null) {
+                    edges.add(new ProgramGraph.Edge(from, id, i));
+                }
+            }
             return new TensorVal(t.shape(), t.dtype(), t);
         } catch (ProgramException e) {
             throw e;

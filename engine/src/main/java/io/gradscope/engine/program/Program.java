@@ -109,7 +109,7 @@ public final class Program {
             if (objective.requiresGrad()) {
                 grads = Backward.run(objective);
             }
-            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective),
+            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective), in.programGraph(),
                     List.copyOf(in.groupsSeen), List.copyOf(in.segments), rec.trace());
         }
     }

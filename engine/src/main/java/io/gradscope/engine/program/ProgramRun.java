@@ -12,7 +12,7 @@ import java.util.Map;
  * leaves that need one, the graph and the trace of everything the engine did.
  */
 public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
-                         Graph graph, List<String> groups, List<List<String>> checkpointSegments, Trace trace) {
+                         Graph graph, ProgramGraph programGraph, List<String> groups, List<List<String>> checkpointSegments, Trace trace) {
 
     /** The gradient of the objective for a leaf that needs one (zeros if it does not reach the objective). */
     public Tensor gradient(String leaf) {
