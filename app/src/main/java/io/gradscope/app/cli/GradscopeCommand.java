@@ -12,15 +12,21 @@ import picocli.CommandLine.Command;
         description = {
             "A debugger for automatic differentiation: see the computation graph and step the backward sweep.",
             "",
-            "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient."},
-        subcommands = {RunCommand.class, BenchCommand.class},
+            "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient.",
+            "",
+            "Without a command, opens the desktop app on the chain from the backpropagation post."},
+        subcommands = {OpenCommand.class, RunCommand.class, BenchCommand.class},
         footer = {"", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
 public final class GradscopeCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
+            description = "Write the window to PNG once the first run is shown, then quit.")
+    java.nio.file.Path screenshot;
+
+    /** Without a command: the desktop app on the default program. */
     @Override
     public Integer call() {
-        System.err.println("gradscope: the desktop app is not built yet; see 'gradscope --help' for the commands there are.");
-        return 2;
+        return io.gradscope.app.AppLauncher.launch(null, screenshot);
     }
 
     /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */

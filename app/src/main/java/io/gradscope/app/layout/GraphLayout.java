@@ -84,11 +84,26 @@ public final class GraphLayout {
         return "v" + v.id();
     }
 
-    /** The two label lines of a vertex. */
-    public static String[] labels(ProgramGraph.Vertex v) {
+    /**
+     * A vertex's label, read like the program: "h = relu [4, 2]" for a named op, "relu [4, 2]" for an
+     * unnamed one, "W [3, 2]" for a leaf (its colour says which kind). Long op attributes are cut.
+     */
+    public static String label(ProgramGraph.Vertex v) {
         String shape = Shapes.str(v.value().shape());
-        String second = v.name() != null ? v.op() + " " + shape : shape;
-        return new String[] {v.title(), second};
+        String op = v.op();
+        int paren = op.indexOf('(');
+        if (op.length() > 14 && paren > 0) {
+            op = op.substring(0, paren);
+        }
+        return switch (v.kind()) {
+            case INPUT, PARAM, LABELS -> v.name() + " " + shape;
+            default -> v.name() != null ? v.name() + " = " + op + " " + shape : op + " " + shape;
+        };
+    }
+
+    /** A collapsed group's label. */
+    public static String groupLabel(String path, int members) {
+        return "▸ " + path.substring(path.lastIndexOf('/') + 1) + "  (" + members + " nodes)";
     }
 
     static double width(String... lines) {
@@ -96,7 +111,7 @@ public final class GraphLayout {
         for (String s : lines) {
             n = Math.max(n, s.length());
         }
-        return Math.max(64, 7.2 * n + 20);
+        return Math.max(48, 6.6 * n + 16);
     }
 
     public static Result layout(ProgramGraph graph, Set<String> collapsed) {
@@ -146,11 +161,10 @@ public final class GraphLayout {
             ElkNode n = ElkGraphUtil.createNode(parent);
             n.setIdentifier(key);
             if (own != null) {
-                String name = own.substring(own.lastIndexOf('/') + 1);
-                n.setDimensions(width(name, members.get(key) + " nodes"), 44);
+                n.setDimensions(width(groupLabel(own, members.get(key))), 34);
                 keyGroup.put(key, own);
             } else {
-                n.setDimensions(width(labels(v)), 44);
+                n.setDimensions(width(label(v)), 30);
             }
             elk.put(key, n);
         }

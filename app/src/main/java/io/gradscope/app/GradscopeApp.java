@@ -1,0 +1,34 @@
+package io.gradscope.app;
+
+import io.gradscope.app.view.MainWindow;
+import java.nio.file.Path;
+import javafx.application.Application;
+import javafx.scene.Scene;
+import javafx.stage.Stage;
+
+/** The desktop app: one window on a program, already run and ready to step. */
+public final class GradscopeApp extends Application {
+    /** The file to open, set by the launcher before {@link Application#launch}; null for the default program. */
+    static volatile Path initialFile;
+    /** When set, the app writes a snapshot of its window here once the first run is shown, then exits. */
+    static volatile Path screenshot;
+
+    @Override
+    public void start(Stage stage) {
+        MainWindow window = new MainWindow();
+        Scene scene = new Scene(window, 1280, 820);
+        window.install(scene);
+        stage.setTitle("Gradscope");
+        stage.setScene(scene);
+        window.viewModel().fileName().addListener((o, a, b) -> stage.setTitle(b + " — Gradscope"));
+        stage.show();
+        if (initialFile != null) {
+            window.open(initialFile);
+        } else {
+            window.openText("backprop_chain.grad", DefaultProgram.text());
+        }
+        if (screenshot != null) {
+            Screenshot.whenShown(window, scene, screenshot);
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.SessionViewModel;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.engine.program.ProgramGraph;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.List;
+import javafx.geometry.Insets;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Separator;
+import javafx.scene.layout.VBox;
+
+/**
+ * What the engine recorded for one vertex: name, op, VJP rule, shape, strides and dtype, its value
+ * and its upstream gradient as heatmaps with statistics, and the contributions the current
+ * backward step sends to each input.
+ */
+public final class Inspector extends ScrollPane {
+    private final SessionViewModel vm;
+    private final Label name = new Label("Run a program to inspect its nodes");
+    private final Label op = new Label();
+    private final Label rule = new Label();
+    private final Label layout = new Label();
+    private final Heatmap value = new Heatmap("Value");
+    private final Heatmap upstream = new Heatmap("Upstream gradient");
+    private final Label contribTitle = new Label("Contributions sent");
+    private final VBox contributions = new VBox(4);
+
+    public Inspector(SessionViewModel vm) {
+        this.vm = vm;
+        setId("inspector");
+        name.setId("inspector-name");
+        name.getStyleClass().add("title");
+        op.setId("inspector-op");
+        rule.setId("inspector-rule");
+        rule.setWrapText(true);
+        rule.getStyleClass().add("rule");
+        layout.setId("inspector-layout");
+        value.setId("inspector-value");
+        upstream.setId("inspector-upstream");
+        contribTitle.getStyleClass().add("heading");
+        VBox box = new VBox(6, name, op, rule, layout, new Separator(), value, upstream, contribTitle, contributions);
+        box.setPadding(new Insets(10));
+        box.setPrefWidth(300);
+        setContent(box);
+        setFitToWidth(true);
+        setPrefWidth(320);
+        vm.cursor().addListener((o, a, b) -> refresh());
+        vm.selected().addListener((o, a, b) -> refresh());
+        vm.sweep().addListener((o, a, b) -> refresh());
+        vm.mode().addListener((o, a, b) -> refresh());
+        refresh();
+    }
+
+    public Heatmap valueMap() {
+        return value;
+    }
+
+    public Heatmap upstreamMap() {
+        return upstream;
+    }
+
+    public void refresh() {
+        int id = vm.inspectedVertex();
+        ProgramGraph.Vertex v = vm.vertex(id);
+        if (v == null) {
+            name.setText(vm.sweep().get() == null ? "Run a program to inspect its nodes" : "Step or click a node");
+            op.setText("");
+            rule.setText("");
+            layout.setText("");
+            value.show(null, "");
+            upstream.show(null, "");
+            contributions.getChildren().clear();
+            contribTitle.setVisible(false);
+            return;
+        }
+        Tensor t = v.value();
+        name.setText(v.title());
+        op.setText(v.kind().name().toLowerCase(java.util.Locale.ROOT) + " · " + v.op() + (v.line() > 0 ? " · line " + v.line() : ""));
+        rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
+        layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
+        value.show(t, "");
+        Sweep s = vm.sweep().get();
+        if (v.node() == null) {
+            upstream.show(null, "No gradient flows here (it does not need one).");
+        } else if (vm.mode().get() == Sweep.Mode.FORWARD) {
+            upstream.show(null, "Switch to the backward pass to see gradients.");
+        } else {
+            Tensor g = vm.upstream(id);
+            upstream.show(g, g == null ? "Not reached yet: step backward to step " + (s.backwardStepOf(id) + 1) + "." : "");
+        }
+        contributions.getChildren().clear();
+        boolean current = vm.mode().get() == Sweep.Mode.BACKWARD && id == vm.currentVertex();
+        contribTitle.setVisible(current);
+        if (current) {
+            List<Sweep.Contribution> cs = s.contributions(vm.cursor().get());
+            if (cs.isEmpty()) {
+                contributions.getChildren().add(new Label(v.kind() == ProgramGraph.Kind.PARAM || v.kind() == ProgramGraph.Kind.INPUT
+                        ? "A leaf: this upstream gradient is its gradient." : "Nothing to send."));
+            }
+            for (Sweep.Contribution c : cs) {
+                ProgramGraph.Vertex to = vm.vertex(c.toVertex());
+                Heatmap h = new Heatmap("to input " + (c.input() + 1) + (to == null ? "" : " (" + to.title() + ")"));
+                h.show(c.gradient(), "");
+                contributions.getChildren().add(h);
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.SessionViewModel;
+import io.gradscope.app.viewmodel.Sweep;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.Slider;
+import javafx.scene.control.ToggleButton;
+import javafx.scene.control.ToggleGroup;
+import javafx.scene.control.Tooltip;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.Region;
+
+/** Start, back, play/pause, step, end; the pass being stepped; the speed; where the cursor is. */
+public final class TransportBar extends HBox {
+    private final Label where = new Label();
+
+    public TransportBar(SessionViewModel vm) {
+        super(6);
+        setId("transport");
+        setPadding(new Insets(6, 10, 6, 10));
+        setAlignment(Pos.CENTER_LEFT);
+        ToggleGroup passes = new ToggleGroup();
+        ToggleButton fwd = new ToggleButton("Forward");
+        ToggleButton bwd = new ToggleButton("Backward");
+        fwd.setToggleGroup(passes);
+        bwd.setToggleGroup(passes);
+        fwd.setId("mode-forward");
+        bwd.setId("mode-backward");
+        bwd.setSelected(vm.mode().get() == Sweep.Mode.BACKWARD);
+        fwd.setSelected(vm.mode().get() == Sweep.Mode.FORWARD);
+        passes.selectedToggleProperty().addListener((o, a, b) -> {
+            if (b == null) {
+                a.setSelected(true);
+            } else {
+                vm.mode().set(b == fwd ? Sweep.Mode.FORWARD : Sweep.Mode.BACKWARD);
+            }
+        });
+        vm.mode().addListener((o, a, b) -> (b == Sweep.Mode.FORWARD ? fwd : bwd).setSelected(true));
+        Button start = button("|◀ Start", "Jump to the start (Home)", vm::toStart);
+        Button back = button("◀ Back", "Step back (←)", vm::stepBack);
+        Button play = button("Play", "Play or pause (Space)", () -> vm.playing().set(!vm.playing().get()));
+        play.setId("play");
+        vm.playing().addListener((o, a, b) -> play.setText(b ? "Pause" : "Play"));
+        Button step = button("Step ▶", "Step forward (→)", vm::stepForward);
+        Button end = button("End ▶|", "Jump to the end (End)", vm::toEnd);
+        Slider speed = new Slider(0.5, 20, vm.speed().get());
+        speed.setPrefWidth(110);
+        speed.setTooltip(new Tooltip("Steps per second while playing"));
+        vm.speed().bind(speed.valueProperty());
+        Label speedLabel = new Label();
+        speedLabel.textProperty().bind(speed.valueProperty().asString(java.util.Locale.ROOT, "%.1f steps/s"));
+        where.setId("transport-where");
+        Region grow = new Region();
+        HBox.setHgrow(grow, Priority.ALWAYS);
+        getChildren().addAll(fwd, bwd, new Label("  "), start, back, play, step, end, new Label("  speed"), speed, speedLabel,
+                grow, where);
+        Runnable update = () -> where.setText(describe(vm));
+        vm.cursor().addListener((o, a, b) -> update.run());
+        vm.mode().addListener((o, a, b) -> update.run());
+        vm.sweep().addListener((o, a, b) -> update.run());
+        update.run();
+    }
+
+    private static Button button(String text, String tip, Runnable action) {
+        Button b = new Button(text);
+        b.setTooltip(new Tooltip(tip));
+        b.setFocusTraversable(false);
+        b.setOnAction(e -> action.run());
+        return b;
+    }
+
+    static String describe(SessionViewModel vm) {
+        if (vm.sweep().get() == null) {
+            return "No run yet";
+        }
+        String pass = vm.mode().get() == Sweep.Mode.FORWARD ? "Forward" : "Backward";
+        int c = vm.cursor().get();
+        if (c < 0) {
+            return pass + ": before step 1 of " + vm.steps();
+        }
+        var v = vm.vertex(vm.currentVertex());
+        return pass + " step " + (c + 1) + " of " + vm.steps() + (v == null ? "" : ": " + v.title());
+    }
+
+    public Label where() {
+        return where;
+    }
+}
