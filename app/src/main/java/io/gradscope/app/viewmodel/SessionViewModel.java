@@ -3,6 +3,7 @@ package io.gradscope.app.viewmodel;
 import io.gradscope.engine.program.ProgramGraph;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
+import java.util.List;
 import javafx.beans.property.BooleanProperty;
 import javafx.beans.property.DoubleProperty;
 import javafx.beans.property.IntegerProperty;
@@ -150,17 +151,24 @@ public final class SessionViewModel {
         return s == null || id < 0 || id >= s.graph().vertices().size() ? null : s.graph().vertices().get(id);
     }
 
-    /** Selects the vertex named {@code name} (the first match, case-sensitive first); false when none. */
-    public boolean find(String name) {
+    /**
+     * Selects the first vertex whose name is {@code query}, else whose name contains it, else whose op
+     * contains it (ignoring case); false when none.
+     */
+    public boolean find(String query) {
         Sweep s = sweep.get();
-        if (s == null || name == null || name.isBlank()) {
+        if (s == null || query == null || query.isBlank()) {
             return false;
         }
-        String q = name.strip();
-        for (boolean exact : new boolean[] {true, false}) {
-            for (ProgramGraph.Vertex v : s.graph().vertices()) {
-                String t = v.title();
-                if (exact ? t.equals(q) : t.toLowerCase(java.util.Locale.ROOT).contains(q.toLowerCase(java.util.Locale.ROOT))) {
+        String q = query.strip().toLowerCase(java.util.Locale.ROOT);
+        List<ProgramGraph.Vertex> vs = s.graph().vertices();
+        List<java.util.function.Predicate<ProgramGraph.Vertex>> tests = List.of(
+                v -> v.title().equals(query.strip()),
+                v -> v.title().toLowerCase(java.util.Locale.ROOT).contains(q),
+                v -> v.op().toLowerCase(java.util.Locale.ROOT).contains(q));
+        for (var test : tests) {
+            for (ProgramGraph.Vertex v : vs) {
+                if (test.test(v)) {
                     selected.set(v.id());
                     return true;
                 }

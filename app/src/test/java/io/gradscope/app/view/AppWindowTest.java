@@ -1,0 +1,151 @@
+package io.gradscope.app.view;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.engine.program.ProgramGraph;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.TensorStats;
+import io.gradscope.engine.trace.TraceEvent;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Scene;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** The app headless (TestFX + Monocle): open an example, step the whole sweep by keyboard, read the inspector. */
+@ExtendWith(ApplicationExtension.class)
+class AppWindowTest {
+    private MainWindow window;
+
+    @Start
+    void start(Stage stage) {
+        window = new MainWindow();
+        Scene scene = new Scene(window, 1200, 800);
+        window.install(scene);
+        stage.setScene(scene);
+        stage.show();
+    }
+
+    private void openAndWait(FxRobot robot, Path file) throws Exception {
+        robot.interact(() -> window.open(file));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.isRunning() && window.viewModel().sweep().get() != null
+                || window.viewModel().error().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    @Test
+    void stepsTheWholeBackwardSweepWithTheKeyboard(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        Sweep sweep = window.viewModel().sweep().get();
+        List<TraceEvent.BackwardStep> steps = sweep.run().trace().of(TraceEvent.BackwardStep.class);
+        assertTrue(steps.size() >= 8, "steps: " + steps.size());
+        robot.interact(() -> window.graphPanel().requestFocus());
+        for (int i = 0; i < steps.size(); i++) {
+            robot.type(KeyCode.RIGHT);
+            WaitForAsyncUtils.waitForFxEvents();
+            assertEquals(i, window.viewModel().cursor().get(), "after " + (i + 1) + " presses");
+            ProgramGraph.Vertex v = sweep.graph().byNodeId(steps.get(i).node());
+            // The inspector shows the current node and the engine's upstream gradient for it.
+            assertEquals(v.title(), robot.lookup("#inspector-name").queryLabeled().getText());
+            Tensor shown = window.inspector().upstreamMap().tensor();
+            assertArrayEquals(steps.get(i).upstream().toDoubleArray(), shown.toDoubleArray(), 0, "upstream of " + v.title());
+            assertEquals(Heatmap.statsLine(TensorStats.of(steps.get(i).upstream())), window.inspector().upstreamMap().statsText());
+        }
+        robot.type(KeyCode.RIGHT);
+        assertEquals(steps.size() - 1, window.viewModel().cursor().get(), "the end is the end");
+        robot.type(KeyCode.HOME);
+        assertEquals(-1, window.viewModel().cursor().get());
+        robot.type(KeyCode.END);
+        assertEquals(steps.size() - 1, window.viewModel().cursor().get());
+        robot.type(KeyCode.LEFT);
+        assertEquals(steps.size() - 2, window.viewModel().cursor().get());
+    }
+
+    @Test
+    void theLogitsGradientRowsSumToZero(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        int logits = -1;
+        for (ProgramGraph.Vertex v : window.viewModel().sweep().get().graph().vertices()) {
+            if ("logits".equals(v.name())) {
+                logits = v.id();
+            }
+        }
+        int id = logits;
+        robot.interact(() -> {
+            window.viewModel().toEnd();
+            window.viewModel().selected().set(id);
+        });
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals("logits", robot.lookup("#inspector-name").queryLabeled().getText());
+        // (softmax − onehot) / N: every row of the upstream gradient sums to zero.
+        double[] g = window.inspector().upstreamMap().tensor().toDoubleArray();
+        for (int r = 0; r < g.length / 10; r++) {
+            double s = 0;
+            for (int c = 0; c < 10; c++) {
+                s += g[r * 10 + c];
+            }
+            assertEquals(0, s, 1e-12, "row " + r);
+        }
+        assertTrue(window.inspector().upstreamMap().statsText().contains("NaN 0"), window.inspector().upstreamMap().statsText());
+    }
+
+    @Test
+    void aProgramWithAnErrorShowsTheMessageAtItsLineAndKeepsTheText(FxRobot robot, @TempDir Path tmp) throws Exception {
+        Path bad = tmp.resolve("bad.grad");
+        String text = "x = input(32, 784)\nW = param(128, 10)\nlogits = x @ W\nloss = sum(logits)\n";
+        Files.writeString(bad, text);
+        openAndWait(robot, bad);
+        String expected = "bad.grad:3:12: error: '@' needs matching inner dimensions: [32, 784] @ [128, 10] (784 != 128)";
+        assertEquals(expected, robot.lookup("#editor-error").queryLabeled().getText());
+        assertTrue(robot.lookup("#editor-error").queryLabeled().isVisible());
+        assertEquals(3, window.editor().errorLine());
+        assertEquals(text, window.editor().area().getText(), "the user's text is kept");
+        // Fix it in the editor and run again with Ctrl+Enter: the error goes away.
+        robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
+        robot.interact(() -> window.editor().area().requestFocus());
+        robot.press(KeyCode.CONTROL).press(KeyCode.ENTER).release(KeyCode.ENTER).release(KeyCode.CONTROL);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.isRunning() && window.viewModel().error().get() == null
+                && window.viewModel().sweep().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(!robot.lookup("#editor-error").queryLabeled().isVisible());
+        assertEquals(0, window.editor().errorLine());
+    }
+
+    @Test
+    void groupsCollapseToOneNodeAndExportsWrite(FxRobot robot, @TempDir Path tmp) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/transformer_block.grad"));
+        int before = window.graphPanel().currentLayout().nodes().size();
+        robot.interact(() -> window.setAllGroupsCollapsed(true));
+        int after = window.graphPanel().currentLayout().nodes().size();
+        assertTrue(window.graphPanel().currentLayout().nodes().containsKey("g:attention"));
+        assertTrue(after < before, before + " -> " + after);
+        robot.interact(() -> window.setAllGroupsCollapsed(false));
+        assertEquals(before, window.graphPanel().currentLayout().nodes().size());
+        Path png = tmp.resolve("graph.png");
+        Path json = tmp.resolve("trace.json");
+        robot.interact(() -> {
+            try {
+                window.exportPng(png);
+                window.exportTrace(json);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
+        assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, head);
+        var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.toFile());
+        assertEquals(window.viewModel().sweep().get().run().trace().events().size(), tree.get("events").size());
+    }
+}
