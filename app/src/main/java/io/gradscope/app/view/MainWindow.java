@@ -282,6 +282,12 @@ public final class MainWindow extends BorderPane {
         }
     }
 
+    /** Draws a layout of the current run (the bench uses this to time layout and drawing apart from running). */
+    public void showLayout(GraphLayout.Result layout) {
+        collapsed.clear();
+        showGraph(layout);
+    }
+
     private void showGraph(GraphLayout.Result layout) {
         Sweep s = vm.sweep().get();
         Map<String, Integer> sizes = new HashMap<>();

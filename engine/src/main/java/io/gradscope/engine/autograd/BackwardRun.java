@@ -170,6 +170,9 @@ public final class BackwardRun {
     /** Runs the remaining steps and returns every visited node's upstream gradient. */
     public Gradients finish() {
         while (hasNext()) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new java.util.concurrent.CancellationException("backward pass cancelled");
+            }
             step();
         }
         return new Gradients(finalGradients);

@@ -76,6 +76,10 @@ final class Interpreter {
 
     private void exec(List<Ast.Stmt> stmts, boolean lastBlock) {
         for (int i = 0; i < stmts.size(); i++) {
+            if (Thread.currentThread().isInterrupted()) {
+                // A UI cancelled the run (javafx Task.cancel interrupts its thread).
+                throw new java.util.concurrent.CancellationException("run cancelled");
+            }
             boolean last = lastBlock && i == stmts.size() - 1;
             Ast.Stmt s = stmts.get(i);
             if (s instanceof Ast.Assign a) {
