@@ -14,6 +14,11 @@ final class Screenshot {
     }
 
     static void whenShown(MainWindow w, Scene scene, Path out) {
+        w.viewModel().error().addListener((o, a, b) -> {
+            if (b != null) {
+                take(scene, out);
+            }
+        });
         w.viewModel().sweep().addListener((o, a, b) -> {
             if (b == null) {
                 return;
@@ -23,6 +28,12 @@ final class Screenshot {
             for (int i = 0; i < steps; i++) {
                 w.viewModel().stepForward();
             }
+            take(scene, out);
+        });
+    }
+
+    private static void take(Scene scene, Path out) {
+        {
             PauseTransition pause = new PauseTransition(Duration.millis(1500));
             pause.setOnFinished(e -> {
                 try {
@@ -35,6 +46,6 @@ final class Screenshot {
                 Platform.exit();
             });
             pause.play();
-        });
+        }
     }
 }

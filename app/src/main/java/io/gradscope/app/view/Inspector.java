@@ -19,7 +19,7 @@ import javafx.scene.layout.VBox;
  */
 public final class Inspector extends ScrollPane {
     private final SessionViewModel vm;
-    private final Label name = new Label("Run a program to inspect its nodes");
+    private final Label name = new Label("No run yet");
     private final Label op = new Label();
     private final Label rule = new Label();
     private final Label layout = new Label();
@@ -66,7 +66,7 @@ public final class Inspector extends ScrollPane {
         int id = vm.inspectedVertex();
         ProgramGraph.Vertex v = vm.vertex(id);
         if (v == null) {
-            name.setText(vm.sweep().get() == null ? "Run a program to inspect its nodes" : "Step or click a node");
+            name.setText(vm.sweep().get() == null ? "No run yet" : "Step or click a node");
             op.setText("");
             rule.setText("");
             layout.setText("");

@@ -30,15 +30,14 @@ public final class ProgramEditor extends BorderPane {
         error.setManaged(false);
         IntFunction<Node> numbers = LineNumberFactory.get(area);
         area.setParagraphGraphicFactory(line -> {
-            Node n = numbers.apply(line);
-            if (line == errorLine) {
-                Label mark = new Label("●");
-                mark.getStyleClass().add("error-mark");
-                HBox box = new HBox(2, mark, n);
-                box.setAlignment(Pos.CENTER_LEFT);
-                return box;
-            }
-            return n;
+            // Every line has the marker's slot, so marking one does not shift its text.
+            Label mark = new Label(line == errorLine ? "●" : "");
+            mark.getStyleClass().add("error-mark");
+            mark.setMinWidth(10);
+            mark.setPrefWidth(10);
+            HBox box = new HBox(0, mark, numbers.apply(line));
+            box.setAlignment(Pos.CENTER_LEFT);
+            return box;
         });
         area.replaceText(vm.source().get());
         area.textProperty().addListener((o, a, b) -> {
