@@ -1,6 +1,8 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;
@@ -59,16 +61,18 @@ public final class RunCommand implements Callable<Integer> {
             case "float64" -> DType.FLOAT64;
             default -> throw new GradscopeException("--dtype must be float32 or float64, not '" + dtype + "'");
         };
-        if (!device.equals("cpu")) {
-            if (device.equals("cuda")) {
-                throw new GradscopeException("CUDA unavailable: this build has no CUDA backend yet");
-            }
-            throw new GradscopeException("--device must be cpu or cuda, not '" + device + "'");
+        Device dev = switch (device) {
+            case "cpu" -> Device.CPU;
+            case "cuda" -> Device.CUDA;
+            default -> throw new GradscopeException("--device must be cpu or cuda, not '" + device + "'");
+        };
+        if (dev == Device.CUDA) {
+            Backends.cuda(); // "CUDA unavailable: REASON" when there is no GPU, driver or JCuda natives
         }
         Program p = Program.load(program);
         List<Leaf> leaves = p.check(dt);
         Map<String, Tensor> given = readInputs(leaves, dt);
-        ProgramRun run = p.run(new RunOptions(dt, seed, given));
+        ProgramRun run = p.run(new RunOptions(dt, seed, given, dev));
         System.out.println(format(run.objective().item(), dt));
         if (out != null) {
             write(run);

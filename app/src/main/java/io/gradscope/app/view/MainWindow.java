@@ -8,7 +8,9 @@ import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.program.ProgramException;
 import io.gradscope.engine.program.ProgramGraph;
 import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.trace.TraceJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -53,6 +55,8 @@ public final class MainWindow extends BorderPane {
     private final Button runButton = new Button("Run ▶");
     private final Button cancelButton = new Button("Cancel");
     private final ComboBox<String> dtype = new ComboBox<>();
+    private final ComboBox<String> deviceBox = new ComboBox<>();
+    private String notice = "";
     private final TextField find = new TextField();
     private final Set<String> collapsed = new HashSet<>();
     private final Timeline player = new Timeline();
@@ -69,6 +73,9 @@ public final class MainWindow extends BorderPane {
         cancelButton.setOnAction(e -> cancel());
         dtype.getItems().addAll("float32", "float64");
         dtype.setValue("float64");
+        deviceBox.getItems().addAll("cpu", "cuda");
+        deviceBox.setValue("cpu");
+        deviceBox.setId("device");
         find.setId("find");
         find.setPromptText("Find node by name…");
         find.setOnAction(e -> findNode(find.getText()));
@@ -80,7 +87,7 @@ public final class MainWindow extends BorderPane {
         zoomOut.setOnAction(e -> graph.zoom(1.25));
         progress.setVisible(false);
         progress.setPrefWidth(120);
-        ToolBar tools = new ToolBar(runButton, cancelButton, new Label("dtype"), dtype, progress, new Label("   "), find, fit, zoomIn, zoomOut);
+        ToolBar tools = new ToolBar(runButton, cancelButton, new Label("dtype"), dtype, new Label("device"), deviceBox, progress, new Label("   "), find, fit, zoomIn, zoomOut);
         menus = new Menus(this);
         setTop(new VBox(menus.bar(), tools));
         graph.setId("graph");
@@ -129,6 +136,11 @@ public final class MainWindow extends BorderPane {
 
     public StatusBar statusBar() {
         return status;
+    }
+
+    /** Chooses the device for the next run ("cpu" or "cuda"). */
+    public void setDevice(String device) {
+        deviceBox.setValue(device);
     }
 
     public Path file() {
@@ -226,7 +238,18 @@ public final class MainWindow extends BorderPane {
         }
         vm.playing().set(false);
         DType dt = "float32".equals(dtype.getValue()) ? DType.FLOAT32 : DType.FLOAT64;
-        Task<RunService.Result> task = RunService.task(vm.fileName().get(), vm.source().get(), new RunOptions(dt, 0, Map.of()));
+        Device device = Device.CPU;
+        notice = "";
+        if ("cuda".equals(deviceBox.getValue())) {
+            if (Backends.cudaAvailable()) {
+                device = Device.CUDA;
+            } else {
+                // Fall back to the CPU, and say so.
+                notice = "CUDA unavailable: " + Backends.cudaProblem() + "; ran on the CPU. ";
+                deviceBox.setValue("cpu");
+            }
+        }
+        Task<RunService.Result> task = RunService.task(vm.fileName().get(), vm.source().get(), new RunOptions(dt, 0, Map.of(), device));
         running = task;
         runButton.setDisable(true);
         cancelButton.setDisable(false);
@@ -265,7 +288,7 @@ public final class MainWindow extends BorderPane {
             vm.showRun(result.run());
             showGraph(result.layout());
             var objective = result.run().objective();
-            status.setText(String.format(java.util.Locale.ROOT, "Ran %s: objective %s · %d nodes · %d backward steps · run %d ms, layout %d ms",
+            status.setText(notice + String.format(java.util.Locale.ROOT, "Ran %s: objective %s · %d nodes · %d backward steps · run %d ms, layout %d ms",
                     vm.fileName().get(), Heatmap.num(objective.item()), result.run().programGraph().vertices().size(),
                     vm.sweep().get().steps(Sweep.Mode.BACKWARD), result.runMillis(), result.layoutMillis()));
         } else if (error instanceof ProgramException pe) {

@@ -26,19 +26,23 @@ class RunConformanceTest {
         List<Arguments> out = new ArrayList<>();
         try (Stream<Path> dirs = Files.list(CASES)) {
             for (Path d : dirs.filter(Files::isDirectory).sorted().toList()) {
-                out.add(Arguments.of(d.getFileName().toString(), "float64", 1e-6, 1e-8));
-                out.add(Arguments.of(d.getFileName().toString(), "float32", 2e-3, 2e-4));
+                for (String device : new String[] {"cpu", "cuda"}) {
+                    out.add(Arguments.of(d.getFileName().toString(), "float64", 1e-6, 1e-8, device));
+                    out.add(Arguments.of(d.getFileName().toString(), "float32", 2e-3, 2e-4, device));
+                }
             }
         }
         return out.stream();
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {4}")
     @MethodSource("cases")
-    void matchesPyTorch(String name, String dtype, double rtol, double atol, @TempDir Path tmp) throws IOException {
+    void matchesPyTorch(String name, String dtype, double rtol, double atol, String device, @TempDir Path tmp) throws IOException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(device.equals("cpu") || io.gradscope.engine.backend.Backends.cudaAvailable(),
+                () -> "CUDA unavailable: " + io.gradscope.engine.backend.Backends.cudaProblem());
         Path dir = CASES.resolve(name);
         List<String> args = new ArrayList<>(List.of("run", dir.resolve("program.grad").toString(), "--dtype", dtype,
-                "--out", tmp.toString()));
+                "--device", device, "--out", tmp.toString()));
         try (Stream<Path> ins = Files.list(dir.resolve("in"))) {
             for (Path f : ins.sorted().toList()) {
                 args.add("--input");

@@ -124,6 +124,16 @@ class AppWindowTest {
     }
 
     @Test
+    void withoutAGpuCudaFallsBackToTheCpuWithANotice(FxRobot robot) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.backend.Backends.cudaAvailable(), "a GPU is present");
+        robot.interact(() -> window.setDevice("cuda"));
+        openAndWait(robot, Path.of("../assets/examples/backprop_chain.grad"));
+        String text = window.statusBar().getText();
+        assertTrue(text.startsWith("CUDA unavailable: ") && text.contains("ran on the CPU") && text.contains("objective"), text);
+        assertEquals(io.gradscope.engine.tensor.Device.CPU, window.viewModel().sweep().get().run().objective().device());
+    }
+
+    @Test
     void groupsCollapseToOneNodeAndExportsWrite(FxRobot robot, @TempDir Path tmp) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/transformer_block.grad"));
         int before = window.graphPanel().currentLayout().nodes().size();

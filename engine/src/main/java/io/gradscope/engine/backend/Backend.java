@@ -68,6 +68,9 @@ public interface Backend {
      */
     void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db);
 
+    /** Copies a contiguous CPU tensor into a contiguous tensor of this backend with the same dtype and shape. */
+    void upload(Tensor host, Tensor dst);
+
     /** The elements in C order, as doubles, on the host. */
     double[] toDoubles(Tensor t);
 

@@ -77,7 +77,7 @@ final class AttentionOp extends Op {
                     mask[i * tk + j] = Double.NEGATIVE_INFINITY;
                 }
             }
-            s = Raw.binary(BinaryKind.ADD, s, Tensor.fromDoubles(q.dtype(), mask, tq, tk));
+            s = Raw.binary(BinaryKind.ADD, s, Tensor.fromDoubles(q.dtype(), q.device(), mask, tq, tk));
         }
         Tensor p = Raw.softmax(s, new int[] {r - 1});
         ctx.save(p);

@@ -38,6 +38,12 @@ public final class Ops {
             dtypes[i] = inputs[i].dtype();
         }
         op.outputShape(shapes, dtypes);
+        for (int i = 1; i < inputs.length; i++) {
+            if (inputs[i].device() != inputs[0].device()) {
+                throw new GradscopeException(op.name() + ": inputs are on different devices (" + inputs[0].device() + " and "
+                        + inputs[i].device() + ")");
+            }
+        }
         boolean record = false;
         if (GradMode.isEnabled()) {
             for (Tensor t : inputs) {

@@ -238,7 +238,7 @@ final class Interpreter {
             return new TensorVal(shape, dt, null);
         }
         Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
-                () -> Leaves.make(leaf, options));
+                () -> Leaves.make(leaf, options).toDevice(options.device()));
         if (leaf.grad()) {
             t.setRequiresGrad(true);
             t.node().setLabel(name);
@@ -290,7 +290,7 @@ final class Interpreter {
 
     private TensorVal constant(double v, Pos pos) {
         DType dt = options.dtype();
-        return new TensorVal(new int[0], dt, checking ? null : Tensor.scalar(v, dt));
+        return new TensorVal(new int[0], dt, checking ? null : Tensor.full(dt, options.device(), v));
     }
 
     private Args args(Ast.Call c) {

@@ -287,6 +287,27 @@ public final class Tensor {
         return out;
     }
 
+    /** This tensor on another device (a contiguous copy), or this tensor when it is there already. */
+    public Tensor toDevice(Device target) {
+        if (target == device()) {
+            return this;
+        }
+        if (target == Device.CPU) {
+            double[] v = toDoubleArray();
+            return dtype() == DType.INT64 ? ofLongs(java.util.Arrays.stream(v).mapToLong(d -> (long) d).toArray(), shape)
+                    : fromDoubles(dtype(), v, shape);
+        }
+        Tensor host = device() == Device.CPU ? contiguous() : toDevice(Device.CPU);
+        Tensor dst = zeros(dtype(), target, shape);
+        dst.backend().upload(host, dst);
+        return dst;
+    }
+
+    /** A new tensor of {@code dtype} on {@code device} holding {@code data} (C order). */
+    public static Tensor fromDoubles(DType dtype, Device device, double[] data, int... shape) {
+        return fromDoubles(dtype, data, shape).toDevice(device);
+    }
+
     /** A contiguous copy in another dtype (or this tensor when it has that dtype). */
     public Tensor to(DType target) {
         if (target == dtype()) {

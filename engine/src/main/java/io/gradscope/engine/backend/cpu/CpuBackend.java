@@ -249,6 +249,11 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public void upload(Tensor host, Tensor dst) {
+        copy(host, dst);
+    }
+
+    @Override
     public double[] toDoubles(Tensor t) {
         int n = (int) t.numel();
         double[] out = new double[n];
