@@ -26,6 +26,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one JSON object of medians instead of text.")
     boolean json;
 
+    @Option(names = "--device", paramLabel = "cpu|cuda", defaultValue = "cpu",
+            description = "cpu: the CPU workloads; cuda: GEMM at 4096 and elementwise bandwidth on the GPU (default: ${DEFAULT-VALUE}).")
+    String device;
+
     @Option(names = "--only", paramLabel = "KEY", description = "Run only the workloads whose key contains KEY (repeatable).")
     List<String> only = new ArrayList<>();
 
@@ -35,7 +39,15 @@ public final class BenchCommand implements Callable<Integer> {
             throw new io.gradscope.engine.GradscopeException("--runs must be at least 5, not " + runs);
         }
         Map<String, Object> medians = new LinkedHashMap<>();
-        for (Workloads.Workload w : Workloads.all()) {
+        List<Workloads.Workload> workloads = switch (device) {
+            case "cpu" -> Workloads.all();
+            case "cuda" -> {
+                io.gradscope.engine.backend.Backends.cuda();
+                yield Workloads.cuda();
+            }
+            default -> throw new io.gradscope.engine.GradscopeException("--device must be cpu or cuda, not '" + device + "'");
+        };
+        for (Workloads.Workload w : workloads) {
             if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
                 continue;
             }

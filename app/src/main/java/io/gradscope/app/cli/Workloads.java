@@ -19,6 +19,40 @@ final class Workloads {
     record Workload(String key, String unit, int warmup, java.util.function.Supplier<DoubleSupplier> setup) {
     }
 
+    /** The GPU workloads: GEMM at 4096 (TFLOP/s) and an elementwise add's memory bandwidth (GB/s). */
+    static List<Workload> cuda() {
+        List<Workload> w = new ArrayList<>();
+        for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64}) {
+            String key = (dt == DType.FLOAT32 ? "cuda_sgemm" : "cuda_dgemm") + "_4096_tflops";
+            w.add(new Workload(key, "TFLOP/s", 2, () -> {
+                int n = 4096;
+                Tensor a = random(dt, 1, 1, n, n).toDevice(io.gradscope.engine.tensor.Device.CUDA);
+                Tensor b = random(dt, 2, 1, n, n).toDevice(io.gradscope.engine.tensor.Device.CUDA);
+                return () -> {
+                    long t0 = System.nanoTime();
+                    try (var off = GradMode.disable()) {
+                        Ops.matmul(a, b).storage().release();
+                    }
+                    return 2.0 * n * n * n / ((System.nanoTime() - t0) / 1e9) / 1e12;
+                };
+            }));
+        }
+        w.add(new Workload("cuda_elementwise_add_gbps", "GB/s", 3, () -> {
+            int n = 1 << 26;
+            Tensor a = Tensor.zeros(DType.FLOAT32, io.gradscope.engine.tensor.Device.CUDA, n);
+            Tensor b = Tensor.zeros(DType.FLOAT32, io.gradscope.engine.tensor.Device.CUDA, n);
+            return () -> {
+                long t0 = System.nanoTime();
+                try (var off = GradMode.disable()) {
+                    Ops.add(a, b).storage().release();
+                }
+                // Two reads and one write of n floats.
+                return 3.0 * 4 * n / ((System.nanoTime() - t0) / 1e9) / 1e9;
+            };
+        }));
+        return w;
+    }
+
     static List<Workload> all() {
         List<Workload> w = new ArrayList<>();
         for (int n : new int[] {256, 512, 1024, 2048}) {
