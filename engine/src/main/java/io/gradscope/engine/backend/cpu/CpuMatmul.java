@@ -26,11 +26,8 @@ final class CpuMatmul {
         int m = os[r - 2];
         int n = os[r - 1];
         int k = a.shape()[r - 1];
-        int batchCount = 1;
-        for (int i = 0; i < r - 2; i++) {
-            batchCount *= os[i];
-        }
-        final int batch = batchCount;
+        io.gradscope.engine.backend.BatchOffsets offs = io.gradscope.engine.backend.BatchOffsets.of(a, b, os);
+        final int batch = offs.count();
         if (batch == 0 || m == 0 || n == 0) {
             return;
         }
@@ -38,22 +35,9 @@ final class CpuMatmul {
         int[] bs = b.strides();
         int[] aOff = new int[batch];
         int[] bOff = new int[batch];
-        int[] idx = new int[Math.max(r - 2, 0)];
         for (int p = 0; p < batch; p++) {
-            int ao = a.offset();
-            int bo = b.offset();
-            for (int d = 0; d < r - 2; d++) {
-                ao += idx[d] * as[d];
-                bo += idx[d] * bs[d];
-            }
-            aOff[p] = ao;
-            bOff[p] = bo;
-            for (int d = r - 3; d >= 0; d--) {
-                if (++idx[d] < os[d]) {
-                    break;
-                }
-                idx[d] = 0;
-            }
+            aOff[p] = (int) offs.a()[p];
+            bOff[p] = (int) offs.b()[p];
         }
         int ars = as[r - 2];
         int acs = as[r - 1];

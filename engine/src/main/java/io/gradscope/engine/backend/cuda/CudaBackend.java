@@ -14,6 +14,7 @@ import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
 import io.gradscope.engine.backend.Backend;
+import io.gradscope.engine.backend.BatchOffsets;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -282,10 +283,8 @@ public final class CudaBackend implements Backend {
         int m = os[rank - 2];
         int n = os[rank - 1];
         int k = a.shape()[rank - 1];
-        int batch = 1;
-        for (int i = 0; i < rank - 2; i++) {
-            batch *= os[i];
-        }
+        BatchOffsets offs = BatchOffsets.of(a, b, os);
+        int batch = offs.count();
         if (batch == 0 || m == 0 || n == 0) {
             return;
         }
@@ -293,25 +292,8 @@ public final class CudaBackend implements Backend {
             fill(out, 0);
             return;
         }
-        long[] ao = new long[batch];
-        long[] bo = new long[batch];
-        int[] idx = new int[Math.max(rank - 2, 0)];
-        for (int p = 0; p < batch; p++) {
-            long x = a.offset();
-            long y = b.offset();
-            for (int d = 0; d < rank - 2; d++) {
-                x += (long) idx[d] * a.strides()[d];
-                y += (long) idx[d] * b.strides()[d];
-            }
-            ao[p] = x;
-            bo[p] = y;
-            for (int d = rank - 3; d >= 0; d--) {
-                if (++idx[d] < os[d]) {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        long[] ao = offs.a();
+        long[] bo = offs.b();
         Storage aOff = longs(ao);
         Storage bOff = longs(bo);
         Pointer params = Pointer.to(Pointer.to(ptr(a.storage())), Pointer.to(ptr(b.storage())), Pointer.to(ptr(out.storage())),
