@@ -129,6 +129,20 @@ final class VectorGemm {
         for (int ir = 0; ir < mc; ir += MR) {
             int mr = Math.min(MR, mc - ir);
             int base = ir * kc;
+            if (rs == 1 && cs != 1) {
+                // A is a transposed view: walk its rows of the original, which are contiguous.
+                for (int p = 0; p < kc; p++) {
+                    int src = off + ir + p * cs;
+                    int dst = base + p * MR;
+                    for (int i = 0; i < mr; i++) {
+                        ap[dst + i] = a[src + i];
+                    }
+                    for (int i = mr; i < MR; i++) {
+                        ap[dst + i] = 0f;
+                    }
+                }
+                continue;
+            }
             for (int i = 0; i < MR; i++) {
                 if (i < mr) {
                     int src = off + (ir + i) * rs;
