@@ -441,6 +441,22 @@ public final class MainWindow extends BorderPane {
         status.setText("Wrote " + path);
     }
 
+    /** Writes the graph as SVG, as it is drawn now (states, lit edges, collapsed groups). */
+    public void exportSvg(Path path) throws IOException {
+        Sweep s = vm.sweep().get();
+        if (s == null || graph.currentLayout() == null) {
+            status.setText("Nothing to export: run a program first");
+            return;
+        }
+        Map<String, String> styles = new HashMap<>();
+        for (String key : graph.currentLayout().nodes().keySet()) {
+            styles.put(key, graph.styleOf(key));
+        }
+        Files.writeString(path, SvgExport.svg(s.graph(), graph.currentLayout(), styles, s.activeEdges(vm.mode().get(),
+                vm.cursor().get())), StandardCharsets.UTF_8);
+        status.setText("Wrote " + path);
+    }
+
     /** Writes the last run's trace as JSON. */
     public void exportTrace(Path path) throws IOException {
         Sweep s = vm.sweep().get();

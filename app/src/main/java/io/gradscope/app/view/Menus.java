@@ -38,10 +38,11 @@ final class Menus {
         }
         MenuItem save = item("Save", "Shortcut+S", w::save);
         MenuItem saveAs = item("Save As…", "Shortcut+Shift+S", this::saveAs);
-        MenuItem png = item("Export Graph as PNG…", null, () -> export("graph.png", "PNG image", "*.png", true));
-        MenuItem json = item("Export Trace as JSON…", null, () -> export("trace.json", "JSON", "*.json", false));
+        MenuItem png = item("Export Graph as PNG…", null, () -> export("graph.png", "PNG image", "*.png"));
+        MenuItem svg = item("Export Graph as SVG…", null, () -> export("graph.svg", "SVG image", "*.svg"));
+        MenuItem json = item("Export Trace as JSON…", null, () -> export("trace.json", "JSON", "*.json"));
         MenuItem quit = item("Quit", "Shortcut+Q", Platform::exit);
-        file.getItems().addAll(open, recent, examples, new SeparatorMenuItem(), save, saveAs, new SeparatorMenuItem(), png, json,
+        file.getItems().addAll(open, recent, examples, new SeparatorMenuItem(), save, saveAs, new SeparatorMenuItem(), png, svg, json,
                 new SeparatorMenuItem(), quit);
         Menu run = new Menu("Run");
         run.getItems().addAll(item("Run", "Shortcut+Enter", w::run), item("Cancel", null, w::cancel));
@@ -102,7 +103,7 @@ final class Menus {
         }
     }
 
-    private void export(String name, String what, String pattern, boolean png) {
+    private void export(String name, String what, String pattern) {
         FileChooser fc = new FileChooser();
         fc.setInitialFileName(name);
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(what, pattern));
@@ -111,8 +112,10 @@ final class Menus {
             return;
         }
         try {
-            if (png) {
+            if (pattern.equals("*.png")) {
                 w.exportPng(f.toPath());
+            } else if (pattern.equals("*.svg")) {
+                w.exportSvg(f.toPath());
             } else {
                 w.exportTrace(f.toPath());
             }

@@ -145,10 +145,13 @@ class AppWindowTest {
         assertEquals(before, window.graphPanel().currentLayout().nodes().size());
         Path png = tmp.resolve("graph.png");
         Path json = tmp.resolve("trace.json");
+        Path svg = tmp.resolve("graph.svg");
+        robot.interact(() -> window.viewModel().cursor().set(2));
         robot.interact(() -> {
             try {
                 window.exportPng(png);
                 window.exportTrace(json);
+                window.exportSvg(svg);
             } catch (Exception e) {
                 throw new AssertionError(e);
             }
@@ -157,5 +160,17 @@ class AppWindowTest {
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, head);
         var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.toFile());
         assertEquals(window.viewModel().sweep().get().run().trace().events().size(), tree.get("events").size());
+        // The SVG is well-formed XML with a node per display node, an edge per drawn edge, and the lit edges orange.
+        var doc = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svg.toFile());
+        var layout = window.graphPanel().currentLayout();
+        var xpath = javax.xml.xpath.XPathFactory.newInstance().newXPath();
+        assertEquals(layout.nodes().size(), ((Number) xpath.evaluate("count(//*[@class='node'])", doc,
+                javax.xml.xpath.XPathConstants.NUMBER)).intValue());
+        assertEquals(layout.edges().size(), ((Number) xpath.evaluate("count(//*[@class='edge'])", doc,
+                javax.xml.xpath.XPathConstants.NUMBER)).intValue());
+        int lit = window.viewModel().sweep().get().activeEdges(window.viewModel().mode().get(), 2).size();
+        assertTrue(lit > 0);
+        assertEquals(lit, ((Number) xpath.evaluate("count(//*[@class='edge'][@stroke='#e0582b'])", doc,
+                javax.xml.xpath.XPathConstants.NUMBER)).intValue());
     }
 }
