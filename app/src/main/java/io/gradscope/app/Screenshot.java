@@ -23,7 +23,10 @@ final class Screenshot {
             if (b == null) {
                 return;
             }
-            // Step a few nodes into the backward sweep so the picture shows it, then let it draw.
+            // Step a few nodes into the sweep so the picture shows it, then let it draw.
+            if ("forward".equals(System.getProperty("gradscope.screenshot.mode"))) {
+                w.viewModel().mode().set(io.gradscope.app.viewmodel.Sweep.Mode.FORWARD);
+            }
             int steps = Integer.getInteger("gradscope.screenshot.steps", 3);
             for (int i = 0; i < steps; i++) {
                 w.viewModel().stepForward();

@@ -223,6 +223,7 @@ public final class GraphPanel extends StackPane {
      * GraphStream's own fit only sees node centres; the view percent corrects for the boxes.
      */
     public void fit() {
+        lastFit = System.nanoTime();
         Camera c = panel.getCamera();
         c.resetView();
         if (layout == null || layout.nodes().isEmpty()) {
@@ -258,7 +259,7 @@ public final class GraphPanel extends StackPane {
     /** Pans so that a display node is in view (when it is not already). */
     public void ensureVisible(String key) {
         Node n = graph.getNode(key);
-        if (n == null || panel.getWidth() <= 0) {
+        if (n == null || panel.getWidth() <= 0 || System.nanoTime() - lastFit < 500_000_000L) {
             return;
         }
         Object[] xyz = (Object[]) n.getAttribute("xyz");
@@ -266,11 +267,22 @@ public final class GraphPanel extends StackPane {
         double y = ((Number) xyz[1]).doubleValue();
         Camera c = panel.getCamera();
         Point3 px = c.transformGuToPx(x, y, 0);
-        double margin = 40;
-        if (px.x < margin || px.y < margin || px.x > panel.getWidth() - margin || px.y > panel.getHeight() - margin) {
-            c.setViewCenter(x, y, 0);
+        double margin = 60;
+        double w = panel.getWidth();
+        double h = panel.getHeight();
+        // Pan just enough to bring the node inside the margins (not re-centre: the view stays put).
+        double dx = px.x < margin ? px.x - margin : px.x > w - margin ? px.x - (w - margin) : 0;
+        double dy = px.y < margin ? px.y - margin : px.y > h - margin ? px.y - (h - margin) : 0;
+        if (dx != 0 || dy != 0) {
+            Point3 center = c.getViewCenter();
+            Point3 cpx = c.transformGuToPx(center.x, center.y, 0);
+            Point3 moved = c.transformPxToGu(cpx.x + dx, cpx.y + dy);
+            c.setViewCenter(moved.x, moved.y, 0);
         }
     }
+
+    /** When the view was last fitted: the camera's pixel transform is stale until the next frame. */
+    private long lastFit;
 
     /** The graph's padding in the stylesheet, in pixels. */
     static final double PADDING_PX = 30;

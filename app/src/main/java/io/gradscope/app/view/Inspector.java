@@ -78,7 +78,8 @@ public final class Inspector extends ScrollPane {
         }
         Tensor t = v.value();
         name.setText(v.title());
-        op.setText(v.kind().name().toLowerCase(java.util.Locale.ROOT) + " · " + v.op() + (v.line() > 0 ? " · line " + v.line() : ""));
+        String kind = v.kind().name().toLowerCase(java.util.Locale.ROOT);
+        op.setText((kind.equals(v.op()) ? kind : kind + " · " + v.op()) + (v.line() > 0 ? " · line " + v.line() : ""));
         rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
         layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
         value.show(t, "");
