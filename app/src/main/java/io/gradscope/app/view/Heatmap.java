@@ -31,6 +31,7 @@ public final class Heatmap extends VBox {
     private final Canvas legend = new Canvas(90, 10);
     private final Label legendText = new Label();
     private final Label stats = new Label();
+    private final Label blockText = new Label();
     private final Spinner<Integer> slice = new Spinner<>(0, 0, 0);
     private final HBox sliceRow = new HBox(6, new Label("slice"), slice);
     private Tensor tensor;
@@ -48,7 +49,8 @@ public final class Heatmap extends VBox {
         sliceRow.setVisible(false);
         sliceRow.setManaged(false);
         setPadding(new Insets(4, 0, 8, 0));
-        getChildren().addAll(title, sliceRow, canvas, new HBox(6, legend, legendText), stats);
+        blockText.getStyleClass().add("stats");
+        getChildren().addAll(title, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
     }
 
     public void setHeading(String heading) {
@@ -111,6 +113,9 @@ public final class Heatmap extends VBox {
         return n;
     }
 
+    /** At most this many cells per side; larger maps show blocks (the value of largest magnitude in each). */
+    static final int MAX_CELLS = 110;
+
     private void draw() {
         if (tensor == null) {
             return;
@@ -122,41 +127,72 @@ public final class Heatmap extends VBox {
         int offset = s.length > 2 ? slice.getValue() * per : 0;
         double[] shown = per == 0 ? new double[0] : Arrays.copyOfRange(values, Math.min(offset, values.length),
                 Math.min(offset + per, values.length));
+        // Large maps: each cell stands for a block and shows its value of largest magnitude (NaN wins),
+        // so a single spike or NaN stays visible.
+        int br = Math.max(1, (rows + MAX_CELLS - 1) / MAX_CELLS);
+        int bc = Math.max(1, (cols + MAX_CELLS - 1) / MAX_CELLS);
+        int cr = (rows + br - 1) / br;
+        int cc = (cols + bc - 1) / bc;
+        double[] cells = new double[cr * cc];
+        if (br == 1 && bc == 1) {
+            cells = shown;
+        } else {
+            for (int r = 0; r < rows; r++) {
+                for (int c = 0; c < cols; c++) {
+                    int i = r * cols + c;
+                    if (i >= shown.length) {
+                        continue;
+                    }
+                    int k = (r / br) * cc + c / bc;
+                    double v = shown[i];
+                    double cur = cells[k];
+                    if (v != v || (cur == cur && Math.abs(v) > Math.abs(cur))) {
+                        cells[k] = v;
+                    }
+                }
+            }
+        }
+        blockText.setText(br * bc > 1 ? "each cell: the largest |value| of a " + br + "×" + bc + " block" : "");
         double maxAbs = 0;
-        for (double v : shown) {
+        for (double v : cells) {
             if (Double.isFinite(v)) {
                 maxAbs = Math.max(maxAbs, Math.abs(v));
             }
         }
-        double cell = Math.max(2, Math.min(18, Math.min(MAX_SIDE / Math.max(cols, 1), MAX_SIDE / Math.max(rows, 1))));
-        canvas.setWidth(cols * cell);
-        canvas.setHeight(rows * cell);
+        double cell = Math.max(2, Math.min(18, Math.min(MAX_SIDE / Math.max(cc, 1), MAX_SIDE / Math.max(cr, 1))));
+        canvas.setWidth(cc * cell);
+        canvas.setHeight(cr * cell);
         GraphicsContext g = canvas.getGraphicsContext2D();
         g.clearRect(0, 0, canvas.getWidth(), canvas.getHeight());
-        for (int r = 0; r < rows; r++) {
-            for (int c = 0; c < cols; c++) {
-                int i = r * cols + c;
-                if (i >= shown.length) {
+        for (int r = 0; r < cr; r++) {
+            for (int c = 0; c < cc; c++) {
+                int i = r * cc + c;
+                if (i >= cells.length) {
                     continue;
                 }
-                g.setFill(color(shown[i], maxAbs));
+                g.setFill(color(cells[i], maxAbs));
                 g.fillRect(c * cell, r * cell, cell, cell);
             }
         }
         if (cell >= 6) {
             g.setStroke(Color.web("#ffffff"));
             g.setLineWidth(0.5);
-            for (int r = 0; r <= rows; r++) {
-                g.strokeLine(0, r * cell, cols * cell, r * cell);
+            for (int r = 0; r <= cr; r++) {
+                g.strokeLine(0, r * cell, cc * cell, r * cell);
             }
-            for (int c = 0; c <= cols; c++) {
-                g.strokeLine(c * cell, 0, c * cell, rows * cell);
+            for (int c = 0; c <= cc; c++) {
+                g.strokeLine(c * cell, 0, c * cell, cr * cell);
             }
         }
         GraphicsContext lg = legend.getGraphicsContext2D();
         lg.setFill(new LinearGradient(0, 0, 1, 0, true, CycleMethod.NO_CYCLE, new Stop(0, NEG), new Stop(0.5, MID), new Stop(1, POS)));
         lg.fillRect(0, 0, legend.getWidth(), legend.getHeight());
         legendText.setText("±" + num(maxAbs));
+    }
+
+    /** The canvas size now (for tests). */
+    public double[] canvasSize() {
+        return new double[] {canvas.getWidth(), canvas.getHeight()};
     }
 
     /** The diverging colour of a value, scaled by the largest magnitude shown. */

@@ -1,0 +1,58 @@
+package io.gradscope.app.view;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.tensor.Tensor;
+import javafx.scene.Scene;
+import javafx.scene.paint.Color;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+
+@ExtendWith(ApplicationExtension.class)
+class HeatmapTest {
+    private Heatmap map;
+
+    @Start
+    void start(Stage stage) {
+        map = new Heatmap("Value");
+        stage.setScene(new Scene(map, 400, 400));
+        stage.show();
+    }
+
+    @Test
+    void theColourScaleDivergesAroundZero() {
+        assertEquals(Heatmap.MID, Heatmap.color(0, 5));
+        assertEquals(Heatmap.POS, Heatmap.color(5, 5));
+        assertEquals(Heatmap.NEG, Heatmap.color(-5, 5));
+        Color half = Heatmap.color(2.5, 5);
+        assertTrue(half.getRed() > half.getBlue(), "positive values lean red");
+    }
+
+    @Test
+    void aLargeTensorIsDrawnInBlocksOfBoundedSize(FxRobot robot) {
+        double[] v = new double[4096 * 1024];
+        v[123_456] = Double.NaN;
+        robot.interact(() -> map.show(Tensor.of(v, 4096, 1024), ""));
+        double[] size = map.canvasSize();
+        assertTrue(size[0] <= 400 && size[1] <= 400, size[0] + " x " + size[1]);
+        assertTrue(map.statsText().contains("NaN 1"), map.statsText());
+    }
+
+    @Test
+    void aHigherRankTensorShowsOneSliceAtATime(FxRobot robot) {
+        double[] v = new double[2 * 3 * 4];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = i;
+        }
+        robot.interact(() -> map.show(Tensor.of(v, 2, 3, 4), ""));
+        double[] size = map.canvasSize();
+        assertEquals(4 * 18, size[0], 1e-9);
+        assertEquals(3 * 18, size[1], 1e-9);
+        assertTrue(map.statsText().contains("(24 values)"), map.statsText());
+    }
+}
