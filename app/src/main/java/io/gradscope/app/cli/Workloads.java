@@ -60,7 +60,7 @@ final class Workloads {
             w.add(gemm("dgemm_" + n + "_gflops", DType.FLOAT64, n));
         }
         w.add(new Workload("sgemm_1024_plain_loops_gflops", "GFLOP/s", 1, () -> plainSgemm(1024)));
-        w.add(new Workload("op_overhead_us", "µs", 300, () -> Workloads::opOverhead));
+        w.add(new Workload("op_overhead_us", "µs", 1500, () -> Workloads::opOverhead));
         w.add(new Workload("mlp_step_ms", "ms", 5, Workloads::mlpStep));
         w.add(new Workload("layernorm_fwdbwd_ms", "ms", 3, Workloads::layerNorm));
         w.add(new Workload("softmax_fwdbwd_ms", "ms", 3, Workloads::softmax));

@@ -8,11 +8,11 @@ import java.util.List;
 /** What an op's forward leaves for its VJP: the inputs, the output and any tensors it saved. */
 public final class OpContext {
     private final List<Tensor> inputs;
-    private final List<Tensor> saved = new ArrayList<>();
+    private List<Tensor> saved = List.of();
     private Tensor output;
 
     public OpContext(Tensor... inputs) {
-        this.inputs = List.copyOf(Arrays.asList(inputs));
+        this.inputs = List.of(inputs);
     }
 
     public List<Tensor> inputs() {
@@ -33,7 +33,20 @@ public final class OpContext {
 
     /** Keeps tensors (computed in the forward pass, without gradient) for the VJP. */
     public void save(Tensor... ts) {
+        if (saved.isEmpty()) {
+            saved = new ArrayList<>(ts.length);
+        }
         saved.addAll(Arrays.asList(ts));
+    }
+
+    /** The saved tensors and {@code out}: what an op's allocation scope keeps. */
+    List<Tensor> keptWith(Tensor out) {
+        if (saved.isEmpty()) {
+            return out == null ? List.of() : List.of(out);
+        }
+        List<Tensor> keep = new ArrayList<>(saved);
+        keep.add(out);
+        return keep;
     }
 
     public Tensor saved(int i) {

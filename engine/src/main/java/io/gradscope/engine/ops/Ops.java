@@ -61,9 +61,7 @@ public final class Ops {
                 }
             }
         } finally {
-            List<Tensor> keep = new ArrayList<>(ctx.savedTensors());
-            keep.add(out);
-            scope.close(keep);
+            scope.close(ctx.keptWith(out));
         }
         ctx.setOutput(out);
         if (record) {
