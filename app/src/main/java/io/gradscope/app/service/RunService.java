@@ -26,7 +26,12 @@ public final class RunService {
             protected Result call() {
                 updateMessage("Running " + file + "…");
                 long t0 = System.nanoTime();
-                ProgramRun run = Program.parse(file, source).run(options);
+                // Progress: the forward statements are the first half of the bar, the backward steps the second.
+                ProgramRun run = Program.parse(file, source).run(options, (phase, done, total) -> {
+                    double f = total == 0 ? 1 : (double) done / total;
+                    updateProgress(phase.equals("forward") ? f / 2 : 0.5 + f / 2, 1.0);
+                    updateMessage((phase.equals("forward") ? "Running " : "Backward pass of ") + file + ": " + done + " of " + total);
+                });
                 long t1 = System.nanoTime();
                 if (isCancelled()) {
                     return null;

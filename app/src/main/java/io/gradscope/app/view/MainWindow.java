@@ -254,7 +254,7 @@ public final class MainWindow extends BorderPane {
         runButton.setDisable(true);
         cancelButton.setDisable(false);
         progress.setVisible(true);
-        progress.setProgress(-1);
+        progress.progressProperty().bind(task.progressProperty());
         status.textProperty().bind(task.messageProperty());
         task.setOnSucceeded(e -> finished(task, task.getValue(), null));
         task.setOnFailed(e -> finished(task, null, task.getException()));
@@ -280,6 +280,7 @@ public final class MainWindow extends BorderPane {
         }
         running = null;
         status.textProperty().unbind();
+        progress.progressProperty().unbind();
         runButton.setDisable(false);
         cancelButton.setDisable(true);
         progress.setVisible(false);

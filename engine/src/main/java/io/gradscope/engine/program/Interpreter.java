@@ -51,6 +51,19 @@ final class Interpreter {
     private final java.util.IdentityHashMap<Tensor, Integer> vertexOf = new java.util.IdentityHashMap<>();
     private final java.util.ArrayDeque<String> groupStack = new java.util.ArrayDeque<>();
 
+    /** Told after every statement: how many have run, of how many. */
+    java.util.function.BiConsumer<Integer, Integer> onStatement = (done, total) -> { };
+    private int statementsDone;
+    private int statementsTotal;
+
+    private static int count(List<Ast.Stmt> stmts) {
+        int n = 0;
+        for (Ast.Stmt s : stmts) {
+            n += s instanceof Ast.With w ? count(w.body()) : 1;
+        }
+        return n;
+    }
+
     Interpreter(String file, boolean checking, RunOptions options) {
         this.file = file;
         this.checking = checking;
@@ -65,6 +78,7 @@ final class Interpreter {
         if (program.isEmpty()) {
             throw error(new Pos(1, 1), "the program is empty: it needs at least one statement, and the last one is the objective");
         }
+        statementsTotal = count(program);
         exec(program, true);
         if (!(objective instanceof TensorVal t) || t.shape().length != 0) {
             String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + Value.kind(objective);
@@ -98,6 +112,9 @@ final class Interpreter {
                 objectivePos = e.pos();
             } else if (s instanceof Ast.With w) {
                 with(w, last);
+            }
+            if (!(s instanceof Ast.With)) {
+                onStatement.accept(++statementsDone, statementsTotal);
             }
         }
     }

@@ -96,18 +96,39 @@ public final class Program {
         }
     }
 
+    /** How far a run is: the phase ("forward" or "backward") and the steps done of the total. */
+    @FunctionalInterface
+    public interface Progress {
+        void update(String phase, int done, int total);
+    }
+
     /** Checks, then runs the forward pass and the backward pass (when anything needs a gradient). */
     public ProgramRun run(RunOptions options) {
+        return run(options, (phase, done, total) -> { });
+    }
+
+    /** As {@link #run(RunOptions)}, reporting progress after every statement and backward step. */
+    public ProgramRun run(RunOptions options, Progress progress) {
         check(options.dtype());
         try (Recorder rec = Recorder.start()) {
             Interpreter in = new Interpreter(file, false, options);
+            in.onStatement = (done, total) -> progress.update("forward", done, total);
             in.run(statements);
             Tensor objective = ((TensorVal) in.objective).tensor();
             Map<String, Tensor> values = new LinkedHashMap<>();
             in.values.forEach((k, v) -> values.put(k, ((TensorVal) v).tensor()));
             Gradients grads = null;
             if (objective.requiresGrad()) {
-                grads = Backward.run(objective);
+                io.gradscope.engine.autograd.BackwardRun sweep = Backward.start(objective);
+                int total = sweep.totalSteps();
+                while (sweep.hasNext()) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        throw new java.util.concurrent.CancellationException("backward pass cancelled");
+                    }
+                    sweep.step();
+                    progress.update("backward", sweep.stepsDone(), total);
+                }
+                grads = sweep.finish();
             }
             return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective), in.programGraph(),
                     List.copyOf(in.groupsSeen), List.copyOf(in.segments), rec.trace());

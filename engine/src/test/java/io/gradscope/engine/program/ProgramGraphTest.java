@@ -38,6 +38,16 @@ class ProgramGraphTest {
     }
 
     @Test
+    void progressCountsStatementsThenBackwardSteps() {
+        String src = "x = input(2)\nW = param(2)\nwith group(\"g\"):\n    y = x * W\nloss = sum(y)\n";
+        java.util.List<String> seen = new java.util.ArrayList<>();
+        Program.parse("p.grad", src).run(new RunOptions(DType.FLOAT64, 0, Map.of()),
+                (phase, done, total) -> seen.add(phase + " " + done + "/" + total));
+        assertEquals(List.of("forward 1/4", "forward 2/4", "forward 3/4", "forward 4/4",
+                "backward 1/3", "backward 2/3", "backward 3/3"), seen);
+    }
+
+    @Test
     void statisticsCountNonFiniteValuesApart() {
         TensorStats s = TensorStats.of(new double[] {1, -3, Double.NaN, Double.POSITIVE_INFINITY, 2, Double.NEGATIVE_INFINITY,
             Double.NEGATIVE_INFINITY});
