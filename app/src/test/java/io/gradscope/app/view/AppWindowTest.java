@@ -74,6 +74,24 @@ class AppWindowTest {
     }
 
     @Test
+    void clickingANodeSelectsItAndTheInspectorFollows(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/backprop_chain.grad"));
+        var panel = window.graphPanel();
+        // GraphStream computes its camera transform when it draws a frame: wait for one.
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> panel.view().getCamera().getMetrics().ratioPx2Gu > 0);
+        WaitForAsyncUtils.sleep(600, TimeUnit.MILLISECONDS);
+        Object[] xyz = (Object[]) panel.graph().getNode("v1").getAttribute("xyz");
+        var px = panel.view().getCamera().transformGuToPx(((Number) xyz[0]).doubleValue(), ((Number) xyz[1]).doubleValue(), 0);
+        javafx.geometry.Point2D screen = panel.view().localToScreen(px.x, px.y);
+        robot.clickOn(screen);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(1, window.viewModel().selected().get(), "W is vertex 1");
+        assertEquals("W", robot.lookup("#inspector-name").queryLabeled().getText());
+        robot.type(KeyCode.ESCAPE);
+        assertEquals(-1, window.viewModel().selected().get());
+    }
+
+    @Test
     void theLogitsGradientRowsSumToZero(FxRobot robot) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         int logits = -1;
