@@ -35,6 +35,9 @@ public final class GraphLayout {
     private GraphLayout() {
     }
 
+    /** A leaf with more consumers than this has its edges drawn straight: see Note [Shared leaves]. */
+    static final int SHARED_LEAF_USES = 16;
+
     /** A box in layout coordinates. */
     public record Box(double x, double y, double w, double h) {
         public double cx() {
@@ -168,12 +171,26 @@ public final class GraphLayout {
             }
             elk.put(key, n);
         }
+        // Note [Shared leaves]: a leaf feeding many layers (tied weights) would make ELK add a dummy
+        // node on every layer each of its edges crosses (500 uses of one weight: 40 s). Its edges are
+        // left out of the layout and drawn straight instead.
+        Map<Integer, Integer> uses = new HashMap<>();
+        for (ProgramGraph.Edge e : graph.edges()) {
+            uses.merge(e.from(), 1, Integer::sum);
+        }
         List<ElkEdge> elkEdges = new ArrayList<>();
         List<ProgramGraph.Edge> kept = new ArrayList<>();
+        List<ProgramGraph.Edge> straight = new ArrayList<>();
         for (ProgramGraph.Edge e : graph.edges()) {
-            String a = keyOf(graph.vertices().get(e.from()), collapsed);
+            ProgramGraph.Vertex from = graph.vertices().get(e.from());
+            String a = keyOf(from, collapsed);
             String b = keyOf(graph.vertices().get(e.to()), collapsed);
             if (a.equals(b)) {
+                continue;
+            }
+            boolean leaf = from.kind() != ProgramGraph.Kind.OP && from.kind() != ProgramGraph.Kind.OBJECTIVE;
+            if (leaf && uses.get(e.from()) > SHARED_LEAF_USES) {
+                straight.add(e);
                 continue;
             }
             ElkEdge edge = ElkGraphUtil.createSimpleEdge(elk.get(a), elk.get(b));
@@ -215,6 +232,13 @@ public final class GraphLayout {
             String from = ((ElkNode) e.getSources().get(0)).getIdentifier();
             String to = ((ElkNode) e.getTargets().get(0)).getIdentifier();
             edges.add(new DisplayEdge(from, to, kept.get(i), pts));
+        }
+        for (ProgramGraph.Edge e : straight) {
+            String a = keyOf(graph.vertices().get(e.from()), collapsed);
+            String b = keyOf(graph.vertices().get(e.to()), collapsed);
+            Box from = nodes.get(a).box();
+            Box to = nodes.get(b).box();
+            edges.add(new DisplayEdge(a, b, e, List.of(new double[] {from.cx(), from.y() + from.h()}, new double[] {to.cx(), to.y()})));
         }
         return new Result(nodes, groups, edges, root.getWidth(), root.getHeight());
     }

@@ -49,6 +49,28 @@ class GraphLayoutTest {
     }
 
     @Test
+    void aWeightSharedByManyLayersKeepsTheLayoutFastAndItsEdgesDrawn() {
+        StringBuilder src = new StringBuilder("x = param(2, 4)\nw = param(4, 4)\n");
+        String prev = "x";
+        for (int i = 0; i < 300; i++) {
+            src.append("h").append(i).append(" = tanh(").append(prev).append(" @ w)\n");
+            prev = "h" + i;
+        }
+        src.append("loss = sum(").append(prev).append(")\n");
+        ProgramGraph g = Program.parse("tied.grad", src.toString()).run(new RunOptions(DType.FLOAT32, 0, Map.of())).programGraph();
+        GraphLayout.Result r = GraphLayout.layout(g, Set.of());
+        assertEquals(g.edges().size(), r.edges().size(), "every edge is drawn");
+        var fromW = r.edges().stream().filter(e -> e.from().equals("v1")).toList();
+        assertEquals(300, fromW.size());
+        for (GraphLayout.DisplayEdge e : fromW) {
+            // Drawn straight, from the bottom of w to the top of its consumer.
+            assertEquals(2, e.points().size());
+            assertEquals(r.nodes().get("v1").box().y() + r.nodes().get("v1").box().h(), e.points().get(0)[1], 1e-9);
+            assertEquals(r.nodes().get(e.to()).box().y(), e.points().get(1)[1], 1e-9);
+        }
+    }
+
+    @Test
     void aCollapsedGroupIsOneNodeWithTheEdgesThatCrossIt() {
         GraphLayout.Result r = GraphLayout.layout(graph(), Set.of("layer"));
         assertEquals(4, r.nodes().size(), "x, W, the group, loss");
