@@ -50,6 +50,7 @@ public final class Heatmap extends VBox {
         sliceRow.setManaged(false);
         setPadding(new Insets(4, 0, 8, 0));
         blockText.getStyleClass().add("stats");
+        blockText.setManaged(false);
         getChildren().addAll(title, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
     }
 
@@ -153,6 +154,8 @@ public final class Heatmap extends VBox {
             }
         }
         blockText.setText(br * bc > 1 ? "each cell: the largest |value| of a " + br + "×" + bc + " block" : "");
+        blockText.setVisible(br * bc > 1);
+        blockText.setManaged(br * bc > 1);
         double maxAbs = 0;
         for (double v : cells) {
             if (Double.isFinite(v)) {

@@ -80,11 +80,20 @@ public final class Program {
         return file;
     }
 
+    /** The dtype the program last passed its check in, and the leaves it found (a run need not check twice). */
+    private volatile DType checkedIn;
+    private volatile List<Leaf> checkedLeaves;
+
     /** Checks names and shapes without allocating; returns the declared leaves. */
     public List<Leaf> check(DType dtype) {
+        if (dtype == checkedIn) {
+            return checkedLeaves;
+        }
         Interpreter in = new Interpreter(file, true, new RunOptions(dtype, 0, Map.of()));
         in.run(statements);
-        return List.copyOf(in.leaves);
+        checkedLeaves = List.copyOf(in.leaves);
+        checkedIn = dtype;
+        return checkedLeaves;
     }
 
     /** Runs the forward pass only, recording nothing, and returns the objective (for finite differences). */
