@@ -191,6 +191,16 @@ for sq, sk, sv, causal in [((3, 4), (3, 4), (3, 4), False), ((2, 3, 4), (2, 5, 4
     add("attention", lambda q, k, v, causal=causal: attn(q, k, v, causal),
         [uniform(sq, -1, 1), uniform(sk, -1, 1), uniform(sv, -1, 1)], {"causal": causal})
 
+# Ops added later go below, so the rows above keep their random draws.
+for s in UNARY_SHAPES + [(2, 3)]:
+    add("silu", F.silu, [uniform(s, -4, 4)])
+for s, lo, hi in [((7,), -1.0, 1.0), ((0,), -1.0, 1.0), ((), -1.0, 1.0), ((2, 4), -0.5, 2.0)]:
+    # values kept 0.05 away from the kinks at lo and hi, where the central difference is undefined
+    x = uniform(s, -3, 3)
+    x = torch.where(((x - lo).abs() < 0.05) | ((x - hi).abs() < 0.05), x + 0.1, x)
+    add("hardtanh", lambda x, lo=lo, hi=hi: F.hardtanh(x, lo, hi), [x],
+        {} if (lo, hi) == (-1.0, 1.0) else {"min_val": lo, "max_val": hi})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

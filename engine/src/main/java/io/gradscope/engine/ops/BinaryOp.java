@@ -28,13 +28,15 @@ public final class BinaryOp extends Op {
 
     private final String name;
     private final String symbol;
+    private final String quoted;
     private final BinaryKind kind;
     private final String rule;
     private final Vjp vjp;
 
     private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Vjp vjp) {
         this.name = name;
-        this.symbol = "'" + symbol + "'";
+        this.symbol = symbol;
+        this.quoted = "'" + symbol + "'";
         this.kind = kind;
         this.rule = rule;
         this.vjp = vjp;
@@ -45,6 +47,11 @@ public final class BinaryOp extends Op {
         return name;
     }
 
+    /** The program operator: {@code +}. */
+    String symbol() {
+        return symbol;
+    }
+
     @Override
     public String rule() {
         return rule;
@@ -53,8 +60,8 @@ public final class BinaryOp extends Op {
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name, shapes, 2);
-        Checks.floats(symbol, dtypes, 0, 1);
-        return Shapes.broadcast(symbol, shapes[0], shapes[1]);
+        Checks.floats(quoted, dtypes, 0, 1);
+        return Shapes.broadcast(quoted, shapes[0], shapes[1]);
     }
 
     @Override

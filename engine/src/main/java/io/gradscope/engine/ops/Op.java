@@ -36,8 +36,14 @@ public abstract class Op {
      */
     public abstract Tensor[] vjp(OpContext ctx, Tensor g);
 
-    /** The forward-mode derivative; ops gain it as forward mode lands. */
+    /**
+     * The forward-mode derivative: the output's tangent for the inputs' tangents. A linear op (its
+     * spec says so) is its own JVP; elementwise functions derive theirs from their derivative.
+     */
     public Tensor jvp(OpContext ctx, Tensor... tangents) {
+        if (OpRegistry.spec(name()).linear()) {
+            return Ops.apply(this, tangents);
+        }
         throw new UnsupportedOperationException(name() + ": forward mode is not available yet");
     }
 

@@ -112,7 +112,7 @@ public final class Ops {
     }
 
     public static Tensor neg(Tensor a) {
-        return unary(UnaryOp.NEG, a);
+        return unary(OpSpecs.NEG, a);
     }
 
     public static Tensor pow(Tensor a, double exponent) {
@@ -130,47 +130,47 @@ public final class Ops {
     }
 
     public static Tensor relu(Tensor x) {
-        return unary(UnaryOp.RELU, x);
+        return unary(OpSpecs.RELU, x);
     }
 
     public static Tensor sigmoid(Tensor x) {
-        return unary(UnaryOp.SIGMOID, x);
+        return unary(OpSpecs.SIGMOID, x);
     }
 
     public static Tensor tanh(Tensor x) {
-        return unary(UnaryOp.TANH, x);
+        return unary(OpSpecs.TANH, x);
     }
 
     public static Tensor exp(Tensor x) {
-        return unary(UnaryOp.EXP, x);
+        return unary(OpSpecs.EXP, x);
     }
 
     public static Tensor log(Tensor x) {
-        return unary(UnaryOp.LOG, x);
+        return unary(OpSpecs.LOG, x);
     }
 
     public static Tensor sqrt(Tensor x) {
-        return unary(UnaryOp.SQRT, x);
+        return unary(OpSpecs.SQRT, x);
     }
 
     public static Tensor abs(Tensor x) {
-        return unary(UnaryOp.ABS, x);
+        return unary(OpSpecs.ABS, x);
     }
 
     public static Tensor sin(Tensor x) {
-        return unary(UnaryOp.SIN, x);
+        return unary(OpSpecs.SIN, x);
     }
 
     public static Tensor cos(Tensor x) {
-        return unary(UnaryOp.COS, x);
+        return unary(OpSpecs.COS, x);
     }
 
     public static Tensor gelu(Tensor x) {
-        return unary(UnaryOp.GELU, x);
+        return unary(OpSpecs.GELU, x);
     }
 
     public static Tensor softplus(Tensor x) {
-        return unary(UnaryOp.SOFTPLUS, x);
+        return unary(OpSpecs.SOFTPLUS, x);
     }
 
     // ---- reductions -----------------------------------------------------------------------

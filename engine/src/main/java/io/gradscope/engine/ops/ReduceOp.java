@@ -97,12 +97,4 @@ public final class ReduceOp extends Op {
             }
         }};
     }
-
-    @Override
-    public Tensor jvp(OpContext ctx, Tensor... t) {
-        if (kind == Kind.AMAX) {
-            return super.jvp(ctx, t);
-        }
-        return Ops.apply(this, t[0]);
-    }
 }

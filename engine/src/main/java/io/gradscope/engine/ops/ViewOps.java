@@ -79,11 +79,6 @@ final class ViewOps {
         public Tensor[] vjp(OpContext ctx, Tensor g) {
             return new Tensor[] {Ops.reshape(g, ctx.input(0).shape())};
         }
-
-        @Override
-        public Tensor jvp(OpContext ctx, Tensor... t) {
-            return Ops.apply(this, t[0]);
-        }
     }
 
     /** Permute (and transpose, a permute that swaps two axes). */
@@ -172,11 +167,6 @@ final class ViewOps {
             }
             return new Tensor[] {swap != null ? Ops.apply(this, g) : Ops.permute(g, inv)};
         }
-
-        @Override
-        public Tensor jvp(OpContext ctx, Tensor... t) {
-            return Ops.apply(this, t[0]);
-        }
     }
 
     /** {@code x.narrow(axis, start, stop - start)}. */
@@ -234,11 +224,6 @@ final class ViewOps {
             int a = Shapes.axis("slice", axis, x.rank());
             return new Tensor[] {Ops.pad(g, a, start, x.shape()[a] - stop)};
         }
-
-        @Override
-        public Tensor jvp(OpContext ctx, Tensor... t) {
-            return Ops.apply(this, t[0]);
-        }
     }
 
     /** Zeros before and after along one axis: slice's VJP, and itself differentiable (its VJP is a slice). */
@@ -293,11 +278,6 @@ final class ViewOps {
         public Tensor[] vjp(OpContext ctx, Tensor g) {
             int a = Shapes.axis("pad", axis, g.rank());
             return new Tensor[] {Ops.slice(g, a, before, before + ctx.input(0).shape()[a])};
-        }
-
-        @Override
-        public Tensor jvp(OpContext ctx, Tensor... t) {
-            return Ops.apply(this, t[0]);
         }
     }
 
@@ -430,11 +410,6 @@ final class ViewOps {
         @Override
         public Tensor[] vjp(OpContext ctx, Tensor g) {
             return new Tensor[] {Ops.sumTo(g, ctx.input(0).shape())};
-        }
-
-        @Override
-        public Tensor jvp(OpContext ctx, Tensor... t) {
-            return Ops.apply(this, t[0]);
         }
     }
 }

@@ -88,6 +88,11 @@ final class Args {
         return keywords.get(name);
     }
 
+    /** Whether the call gave positional {@code i} or keyword {@code name}. */
+    boolean given(int i, String name) {
+        return (i >= 0 && i < positional.size()) || keywords.containsKey(name);
+    }
+
     private Pos where(int i, String name) {
         return i >= 0 && i < positional.size() ? argPos(i) : keywordPos.getOrDefault(name, call.pos());
     }

@@ -1,15 +1,22 @@
 package io.gradscope.engine.program;
 
 import io.gradscope.engine.ops.Op;
-import io.gradscope.engine.ops.OpRegistry;
+import io.gradscope.engine.ops.OpSpec;
+import io.gradscope.engine.ops.OpSpecs;
+import io.gradscope.engine.ops.Param;
 import io.gradscope.engine.program.Value.TensorVal;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-/** The functions of the program format: each call's arguments become an op of the table and its tensor inputs. */
+/**
+ * The functions of the program format: the leaves and with-contexts of the language, and every op
+ * whose {@link OpSpec} is callable. A call's arguments are read by the spec's signature and become
+ * the op and its tensor inputs.
+ */
 final class Functions {
     private Functions() {
     }
@@ -19,104 +26,72 @@ final class Functions {
     }
 
     static final Set<String> LEAVES = Set.of("input", "param", "labels");
-    static final Set<String> UNARY = Set.of("relu", "sigmoid", "tanh", "exp", "log", "sqrt", "abs", "sin", "cos", "gelu",
-            "softplus");
-    static final Set<String> OTHERS = Set.of("sum", "mean", "amax", "logsumexp", "softmax", "log_softmax", "reshape",
-            "transpose", "permute", "slice", "concat", "broadcast_to", "cross_entropy", "mse", "layer_norm", "rms_norm",
-            "attention");
     static final Set<String> CONTEXTS = Set.of("group", "checkpoint");
+    private static final Set<String> ALL = all(LEAVES, CONTEXTS);
+
+    private static Set<String> all(Set<String> leaves, Set<String> contexts) {
+        Set<String> s = new TreeSet<>(leaves);
+        s.addAll(contexts);
+        s.addAll(OpSpecs.callableNames());
+        return Set.copyOf(s);
+    }
 
     /** Every name a program can call. */
     static Set<String> all() {
-        Set<String> s = new TreeSet<>(LEAVES);
-        s.addAll(UNARY);
-        s.addAll(OTHERS);
-        s.addAll(CONTEXTS);
-        return s;
+        return ALL;
     }
 
-    static OpCall build(Args a) {
-        String fn = a.fn();
+    /** The spec of the op a program calls by {@code fn}, or null. */
+    static OpSpec op(String fn) {
+        OpSpec s = OpSpecs.get(fn);
+        return s != null && s.callable() ? s : null;
+    }
+
+    /** Reads a call of the op {@code spec} by its signature. */
+    static OpCall build(OpSpec spec, Args a) {
+        List<Param> params = spec.params();
+        int required = 0;
+        boolean rest = false;
+        List<String> keywords = new ArrayList<>();
+        for (Param p : params) {
+            rest |= p.kind() == Param.Kind.TENSORS || p.kind() == Param.Kind.DIMS;
+            required += p.optional() || p.kind() == Param.Kind.TENSORS || p.kind() == Param.Kind.DIMS ? 0 : 1;
+            if (OpSpec.keyword(p) && spec.allOrNone().isEmpty()) {
+                keywords.add(p.name());
+            }
+        }
+        required += rest ? 1 : 0;
+        a.allow(required, rest ? Integer.MAX_VALUE : params.size(), spec.usage(), keywords.toArray(new String[0]));
+        if (!spec.allOrNone().isEmpty()) {
+            int first = params.indexOf(spec.param(spec.allOrNone().get(0)));
+            if (a.count() > first && a.count() < first + spec.allOrNone().size()) {
+                throw a.error(a.pos(), spec.name() + "() takes " + String.join(" and ", spec.allOrNone())
+                        + " together or not at all: " + spec.usage());
+            }
+        }
         Map<String, Object> attrs = new HashMap<>();
-        if (UNARY.contains(fn)) {
-            a.allow(1, 1, fn + "(x)");
-            return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0)));
+        List<TensorVal> inputs = new ArrayList<>();
+        for (int i = 0; i < params.size(); i++) {
+            Param p = params.get(i);
+            // An attribute after the varargs tensors is given by keyword only.
+            int at = i > 0 && params.get(0).kind() == Param.Kind.TENSORS ? -1 : i;
+            switch (p.kind()) {
+                case TENSOR -> inputs.add(a.tensor(i));
+                case TENSORS -> inputs.addAll(a.tensors());
+                case DIMS -> attrs.put(p.name(), a.intsFrom(i, p.noun()));
+                case AXES -> put(attrs, p, a.axes(at, p.name(), (int[]) p.dflt()), a, at);
+                case INT -> put(attrs, p, a.integer(at, p.name(), (Integer) p.dflt()), a, at);
+                case NUMBER -> put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
+                case BOOL -> put(attrs, p, a.bool(at, p.name(), (Boolean) p.dflt()), a, at);
+            }
         }
-        switch (fn) {
-            case "sum", "mean", "amax" -> {
-                a.allow(1, 3, fn + "(x, axis=None, keepdim=False)", "axis", "keepdim");
-                attrs.put("axis", a.axes(1, "axis", null));
-                attrs.put("keepdim", a.bool(2, "keepdim", false));
-                return one(fn, attrs, a);
-            }
-            case "logsumexp" -> {
-                a.allow(1, 3, "logsumexp(x, axis=-1, keepdim=False)", "axis", "keepdim");
-                attrs.put("axis", a.axes(1, "axis", new int[] {-1}));
-                attrs.put("keepdim", a.bool(2, "keepdim", false));
-                return one(fn, attrs, a);
-            }
-            case "softmax", "log_softmax" -> {
-                a.allow(1, 2, fn + "(x, axis=-1)", "axis");
-                attrs.put("axis", a.integer(1, "axis", -1));
-                return one(fn, attrs, a);
-            }
-            case "reshape", "broadcast_to" -> {
-                a.allow(2, Integer.MAX_VALUE, fn + "(x, d0, d1, ...)");
-                attrs.put("shape", a.intsFrom(1, "dimensions"));
-                return one(fn, attrs, a);
-            }
-            case "transpose" -> {
-                a.allow(1, 3, "transpose(x) or transpose(x, a, b)");
-                if (a.count() == 2) {
-                    throw a.error(a.pos(), "transpose() takes x alone (swapping the last two axes) or x with two axes a and b");
-                }
-                if (a.count() == 3) {
-                    attrs.put("a", a.integer(1, "a", null));
-                    attrs.put("b", a.integer(2, "b", null));
-                }
-                return one(fn, attrs, a);
-            }
-            case "permute" -> {
-                a.allow(1, Integer.MAX_VALUE, "permute(x, p0, p1, ...)");
-                attrs.put("perm", a.intsFrom(1, "axes"));
-                return one(fn, attrs, a);
-            }
-            case "slice" -> {
-                a.allow(4, 4, "slice(x, axis, start, stop)", "axis", "start", "stop");
-                attrs.put("axis", a.integer(1, "axis", null));
-                attrs.put("start", a.integer(2, "start", null));
-                attrs.put("stop", a.integer(3, "stop", null));
-                return one(fn, attrs, a);
-            }
-            case "concat" -> {
-                a.allow(1, Integer.MAX_VALUE, "concat(a, b, ..., axis=0)", "axis");
-                attrs.put("axis", a.integer(-1, "axis", 0));
-                return new OpCall(OpRegistry.create(fn, attrs), a.tensors());
-            }
-            case "cross_entropy", "mse" -> {
-                a.allow(2, 2, fn + (fn.equals("mse") ? "(a, b)" : "(logits, labels)"));
-                return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0), a.tensor(1)));
-            }
-            case "layer_norm" -> {
-                a.allow(3, 4, "layer_norm(x, weight, bias, eps=1e-5)", "eps");
-                attrs.put("eps", a.number(3, "eps", 1e-5));
-                return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0), a.tensor(1), a.tensor(2)));
-            }
-            case "rms_norm" -> {
-                a.allow(2, 3, "rms_norm(x, weight, eps=1e-6)", "eps");
-                attrs.put("eps", a.number(2, "eps", 1e-6));
-                return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0), a.tensor(1)));
-            }
-            case "attention" -> {
-                a.allow(3, 4, "attention(q, k, v, causal=False)", "causal");
-                attrs.put("causal", a.bool(3, "causal", false));
-                return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0), a.tensor(1), a.tensor(2)));
-            }
-            default -> throw new IllegalStateException("no function " + fn);
-        }
+        return new OpCall(spec.create(attrs), inputs);
     }
 
-    private static OpCall one(String fn, Map<String, Object> attrs, Args a) {
-        return new OpCall(OpRegistry.create(fn, attrs), List.of(a.tensor(0)));
+    /** Records an attribute the call gave; defaults stay the spec's (so labels show what was written). */
+    private static void put(Map<String, Object> attrs, Param p, Object v, Args a, int at) {
+        if (a.given(at, p.name()) || !p.optional()) {
+            attrs.put(p.name(), v);
+        }
     }
 }

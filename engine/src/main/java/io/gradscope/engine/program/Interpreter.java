@@ -6,6 +6,8 @@ import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpRegistry;
+import io.gradscope.engine.ops.OpSpec;
+import io.gradscope.engine.ops.OpSpecs;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.program.Value.BoolVal;
 import io.gradscope.engine.program.Value.NoneVal;
@@ -29,7 +31,6 @@ import java.util.Set;
  * running mode the same code applies the ops.
  */
 final class Interpreter {
-    private static final Set<String> VIEW_OPS = Set.of("reshape", "transpose", "permute", "slice", "broadcast_to");
 
     private final String file;
     private final boolean checking;
@@ -368,7 +369,7 @@ final class Interpreter {
             return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral());
         }
         TensorVal t = tensorOperand(v, u.operand().pos(), "unary '" + u.op() + "'");
-        return u.op().equals("-") ? apply(OpRegistry.create("neg", Map.of()), List.of(t), u.pos()) : t;
+        return u.op().equals("-") ? apply(OpSpecs.byOperator("-", 1).create(Map.of()), List.of(t), u.pos()) : t;
     }
 
     private Value binary(Ast.Binary b) {
@@ -383,7 +384,7 @@ final class Interpreter {
                 return new NumVal(Math.pow(n.value(), c.value()), n.integral() && c.integral() && c.value() >= 0);
             }
             TensorVal t = tensorOperand(l, b.left().pos(), "'**'");
-            return apply(OpRegistry.create("pow", Map.of("exponent", c.value())), List.of(t), b.pos());
+            return apply(OpSpecs.byOperator("**", 1).create(Map.of("exponent", c.value())), List.of(t), b.pos());
         }
         if (l instanceof NumVal x && r instanceof NumVal y) {
             return fold(b, x, y);
@@ -393,14 +394,7 @@ final class Interpreter {
         }
         TensorVal a = l instanceof NumVal n ? constant(n.value(), b.left().pos()) : tensorOperand(l, b.left().pos(), "'" + op + "'");
         TensorVal c = r instanceof NumVal n ? constant(n.value(), b.right().pos()) : tensorOperand(r, b.right().pos(), "'" + op + "'");
-        String name = switch (op) {
-            case "+" -> "add";
-            case "-" -> "sub";
-            case "*" -> "mul";
-            case "/" -> "div";
-            default -> "matmul";
-        };
-        return apply(OpRegistry.create(name, Map.of()), List.of(a, c), b.pos());
+        return apply(OpSpecs.byOperator(op, 2).create(Map.of()), List.of(a, c), b.pos());
     }
 
     private Value fold(Ast.Binary b, NumVal x, NumVal y) {
@@ -438,12 +432,13 @@ final class Interpreter {
         if (values.containsKey(fn)) {
             throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
         }
-        if (!Functions.UNARY.contains(fn) && !Functions.OTHERS.contains(fn)) {
+        OpSpec spec = Functions.op(fn);
+        if (spec == null) {
             throw error(c.pos(), "unknown function '" + fn + "'" + Names.didYouMean(fn, Functions.all()));
         }
         Functions.OpCall oc;
         try {
-            oc = Functions.build(args(c));
+            oc = Functions.build(spec, args(c));
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {
@@ -466,7 +461,7 @@ final class Interpreter {
             throw error(pos, e.getMessage());
         }
         DType dt = dtypes.length > 0 && dtypes[0].isFloating() ? dtypes[0] : options.dtype();
-        if (!VIEW_OPS.contains(op.name())) {
+        if (!OpRegistry.spec(op.name()).view()) {
             account(pos, "the result of " + op.name(), out, dt);
         }
         if (checking) {

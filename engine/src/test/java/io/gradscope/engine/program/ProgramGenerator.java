@@ -1,8 +1,13 @@
 package io.gradscope.engine.program;
 
+import io.gradscope.engine.ops.OpRegistry;
+import io.gradscope.engine.ops.OpSpec;
+import io.gradscope.engine.ops.OpSpecs;
+import io.gradscope.engine.ops.UnaryOp;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -106,6 +111,9 @@ final class ProgramGenerator {
         return src.toString();
     }
 
+    private static final List<String> ELEMENTWISE = OpSpecs.all().stream()
+            .filter(spec -> spec.callable() && spec.elementwise()).map(OpSpec::name).toList();
+
     private void step() {
         Var x = pick();
         int[] s = x.shape;
@@ -120,9 +128,11 @@ final class ProgramGenerator {
         }
         switch (r.nextInt(16)) {
             case 0 -> {
-                String[] f = {"tanh", "sigmoid", "sin", "cos", "gelu", "softplus", "exp", "relu", "abs"};
-                String fn = f[r.nextInt(f.length)];
-                emit(fn + "(" + (fn.equals("exp") ? "tanh(" + x.name + ")" : x.name) + ")", s);
+                // Every elementwise function of the op specs; log and sqrt get positive arguments, exp a bounded one.
+                String fn = ELEMENTWISE.get(r.nextInt(ELEMENTWISE.size()));
+                boolean positive = ((UnaryOp) OpRegistry.create(fn, Map.of())).positiveDomain();
+                String arg = positive ? x.name + " * " + x.name + " + 0.5" : fn.equals("exp") ? "tanh(" + x.name + ")" : x.name;
+                emit(fn + "(" + arg + ")", s);
             }
             case 1 -> emit("log(" + x.name + " * " + x.name + " + 1)", s);
             case 2 -> emit("sqrt(" + x.name + " * " + x.name + " + 0.5) / (" + x.name + " * " + x.name + " + 1)", s);

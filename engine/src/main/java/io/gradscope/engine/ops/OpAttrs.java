@@ -1,0 +1,92 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import java.util.Map;
+
+/**
+ * An op's attribute values by name, typed, with the defaults of its {@link OpSpec}. Values are
+ * Integer, int[] (axes, shapes), Double, Boolean or null (None).
+ */
+public final class OpAttrs {
+    private final OpSpec spec;
+    private final Map<String, Object> values;
+
+    OpAttrs(OpSpec spec, Map<String, Object> values) {
+        this.spec = spec;
+        this.values = values;
+    }
+
+    private Object get(String key) {
+        if (values.containsKey(key)) {
+            return values.get(key);
+        }
+        Param p = spec.param(key);
+        if (p == null || !p.optional()) {
+            throw new GradscopeException(spec.name() + ": missing argument '" + key + "'");
+        }
+        return p.dflt();
+    }
+
+    /** Whether the value was given (not taken from the default). */
+    boolean given(String key) {
+        return values.containsKey(key);
+    }
+
+    /** The op's name with the attributes given: {@code hardtanh(min_val=-2, max_val=2)}. */
+    String label() {
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        for (Param p : spec.params()) {
+            if (!p.isTensor() && values.containsKey(p.name())) {
+                parts.add(p.name() + "=" + Param.valueText(values.get(p.name())));
+            }
+        }
+        return parts.isEmpty() ? spec.name() : spec.name() + "(" + String.join(", ", parts) + ")";
+    }
+
+    int integer(String key) {
+        Object v = get(key);
+        if (v instanceof Number n && n.doubleValue() == n.intValue()) {
+            return n.intValue();
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be an integer, not " + v);
+    }
+
+    double number(String key) {
+        Object v = get(key);
+        if (v instanceof Number n) {
+            return n.doubleValue();
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be a number, not " + v);
+    }
+
+    boolean bool(String key) {
+        Object v = get(key);
+        if (v instanceof Boolean b) {
+            return b;
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be True or False, not " + v);
+    }
+
+    int[] ints(String key) {
+        Object v = get(key);
+        if (v instanceof int[] a) {
+            return a;
+        }
+        if (v instanceof Number n) {
+            return new int[] {n.intValue()};
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be integers, not " + v);
+    }
+
+    /** An axis, a tuple of axes, or None (null: all axes). */
+    int[] axes(String key) {
+        Object v = get(key);
+        if (v == null) {
+            return null;
+        }
+        if (v instanceof Number) {
+            return new int[] {integer(key)};
+        }
+        return ints(key);
+    }
+}

@@ -1,0 +1,225 @@
+package io.gradscope.engine.ops;
+
+import static io.gradscope.engine.ops.OpSpec.fn;
+
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Every op, declared once. Adding an op is one entry here (and its reference rows in
+ * {@code gen_op_table.py}): the registry, the program language's function table, the function table
+ * of docs/PROGRAM-FORMAT.md and the generic op tests are all derived from this list.
+ *
+ * <p>Elementwise functions are written out in full here (forward, derivative, rule text); other ops
+ * name the class that holds their shape rule, forward and VJP.
+ */
+public final class OpSpecs {
+    private static final Map<String, OpSpec> BY_NAME = new LinkedHashMap<>();
+
+    private OpSpecs() {
+    }
+
+    // ---- arithmetic operators ---------------------------------------------------------------
+
+    static {
+        for (BinaryOp op : BinaryOp.ALL) {
+            def(fn(op.name()).tensor("a").tensor("b").operator(op.symbol()).torch("torch." + op.name())
+                    .linearIf(op == BinaryOp.ADD || op == BinaryOp.SUB).op(a -> op));
+        }
+        def(fn("matmul").tensor("a").tensor("b").operator("@").torch("torch.matmul").op(a -> MatMulOp.INSTANCE));
+        def(fn("pow").tensor("x").number("exponent").operator("**").torch("torch.pow(x, c)")
+                .op(a -> new PowOp(a.number("exponent"))));
+    }
+
+    // ---- elementwise functions: forward, dy/dx, rule ------------------------------------------
+
+    public static final UnaryOp NEG = unary(fn("neg").operator("-").linear().torch("torch.neg"),
+            UnaryKind.NEG, "dx = −g", (x, y) -> Ops.constant(-1, x));
+    public static final UnaryOp EXP = unary(fn("exp").torch("torch.exp"), UnaryKind.EXP, "dx = g ⊙ y", (x, y) -> y);
+    public static final UnaryOp LOG = def(fn("log").torch("torch.log"), new UnaryOp("log", "log", "dx = g / x",
+            x -> Raw.unary(UnaryKind.LOG, x), (x, y) -> Ops.div(Ops.constant(1, x), x), null, true));
+    public static final UnaryOp SQRT = def(fn("sqrt").torch("torch.sqrt"), new UnaryOp("sqrt", "sqrt", "dx = g / (2·y)",
+            x -> Raw.unary(UnaryKind.SQRT, x), (x, y) -> Ops.div(Ops.constant(0.5, x), y), null, true));
+    // NOTE: abs has subgradient sign(0) = 0 at 0, as in PyTorch.
+    public static final UnaryOp ABS = unary(fn("abs").torch("torch.abs"), UnaryKind.ABS, "dx = g ⊙ sign(x)",
+            (x, y) -> Raw.unary(UnaryKind.SIGN, x));
+    public static final UnaryOp SIN = unary(fn("sin").torch("torch.sin"), UnaryKind.SIN, "dx = g ⊙ cos(x)",
+            (x, y) -> Ops.cos(x));
+    public static final UnaryOp COS = unary(fn("cos").torch("torch.cos"), UnaryKind.COS, "dx = −g ⊙ sin(x)",
+            (x, y) -> Ops.neg(Ops.sin(x)));
+    public static final UnaryOp TANH = unary(fn("tanh").torch("torch.tanh"), UnaryKind.TANH, "dx = g ⊙ (1 − y²)",
+            (x, y) -> Ops.sub(Ops.constant(1, x), Ops.mul(y, y)));
+    public static final UnaryOp SIGMOID = unary(fn("sigmoid").torch("torch.sigmoid"), UnaryKind.SIGMOID,
+            "dx = g ⊙ y ⊙ (1 − y)", (x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)));
+    // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
+    public static final UnaryOp RELU = unary(fn("relu").torch("torch.relu"), UnaryKind.RELU, "dx = g ⊙ [x > 0]",
+            (x, y) -> Raw.unary(UnaryKind.STEP, x));
+    public static final UnaryOp GELU = def(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), new UnaryOp("gelu", "gelu",
+            "dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))",
+            x -> Raw.unary(UnaryKind.GELU, x), OpSpecs::geluDerivative, (x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x), false));
+    // NOTE: above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
+    public static final UnaryOp SOFTPLUS = def(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"),
+            new UnaryOp("softplus", "softplus", "dx = g ⊙ sigmoid(x)  (g where x > 20)", x -> Raw.unary(UnaryKind.SOFTPLUS, x),
+                    OpSpecs::softplusDerivative, (x, y) -> Raw.unary(UnaryKind.SOFTPLUS_GRAD, x), false));
+    // Written from primitives: x · sigmoid(x) needs no kernel of its own.
+    public static final UnaryOp SILU = def(fn("silu").torch("F.silu(x)"), new UnaryOp("silu", "silu",
+            "dx = g ⊙ s ⊙ (1 + x ⊙ (1 − s)), s = sigmoid(x)",
+            x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.SIGMOID, x)),
+            (x, y) -> {
+                Tensor s = Ops.sigmoid(x);
+                return Ops.mul(s, Ops.add(Ops.mul(x, Ops.sub(Ops.constant(1, x), s)), 1));
+            }, null, false));
+
+    static {
+        // NOTE: the gradient is 0 at min_val and max_val themselves, as in PyTorch's hardtanh_backward.
+        def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)
+                .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
+                    double lo = a.number("min_val");
+                    double hi = a.number("max_val");
+                    return new UnaryOp("hardtanh", a.label(), "dx = g ⊙ [min_val < x < max_val]",
+                            x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
+                                    Raw.scalarLike(x, hi)),
+                            (x, y) -> Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)),
+                                    Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)), null, false);
+                }));
+    }
+
+    // ---- reductions ---------------------------------------------------------------------------
+
+    static {
+        for (ReduceOp.Kind k : ReduceOp.Kind.values()) {
+            String name = k.name().toLowerCase(java.util.Locale.ROOT);
+            def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
+                    .linearIf(k != ReduceOp.Kind.AMAX)
+                    .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
+        }
+        def(fn("logsumexp").tensor("x").axes("axis", new int[] {-1}).bool("keepdim", false).torch("torch.logsumexp")
+                .op(a -> new LogSumExpOp(a.axes("axis"), a.bool("keepdim"))));
+        def(fn("softmax").tensor("x").integer("axis", -1).torch("torch.softmax")
+                .op(a -> new SoftmaxOp(a.integer("axis"), false)));
+        def(fn("log_softmax").tensor("x").integer("axis", -1).torch("torch.log_softmax")
+                .op(a -> new SoftmaxOp(a.integer("axis"), true)));
+    }
+
+    // ---- views and shape ----------------------------------------------------------------------
+
+    static {
+        def(fn("reshape").tensor("x").dims("shape", "d", "dimensions").torch("x.reshape(...)").note("one `-1` allowed")
+                .view().linear().op(a -> new ViewOps.Reshape(a.ints("shape"))));
+        def(fn("transpose").tensor("x").integer("a", -2).integer("b", -1)
+                .allOrNone("transpose(x) or transpose(x, a, b)", "a", "b")
+                .torch("x.transpose(-2, -1)` / `x.transpose(a, b)").view().linear()
+                .op(a -> ViewOps.Permute.swap(a.integer("a"), a.integer("b"))));
+        def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)").view().linear()
+                .op(a -> new ViewOps.Permute(a.ints("perm"), null)));
+        def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
+                .torch("x.narrow(axis, start, stop - start)").view().linear()
+                .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
+        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").internal()
+                .torch("F.pad (zeros along one axis)").linear()
+                .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
+        def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
+                .op(a -> new ViewOps.Concat(a.integer("axis"))));
+        def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)").view().linear()
+                .op(a -> new ViewOps.BroadcastTo(a.ints("shape"))));
+    }
+
+    // ---- losses, norms, attention -------------------------------------------------------------
+
+    static {
+        def(fn("cross_entropy").tensor("logits").tensor("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
+                .op(a -> CrossEntropyOp.INSTANCE));
+        def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)").note("mean").op(a -> MseOp.INSTANCE));
+        def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
+                .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
+        def(fn("rms_norm").tensor("x").tensor("weight").number("eps", 1e-6)
+                .torch("x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight").op(a -> new RmsNormOp(a.number("eps"))));
+        def(fn("attention").tensor("q").tensor("k").tensor("v").bool("causal", false)
+                .torch("softmax(q @ k.transpose(-2,-1) / sqrt(d) + mask, -1) @ v")
+                .note("`d = q.shape[-1]`, `mask` = -inf above the diagonal when causal")
+                .op(a -> new AttentionOp(a.bool("causal"))));
+    }
+
+    // ---- lookups ------------------------------------------------------------------------------
+
+    /** Every spec, in declaration order. */
+    public static List<OpSpec> all() {
+        return List.copyOf(BY_NAME.values());
+    }
+
+    /** The spec called {@code name}, or null. */
+    public static OpSpec get(String name) {
+        return BY_NAME.get(name);
+    }
+
+    /** The spec a program operator applies ({@code "+"}; {@code "-"} with one operand is {@code neg}). */
+    public static OpSpec byOperator(String symbol, int operands) {
+        for (OpSpec s : BY_NAME.values()) {
+            if (symbol.equals(s.operator()) && s.params().size() == operands + (s.name().equals("pow") ? 1 : 0)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** The names programs call, sorted. */
+    public static List<String> callableNames() {
+        List<String> out = new ArrayList<>();
+        for (OpSpec s : BY_NAME.values()) {
+            if (s.callable()) {
+                out.add(s.name());
+            }
+        }
+        Collections.sort(out);
+        return out;
+    }
+
+    // ---- declaring ----------------------------------------------------------------------------
+
+    private static OpSpec def(OpSpec.Builder b) {
+        OpSpec s = b.build();
+        if (BY_NAME.putIfAbsent(s.name(), s) != null) {
+            throw new IllegalStateException("two ops are called " + s.name());
+        }
+        return s;
+    }
+
+    /** An elementwise function of one tensor without attributes: one instance serves every call. */
+    private static UnaryOp def(OpSpec.Builder b, UnaryOp op) {
+        def(b.tensor("x").elementwise().op(a -> op));
+        return op;
+    }
+
+    private static UnaryOp unary(OpSpec.Builder b, UnaryKind kind, String rule, UnaryOp.Derivative derivative) {
+        return def(b, UnaryOp.kernel(b.name(), kind, rule, derivative));
+    }
+
+    // ---- derivatives too long for one line ------------------------------------------------------
+
+    private static final double GELU_K = Math.sqrt(2 / Math.PI);
+    private static final double GELU_C = 0.044715;
+
+    /** ½(1 + t) + ½x(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³)), in differentiable ops. */
+    private static Tensor geluDerivative(Tensor x, Tensor y) {
+        Tensor x2 = Ops.mul(x, x);
+        Tensor t = Ops.tanh(Ops.mul(Ops.add(x, Ops.mul(Ops.mul(x2, x), GELU_C)), GELU_K));
+        Tensor one = Ops.constant(1, x);
+        Tensor left = Ops.mul(Ops.add(t, 1), 0.5);
+        Tensor slope = Ops.mul(Ops.add(Ops.mul(x2, 3 * GELU_C), 1), GELU_K);
+        Tensor right = Ops.mul(Ops.mul(Ops.mul(x, Ops.sub(one, Ops.mul(t, t))), slope), 0.5);
+        return Ops.add(left, right);
+    }
+
+    /** sigmoid(x) where x ≤ 20, exactly 1 above (the mask is a constant: its derivative is 0). */
+    private static Tensor softplusDerivative(Tensor x, Tensor y) {
+        Tensor above = Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, 20));
+        Tensor below = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1), above);
+        return Ops.add(Ops.mul(Ops.sigmoid(x), below), above);
+    }
+}
