@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
@@ -69,19 +70,24 @@ final class AttentionOp extends Op {
         double scale = 1.0 / Math.sqrt(q.shape()[r - 1]);
         Tensor s = Raw.mulScalar(MatMulOp.batched(q, k.viewTranspose(r - 2, r - 1)), scale);
         if (causal) {
-            int tq = q.shape()[r - 2];
-            int tk = k.shape()[r - 2];
-            double[] mask = new double[tq * tk];
-            for (int i = 0; i < tq; i++) {
-                for (int j = i + 1; j < tk; j++) {
-                    mask[i * tk + j] = Double.NEGATIVE_INFINITY;
-                }
-            }
-            s = Raw.binary(BinaryKind.ADD, s, Tensor.fromDoubles(q.dtype(), q.device(), mask, tq, tk));
+            s = Raw.binary(BinaryKind.ADD, s, mask(q, k));
         }
         Tensor p = Raw.softmax(s, new int[] {r - 1});
         ctx.save(p);
         return MatMulOp.batched(p, v);
+    }
+
+    /** −∞ above the diagonal, 0 elsewhere: [Tq, Tk]. */
+    private static Tensor mask(Tensor q, Tensor k) {
+        int tq = q.shape()[q.rank() - 2];
+        int tk = k.shape()[k.rank() - 2];
+        double[] mask = new double[tq * tk];
+        for (int i = 0; i < tq; i++) {
+            for (int j = i + 1; j < tk; j++) {
+                mask[i * tk + j] = Double.NEGATIVE_INFINITY;
+            }
+        }
+        return Tensor.fromDoubles(q.dtype(), q.device(), mask, tq, tk);
     }
 
     @Override
@@ -92,6 +98,12 @@ final class AttentionOp extends Op {
         Tensor p = ctx.saved(0);
         int[] last = {g.rank() - 1};
         double scale = 1.0 / Math.sqrt(q.shape()[q.rank() - 1]);
+        if (GradMode.isEnabled()) {
+            // Recording a graph of the gradient: the attention weights from q and k in differentiable ops
+            // (the saved ones are constants).
+            Tensor s = Ops.mul(Ops.matmul(q, Ops.transpose(k)), scale);
+            p = Ops.softmax(causal ? Ops.add(s, mask(q, k)) : s, -1);
+        }
         Tensor dv = ctx.needsGrad(2) ? Ops.matmul(Ops.transpose(p), g) : null;
         Tensor dq = null;
         Tensor dk = null;

@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -69,8 +70,15 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        // NOTE: the saved (softmax − onehot)/N is a constant here, so this VJP is exact for g but not
-        // differentiable again through the logits.
-        return new Tensor[] {Ops.mul(g, ctx.saved(0)), null};
+        if (!GradMode.isEnabled()) {
+            return new Tensor[] {Ops.mul(g, ctx.saved(0)), null};
+        }
+        // Recording a graph of the gradient (for second derivatives): softmax from the logits in
+        // differentiable ops, as the saved (softmax − onehot)/N is a constant.
+        Tensor z = ctx.input(0);
+        Tensor hot = Tensor.zeros(z.dtype(), z.device(), z.shape());
+        z.backend().oneHot(ctx.input(1), hot);
+        double n = z.rank() == 2 ? z.shape()[0] : 1;
+        return new Tensor[] {Ops.mul(g, Ops.mul(Ops.sub(Ops.softmax(z, -1), hot), 1.0 / n)), null};
     }
 }

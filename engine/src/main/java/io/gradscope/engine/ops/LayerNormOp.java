@@ -77,8 +77,13 @@ final class LayerNormOp extends Op {
             g.backend().layerNormBackwardRows(g.contiguous(), w.contiguous(), xhat, rstd, dx, dw, db);
             return new Tensor[] {dx, dw, db};
         }
-        // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops.
+        // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops,
+        // with the statistics recomputed from x (the saved ones are constants).
         int[] last = {g.rank() - 1};
+        Tensor x = ctx.input(0);
+        Tensor centred = Ops.sub(x, Ops.mean(x, last, true));
+        rstd = Ops.pow(Ops.add(Ops.mean(Ops.mul(centred, centred), last, true), eps), -0.5);
+        xhat = Ops.mul(centred, rstd);
         Tensor dx = null;
         if (ctx.needsGrad(0)) {
             Tensor gw = Ops.mul(g, w);

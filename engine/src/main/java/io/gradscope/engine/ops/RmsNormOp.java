@@ -1,5 +1,6 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -56,6 +57,12 @@ final class RmsNormOp extends Op {
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
         int[] last = {g.rank() - 1};
+        if (GradMode.isEnabled()) {
+            // Recording a graph of the gradient: the statistics from x in differentiable ops (the saved ones are constants).
+            Tensor x = ctx.input(0);
+            rstd = Ops.pow(Ops.add(Ops.mean(Ops.mul(x, x), last, true), eps), -0.5);
+            xhat = Ops.mul(x, rstd);
+        }
         Tensor dx = null;
         if (ctx.needsGrad(0)) {
             Tensor gw = Ops.mul(g, w);

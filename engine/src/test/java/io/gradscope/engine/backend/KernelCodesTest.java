@@ -1,0 +1,62 @@
+package io.gradscope.engine.backend;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CUDA kernels take an op kind as the Java enum's ordinal, so the C enums of gradscope.cu must
+ * list the same kinds in the same order. Checked here on every run, GPU or not: a kind inserted on
+ * one side only would otherwise make every later GPU op compute another function.
+ */
+class KernelCodesTest {
+    /** The names of the C enum whose members start with {@code prefix}, without it, in order. */
+    static List<String> cEnum(String source, String prefix) {
+        Matcher m = Pattern.compile("enum\\s*\\w*\\s*\\{([^}]*)}").matcher(source);
+        while (m.find()) {
+            List<String> names = Arrays.stream(m.group(1).split(","))
+                    .map(s -> s.replaceAll("//.*|/\\*.*?\\*/", "").trim())
+                    .filter(s -> !s.isEmpty())
+                    .map(s -> s.replaceAll("\\s*=.*", ""))
+                    .toList();
+            if (!names.isEmpty() && names.get(0).startsWith(prefix)) {
+                return names.stream().map(s -> s.startsWith(prefix) ? s.substring(prefix.length()) : "?" + s).toList();
+            }
+        }
+        return List.of();
+    }
+
+    private static List<String> javaNames(Enum<?>[] values) {
+        return Arrays.stream(values).map(Enum::name).toList();
+    }
+
+    @Test
+    void unaryKindsAgreeNameByName() throws IOException {
+        String cu = Files.readString(KernelPtxTest.CU);
+        List<String> c = cEnum(cu, "U_");
+        assertFalse(c.isEmpty(), "no enum of U_ kinds in " + KernelPtxTest.CU);
+        assertEquals(javaNames(UnaryKind.values()), c, "UnaryKind and the U_ enum of gradscope.cu differ");
+    }
+
+    @Test
+    void binaryKindsAgreeNameByName() throws IOException {
+        String cu = Files.readString(KernelPtxTest.CU);
+        List<String> c = cEnum(cu, "B_");
+        assertFalse(c.isEmpty(), "no enum of B_ kinds in " + KernelPtxTest.CU);
+        assertEquals(javaNames(BinaryKind.values()), c, "BinaryKind and the B_ enum of gradscope.cu differ");
+    }
+
+    @Test
+    void aReorderedEnumIsCaught() {
+        String swapped = "enum { U_EXP, U_NEG };";
+        assertEquals(List.of("EXP", "NEG"), cEnum(swapped, "U_"));
+        assertFalse(javaNames(UnaryKind.values()).subList(0, 2).equals(cEnum(swapped, "U_")));
+    }
+}
