@@ -96,7 +96,7 @@ public final class OpSpecs {
         for (ReduceOp.Kind k : ReduceOp.Kind.values()) {
             String name = k.name().toLowerCase(java.util.Locale.ROOT);
             def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
-                    .linearIf(k != ReduceOp.Kind.AMAX)
+                    .note("`axis` an int, a tuple of ints, or None for all").linearIf(k != ReduceOp.Kind.AMAX)
                     .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
         }
         def(fn("logsumexp").tensor("x").axes("axis", new int[] {-1}).bool("keepdim", false).torch("torch.logsumexp")

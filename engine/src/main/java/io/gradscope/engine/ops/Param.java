@@ -52,6 +52,10 @@ public record Param(String name, Kind kind, boolean optional, Object dflt, Strin
         if (v == null) {
             return "None";
         }
+        if (v instanceof int[] a) {
+            return a.length == 1 ? Integer.toString(a[0])
+                    : "(" + String.join(", ", java.util.Arrays.stream(a).mapToObj(Integer::toString).toList()) + ")";
+        }
         if (v instanceof Boolean b) {
             return b ? "True" : "False";
         }

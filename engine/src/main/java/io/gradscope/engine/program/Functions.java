@@ -61,6 +61,12 @@ final class Functions {
             }
         }
         required += rest ? 1 : 0;
+        for (Param p : params) {
+            // A required attribute given by keyword leaves one positional argument fewer to require.
+            if (!p.optional() && OpSpec.keyword(p) && a.given(-1, p.name())) {
+                required--;
+            }
+        }
         a.allow(required, rest ? Integer.MAX_VALUE : params.size(), spec.usage(), keywords.toArray(new String[0]));
         if (!spec.allOrNone().isEmpty()) {
             int first = params.indexOf(spec.param(spec.allOrNone().get(0)));

@@ -37,20 +37,21 @@ class KernelCodesTest {
         return Arrays.stream(values).map(Enum::name).toList();
     }
 
+    private static void assertSameKinds(Enum<?>[] java, String prefix) throws IOException {
+        List<String> c = cEnum(Files.readString(KernelPtxTest.CU), prefix);
+        assertFalse(c.isEmpty(), "no enum of " + prefix + " kinds in " + KernelPtxTest.CU);
+        assertEquals(javaNames(java), c, java[0].getDeclaringClass().getSimpleName() + " and the " + prefix
+                + " enum of gradscope.cu differ");
+    }
+
     @Test
     void unaryKindsAgreeNameByName() throws IOException {
-        String cu = Files.readString(KernelPtxTest.CU);
-        List<String> c = cEnum(cu, "U_");
-        assertFalse(c.isEmpty(), "no enum of U_ kinds in " + KernelPtxTest.CU);
-        assertEquals(javaNames(UnaryKind.values()), c, "UnaryKind and the U_ enum of gradscope.cu differ");
+        assertSameKinds(UnaryKind.values(), "U_");
     }
 
     @Test
     void binaryKindsAgreeNameByName() throws IOException {
-        String cu = Files.readString(KernelPtxTest.CU);
-        List<String> c = cEnum(cu, "B_");
-        assertFalse(c.isEmpty(), "no enum of B_ kinds in " + KernelPtxTest.CU);
-        assertEquals(javaNames(BinaryKind.values()), c, "BinaryKind and the B_ enum of gradscope.cu differ");
+        assertSameKinds(BinaryKind.values(), "B_");
     }
 
     @Test

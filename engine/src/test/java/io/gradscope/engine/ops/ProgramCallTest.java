@@ -1,0 +1,109 @@
+package io.gradscope.engine.ops;
+
+import static io.gradscope.engine.Assertions2.assertClose;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every op a program can call, called from a program by its spec's signature: each op-table row of
+ * a callable op becomes a {@code .grad} program (attributes by keyword where the signature allows),
+ * and its value and gradients equal PyTorch's. An op missing from the language fails here.
+ */
+class ProgramCallTest {
+    static Stream<OpRow> rows() {
+        return OpRow.load().stream().filter(r -> OpRegistry.spec(r.op()).callable());
+    }
+
+    @Test
+    void everyCallableOpHasARowCalledFromAProgram() {
+        Set<String> called = rows().map(OpRow::op).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> callable = OpSpecs.all().stream().filter(OpSpec::callable).map(OpSpec::name)
+                .collect(Collectors.toCollection(TreeSet::new));
+        callable.removeAll(called);
+        assertTrue(callable.isEmpty(), "callable ops without a program row: " + callable);
+    }
+
+    private static String dims(int[] shape) {
+        return java.util.Arrays.stream(shape).mapToObj(Integer::toString).collect(Collectors.joining(", "));
+    }
+
+    /** The call of the row's op as a program writes it. */
+    static String call(OpSpec spec, OpRow row, List<String> names) {
+        List<String> args = new ArrayList<>();
+        int tensor = 0;
+        for (Param p : spec.params()) {
+            Object v = row.attrs().get(p.name());
+            switch (p.kind()) {
+                case TENSOR -> args.add(names.get(tensor++));
+                case TENSORS -> {
+                    while (tensor < names.size()) {
+                        args.add(names.get(tensor++));
+                    }
+                }
+                case DIMS -> args.add(dims((int[]) v));
+                default -> {
+                    if (!row.attrs().containsKey(p.name())) {
+                        continue;
+                    }
+                    String text = Param.valueText(v);
+                    args.add(spec.allOrNone().isEmpty() ? p.name() + "=" + text : text);
+                }
+            }
+        }
+        return spec.name() + "(" + String.join(", ", args) + ")";
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void theRowRunsAsAProgramAndMatchesPyTorch(OpRow row) {
+        OpSpec spec = OpRegistry.spec(row.op());
+        StringBuilder src = new StringBuilder();
+        List<String> names = new ArrayList<>();
+        Map<String, Tensor> inputs = new HashMap<>();
+        for (int i = 0; i < row.inputs().size(); i++) {
+            OpRow.Arr a = row.inputs().get(i);
+            String name = "x" + i;
+            names.add(name);
+            String d = dims(a.shape());
+            if (a.dtype() == DType.INT64) {
+                int classes = row.inputs().get(0).shape()[row.inputs().get(0).shape().length - 1];
+                src.append(name).append(" = labels(").append(d).append(d.isEmpty() ? "" : ", ").append("classes=")
+                        .append(classes).append(")\n");
+            } else {
+                src.append(name).append(" = input(").append(d).append(d.isEmpty() ? "" : ", ").append("grad=True)\n");
+            }
+            inputs.put(name, a.tensor(DType.FLOAT64));
+        }
+        src.append("u = input(").append(dims(row.upstream().shape())).append(")\n");
+        inputs.put("u", row.upstream().tensor(DType.FLOAT64));
+        src.append("y = ").append(call(spec, row, names)).append("\n");
+        src.append("objective = sum(y * u)\n");
+        ProgramRun run = Program.parse("row.grad", src.toString()).run(new RunOptions(DType.FLOAT64, 0, inputs));
+        Tensor y = run.values().get("y");
+        assertArrayEquals(row.output().shape(), y.shape(), row + ": output shape\n" + src);
+        assertClose(row.output().data(), y.toDoubleArray(), 1e-9, 1e-12, row + ": value\n" + src);
+        for (int i = 0; i < row.grads().size(); i++) {
+            if (row.grads().get(i) != null && row.grads().get(i).data().length > 0) {
+                assertClose(row.grads().get(i).data(), run.gradient(names.get(i)).toDoubleArray(), 1e-9, 1e-12,
+                        row + ": gradient of input " + i + "\n" + src);
+            }
+        }
+    }
+}
