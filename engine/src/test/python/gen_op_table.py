@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 torch.manual_seed(0)
 gen = torch.Generator().manual_seed(1234)
+tgen = torch.Generator().manual_seed(4321)
 rows = []
 
 
@@ -46,8 +47,34 @@ def add(op, fn, inputs, attrs=None):
             if x.requires_grad:
                 g = next(it)
                 grads[i] = tensor_json(g if g is not None else torch.zeros_like(x))
+    tangents, jv = jvp_reference(fn, inputs)
     rows.append({"op": op, "attrs": attrs or {}, "inputs": [tensor_json(t) for t in inputs],
-                 "output": tensor_json(y.detach()), "upstream": tensor_json(u), "grads": grads})
+                 "output": tensor_json(y.detach()), "upstream": tensor_json(u), "grads": grads,
+                 "tangents": [None if t is None else tensor_json(t) for t in tangents], "jvp": tensor_json(jv)})
+
+
+def jvp_reference(fn, inputs):
+    """J·v for random tangents of the float inputs (their own generator, so the draws above stay as
+    they were): torch.autograd.forward_ad where PyTorch supports the op, else the double-backward trick."""
+    tangents = [torch.randn(t.shape, generator=tgen, dtype=torch.float64) if t.dtype == torch.float64 else None
+                for t in inputs]
+    try:
+        import torch.autograd.forward_ad as fwAD
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(x, t) if t is not None else x for x, t in zip(inputs, tangents)]
+            jv = fwAD.unpack_dual(fn(*duals)).tangent
+        if jv is None:
+            jv = torch.zeros_like(fn(*inputs))
+    except (RuntimeError, NotImplementedError):
+        diff = [i for i, t in enumerate(tangents) if t is not None]
+
+        def g(*xs):
+            full = list(inputs)
+            for i, x in zip(diff, xs):
+                full[i] = x
+            return fn(*full)
+        _, jv = torch.autograd.functional.jvp(g, tuple(inputs[i] for i in diff), tuple(tangents[i] for i in diff))
+    return tangents, jv.detach()
 
 
 UNARY_SHAPES = [(5,), (0,), ()]

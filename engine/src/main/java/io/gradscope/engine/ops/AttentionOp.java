@@ -1,7 +1,6 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
@@ -98,7 +97,7 @@ final class AttentionOp extends Op {
         Tensor p = ctx.saved(0);
         int[] last = {g.rank() - 1};
         double scale = 1.0 / Math.sqrt(q.shape()[q.rank() - 1]);
-        if (GradMode.isEnabled()) {
+        if (Ops.differentiating()) {
             // Recording a graph of the gradient: the attention weights from q and k in differentiable ops
             // (the saved ones are constants).
             Tensor s = Ops.mul(Ops.matmul(q, Ops.transpose(k)), scale);
@@ -114,5 +113,23 @@ final class AttentionOp extends Op {
             dk = ctx.needsGrad(1) ? Ops.matmul(Ops.transpose(ds), q) : null;
         }
         return new Tensor[] {dq, dk, dv};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "Ṡ = (Q̇Kᵀ + QK̇ᵀ)/√d, Ṗ = P ⊙ (Ṡ − ⟨P, Ṡ⟩), Ẏ = ṖV + PV̇";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor q = ctx.input(0);
+        Tensor k = ctx.input(1);
+        Tensor p = ctx.saved(0);
+        double scale = 1.0 / Math.sqrt(q.shape()[q.rank() - 1]);
+        int[] last = {p.rank() - 1};
+        Tensor ds = Ops.mul(Ops.add(Ops.matmul(t[0], Ops.transpose(k)), Ops.matmul(q, Ops.transpose(t[1]))), scale);
+        // NOTE: masked positions have P = 0, so their (finite) scores' tangents drop out.
+        Tensor dp = Ops.mul(p, Ops.sub(ds, Ops.sum(Ops.mul(p, ds), last, true)));
+        return Ops.add(Ops.matmul(dp, ctx.input(2)), Ops.matmul(p, t[2]));
     }
 }

@@ -78,4 +78,24 @@ public final class BinaryOp extends Op {
             ctx.needsGrad(0) ? Ops.sumTo(d[0], a.shape()) : null,
             ctx.needsGrad(1) ? Ops.sumTo(d[1], b.shape()) : null};
     }
+
+    @Override
+    public String jvpRule() {
+        return switch (name) {
+            case "mul" -> "ẏ = ȧ ⊙ b + a ⊙ ḃ";
+            case "div" -> "ẏ = (ȧ − y ⊙ ḃ) / b";
+            default -> "ẏ = ȧ " + symbol + " ḃ";
+        };
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor a = ctx.input(0);
+        Tensor b = ctx.input(1);
+        return switch (name) {
+            case "mul" -> Ops.add(Ops.mul(t[0], b), Ops.mul(a, t[1]));
+            case "div" -> Ops.div(Ops.sub(t[0], Ops.mul(ctx.output(), t[1])), b);
+            default -> super.jvp(ctx, t);
+        };
+    }
 }

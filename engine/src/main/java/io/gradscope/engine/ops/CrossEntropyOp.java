@@ -1,7 +1,6 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -70,7 +69,7 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        if (!GradMode.isEnabled()) {
+        if (!Ops.differentiating()) {
             return new Tensor[] {Ops.mul(g, ctx.saved(0)), null};
         }
         // Recording a graph of the gradient (for second derivatives): softmax from the logits in
@@ -80,5 +79,16 @@ final class CrossEntropyOp extends Op {
         z.backend().oneHot(ctx.input(1), hot);
         double n = z.rank() == 2 ? z.shape()[0] : 1;
         return new Tensor[] {Ops.mul(g, Ops.mul(Ops.sub(Ops.softmax(z, -1), hot), 1.0 / n)), null};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = Σ (softmax(z) − onehot(t)) ⊙ ż / N";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        // The saved (softmax − onehot)/N is ∂loss/∂z.
+        return Ops.sum(Ops.mul(ctx.saved(0), t[0]));
     }
 }

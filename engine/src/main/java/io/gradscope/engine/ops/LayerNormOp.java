@@ -1,7 +1,6 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -70,7 +69,7 @@ final class LayerNormOp extends Op {
         Tensor xhat = ctx.saved(0);
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
-        if (!GradMode.isEnabled()) {
+        if (!Ops.differentiating()) {
             Tensor dx = ctx.needsGrad(0) ? Tensor.zeros(g.dtype(), g.device(), g.shape()) : null;
             Tensor dw = ctx.needsGrad(1) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
             Tensor db = ctx.needsGrad(2) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
@@ -93,5 +92,21 @@ final class LayerNormOp extends Op {
         Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w.shape()) : null;
         Tensor db = ctx.needsGrad(2) ? Ops.sumTo(g, ctx.input(2).shape()) : null;
         return new Tensor[] {dx, dw, db};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = w ⊙ r ⊙ (ẋ − mean(ẋ) − x̂ ⊙ mean(x̂ ⊙ ẋ)) + x̂ ⊙ ẇ + ḃ";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor xhat = ctx.saved(0);
+        Tensor rstd = ctx.saved(1);
+        int[] last = {xhat.rank() - 1};
+        Tensor dx = t[0];
+        Tensor dxhat = Ops.mul(Ops.sub(Ops.sub(dx, Ops.mean(dx, last, true)), Ops.mul(xhat, Ops.mean(Ops.mul(xhat, dx), last, true))),
+                rstd);
+        return Ops.add(Ops.add(Ops.mul(dxhat, ctx.input(1)), Ops.mul(xhat, t[1])), t[2]);
     }
 }

@@ -51,4 +51,17 @@ final class LogSumExpOp extends Op {
         Tensor p = Ops.exp(Ops.sub(x, Ops.reshape(ctx.output(), keep)));
         return new Tensor[] {Ops.mul(Ops.reshape(g, keep), p)};
     }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = Σ ẋ ⊙ exp(x − y)";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor x = ctx.input(0);
+        int[] ax = Shapes.axes("logsumexp", axes, x.rank());
+        Tensor p = Ops.exp(Ops.sub(x, Ops.reshape(ctx.output(), Shapes.keepDims(x.shape(), ax))));
+        return Ops.sum(Ops.mul(t[0], p), ax, keepdim);
+    }
 }

@@ -148,4 +148,9 @@ public final class MatMulOp extends Op {
         }
         return r;
     }
+
+    @Override
+    public String jvpRule() {
+        return "Ẏ = Ȧ·B + A·Ḃ";
+    }
 }

@@ -45,4 +45,15 @@ final class MseOp extends Op {
             ctx.needsGrad(0) ? Ops.sumTo(d, a.shape()) : null,
             ctx.needsGrad(1) ? Ops.sumTo(Ops.neg(d), b.shape()) : null};
     }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = Σ 2(a − b) ⊙ (ȧ − ḃ) / n";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor diff = Ops.sub(ctx.input(0), ctx.input(1));
+        return Ops.mul(Ops.sum(Ops.mul(diff, Ops.sub(t[0], t[1]))), 2.0 / diff.numel());
+    }
 }

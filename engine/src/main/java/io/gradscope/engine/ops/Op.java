@@ -36,6 +36,11 @@ public abstract class Op {
      */
     public abstract Tensor[] vjp(OpContext ctx, Tensor g);
 
+    /** The JVP as short text ({@code "ẏ = ȧ·B + A·ḃ"}); a linear op's is itself applied to the tangents. */
+    public String jvpRule() {
+        return "ẏ = " + name() + "(ẋ)";
+    }
+
     /**
      * The forward-mode derivative: the output's tangent for the inputs' tangents. A linear op (its
      * spec says so) is its own JVP; elementwise functions derive theirs from their derivative.

@@ -3,6 +3,7 @@ package io.gradscope.engine.ops;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
@@ -64,6 +65,9 @@ public final class Ops {
             scope.close(ctx.keptWith(out));
         }
         ctx.setOutput(out);
+        if (Tangents.active()) {
+            Tangents.propagate(op, ctx, out);
+        }
         if (record) {
             out.attach(Node.of(op, ctx, out));
         }
@@ -78,6 +82,15 @@ public final class Ops {
                     ids, inShapes, out.shape()));
         }
         return out;
+    }
+
+    /**
+     * Whether a VJP must be written in differentiable ops now: a graph of the gradient is being
+     * recorded, or forward mode is carrying tangents through the backward pass (forward-over-reverse).
+     * Otherwise an op may use its fused kernels.
+     */
+    public static boolean differentiating() {
+        return GradMode.isEnabled() || Tangents.active();
     }
 
     /** A 0-d constant of {@code like}'s dtype. */

@@ -57,4 +57,9 @@ final class PowOp extends Op {
     public Tensor jvp(OpContext ctx, Tensor... t) {
         return Ops.mul(t[0], derivative(ctx));
     }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = ẋ ⊙ c·x^(c−1)";
+    }
 }

@@ -97,4 +97,23 @@ public final class ReduceOp extends Op {
             }
         }};
     }
+
+    @Override
+    public String jvpRule() {
+        return kind == Kind.AMAX ? "ẏ = Σ ẋ ⊙ [x = max] / #ties" : super.jvpRule();
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        if (kind != Kind.AMAX) {
+            return super.jvp(ctx, t);
+        }
+        // NOTE: ties share the tangent evenly, as the VJP shares the gradient (torch.amax's forward AD).
+        Tensor x = ctx.input(0);
+        int[] ax = Shapes.axes(name(), axes, x.rank());
+        Tensor y = ctx.output().viewReshape(Shapes.keepDims(x.shape(), ax));
+        Tensor mask = Raw.binary(BinaryKind.EQ, x, y);
+        Tensor share = Raw.binary(BinaryKind.DIV, mask, Raw.reduce(ReduceKind.SUM, mask, ax, true));
+        return Ops.sum(Ops.mul(t[0], share), ax, keepdim);
+    }
 }

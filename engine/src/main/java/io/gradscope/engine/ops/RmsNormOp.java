@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -57,7 +56,7 @@ final class RmsNormOp extends Op {
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
         int[] last = {g.rank() - 1};
-        if (GradMode.isEnabled()) {
+        if (Ops.differentiating()) {
             // Recording a graph of the gradient: the statistics from x in differentiable ops (the saved ones are constants).
             Tensor x = ctx.input(0);
             rstd = Ops.pow(Ops.add(Ops.mean(Ops.mul(x, x), last, true), eps), -0.5);
@@ -70,5 +69,19 @@ final class RmsNormOp extends Op {
         }
         Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w.shape()) : null;
         return new Tensor[] {dx, dw};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = w ⊙ r ⊙ (ẋ − x̂ ⊙ mean(x̂ ⊙ ẋ)) + x̂ ⊙ ẇ";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor xhat = ctx.saved(0);
+        Tensor rstd = ctx.saved(1);
+        int[] last = {xhat.rank() - 1};
+        Tensor dxhat = Ops.mul(Ops.sub(t[0], Ops.mul(xhat, Ops.mean(Ops.mul(xhat, t[0]), last, true))), rstd);
+        return Ops.add(Ops.mul(dxhat, ctx.input(1)), Ops.mul(xhat, t[1]));
     }
 }

@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -68,7 +67,7 @@ final class SoftmaxOp extends Op {
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor y = ctx.output();
-        if (!GradMode.isEnabled()) {
+        if (!Ops.differentiating()) {
             return new Tensor[] {lastAxis(y, g)};
         }
         // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops.
@@ -77,5 +76,20 @@ final class SoftmaxOp extends Op {
             return new Tensor[] {Ops.sub(g, Ops.mul(Ops.exp(y), Ops.sum(g, ax, true)))};
         }
         return new Tensor[] {Ops.mul(y, Ops.sub(g, Ops.sum(Ops.mul(g, y), ax, true)))};
+    }
+
+    @Override
+    public String jvpRule() {
+        return log ? "ẏ = ẋ − ⟨exp(y), ẋ⟩" : "ẏ = y ⊙ (ẋ − ⟨y, ẋ⟩)";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor y = ctx.output();
+        int[] ax = y.rank() == 0 ? new int[0] : new int[] {Shapes.axis(name(), axis, y.rank())};
+        if (log) {
+            return Ops.sub(t[0], Ops.sum(Ops.mul(Ops.exp(y), t[0]), ax, true));
+        }
+        return Ops.mul(y, Ops.sub(t[0], Ops.sum(Ops.mul(y, t[0]), ax, true)));
     }
 }

@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.UnaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -91,11 +90,17 @@ public final class UnaryOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        return new Tensor[] {Ops.mul(g, derivative(ctx, GradMode.isEnabled()))};
+        return new Tensor[] {Ops.mul(g, derivative(ctx, Ops.differentiating()))};
     }
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... tangents) {
-        return Ops.mul(tangents[0], derivative(ctx, GradMode.isEnabled()));
+        return Ops.mul(tangents[0], derivative(ctx, Ops.differentiating()));
+    }
+
+    /** The VJP rule read forward: {@code dx = g ⊙ cos(x)} gives {@code ẏ = ẋ ⊙ cos(x)}. */
+    @Override
+    public String jvpRule() {
+        return rule.replaceFirst("^dx = ", "ẏ = ").replaceAll("\\bg\\b", "ẋ");
     }
 }

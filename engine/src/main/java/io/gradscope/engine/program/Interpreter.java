@@ -5,6 +5,7 @@ import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.ops.Op;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
@@ -256,7 +257,7 @@ final class Interpreter {
             return new TensorVal(shape, dt, null);
         }
         Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
-                () -> Leaves.make(leaf, options).toDevice(options.device()));
+                () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options).toDevice(options.device())));
         if (leaf.grad()) {
             t.setRequiresGrad(true);
             t.node().setLabel(name);

@@ -18,7 +18,8 @@ import java.util.Map;
  * One sample of the op test table (optable.json, made by src/test/python/gen_op_table.py with
  * PyTorch): an op, its attributes, inputs, and PyTorch's float64 output and VJP for upstream u.
  */
-record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, Arr output, Arr upstream, List<Arr> grads) {
+record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, Arr output, Arr upstream, List<Arr> grads,
+             List<Arr> tangents, Arr jvp) {
 
     /** A tensor as stored in the table. */
     record Arr(int[] shape, DType dtype, double[] data) {
@@ -90,7 +91,10 @@ record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, 
                 r.get("inputs").forEach(t -> inputs.add(arr(t)));
                 List<Arr> grads = new ArrayList<>();
                 r.get("grads").forEach(t -> grads.add(t.isNull() ? null : arr(t)));
-                rows.add(new OpRow(i++, r.get("op").asText(), attrs, inputs, arr(r.get("output")), arr(r.get("upstream")), grads));
+                List<Arr> tangents = new ArrayList<>();
+                r.get("tangents").forEach(t -> tangents.add(t.isNull() ? null : arr(t)));
+                rows.add(new OpRow(i++, r.get("op").asText(), attrs, inputs, arr(r.get("output")), arr(r.get("upstream")), grads,
+                        tangents, arr(r.get("jvp"))));
             }
             return rows;
         } catch (IOException e) {
