@@ -31,6 +31,11 @@ public final class GradMode {
         return set(false, inBackward());
     }
 
+    /** Records nodes again inside a disabled region (e.g. a gradient evaluated inside a finite difference). */
+    public static Restore enable() {
+        return set(true, inBackward());
+    }
+
     static Restore set(boolean enabled, boolean backward) {
         boolean[] s = STATE.get();
         boolean e0 = s[0];

@@ -105,6 +105,23 @@ public final class Program {
         }
     }
 
+    /** The objective and every named value of a forward pass. */
+    public record Evaluation(Tensor objective, Map<String, Tensor> values) {
+    }
+
+    /**
+     * Runs the forward pass only, as the caller's grad mode and forward-mode level say (nodes are
+     * recorded when grad mode is on; tangents are carried when a {@code Tangents} level is open).
+     */
+    public Evaluation evaluate(RunOptions options) {
+        check(options.dtype());
+        Interpreter in = new Interpreter(file, false, options);
+        in.run(statements);
+        Map<String, Tensor> values = new LinkedHashMap<>();
+        in.values.forEach((k, v) -> values.put(k, ((TensorVal) v).tensor()));
+        return new Evaluation(((TensorVal) in.objective).tensor(), values);
+    }
+
     /** How far a run is: the phase ("forward" or "backward") and the steps done of the total. */
     @FunctionalInterface
     public interface Progress {
