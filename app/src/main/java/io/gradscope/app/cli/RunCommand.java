@@ -6,6 +6,7 @@ import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.program.Pos;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
@@ -27,7 +28,11 @@ import picocli.CommandLine.Parameters;
         description = {"Runs a .grad program: the forward pass, then the backward pass from its objective "
                 + "(the last statement, a scalar). Prints the objective's value."},
         footer = {"", "With --out DIR it writes DIR/objective.npy (0-d), DIR/grad/NAME.npy for every param and every "
-                + "input(..., grad=True), and DIR/value/NAME.npy for every named statement (C order, little-endian).",
+                + "input(..., grad=True), and DIR/value/NAME.npy for every named statement (C order, little-endian). "
+                + "DIR must be new, empty, or hold an earlier run's results (which are replaced, and said so); the files "
+                + "are written beside it first and moved into place when complete.",
+            "", "Memory: the Java heap's limit is printed with an out-of-memory error; raise it with "
+                + "./gradscope --max-memory SIZE run ... (e.g. 16g) or JAVA_OPTS=-Xmx16g.",
             "", "Exit status: 0 success; 2 a mistake in the program, an option or an input file, reported as one line "
                 + "FILE:LINE:COL: error: WHAT (or error: WHAT); 1 an internal failure."})
 public final class RunCommand implements Callable<Integer> {
@@ -69,13 +74,17 @@ public final class RunCommand implements Callable<Integer> {
         if (dev == Device.CUDA) {
             Backends.cuda(); // "CUDA unavailable: REASON" when there is no GPU, driver or JCuda natives
         }
+        OutputFolder folder = out == null ? null : OutputFolder.check(out);
         Program p = Program.load(program);
         List<Leaf> leaves = p.check(dt);
-        Map<String, Tensor> given = readInputs(leaves, dt);
+        Map<String, Tensor> given = readInputs(p, leaves, dt);
         ProgramRun run = p.run(new RunOptions(dt, seed, given, dev));
         System.out.println(format(run.objective().item(), dt));
-        if (out != null) {
-            write(run);
+        if (folder != null) {
+            String replaced = folder.write(dir -> write(run, dir));
+            if (replaced != null) {
+                System.err.println("gradscope: " + replaced);
+            }
         }
         return 0;
     }
@@ -84,7 +93,7 @@ public final class RunCommand implements Callable<Integer> {
         return dt == DType.FLOAT32 ? Float.toString((float) v) : Double.toString(v);
     }
 
-    private Map<String, Tensor> readInputs(List<Leaf> leaves, DType dt) {
+    private Map<String, Tensor> readInputs(Program p, List<Leaf> leaves, DType dt) {
         Map<String, Leaf> byName = new LinkedHashMap<>();
         leaves.forEach(l -> byName.put(l.name(), l));
         Map<String, Tensor> given = new LinkedHashMap<>();
@@ -95,6 +104,11 @@ public final class RunCommand implements Callable<Integer> {
             }
             String name = spec.substring(0, eq);
             Leaf leaf = byName.get(name);
+            Pos assigned = p.assignedNames().get(name);
+            if (leaf == null && assigned != null) {
+                throw new GradscopeException("--input " + spec + ": '" + name + "' is computed by the program (line "
+                        + assigned.line() + "), not a leaf; only input(...), param(...) and labels(...) can be given");
+            }
             if (leaf == null) {
                 throw new GradscopeException("--input " + spec + ": the program has no leaf named '" + name + "'"
                         + Names.didYouMean(name, byName.keySet()));
@@ -103,7 +117,14 @@ public final class RunCommand implements Callable<Integer> {
                 throw new GradscopeException("--input " + spec + ": '" + name + "' is given twice");
             }
             try {
-                Tensor t = Npy.read(Path.of(spec.substring(eq + 1)));
+                // Floats are read straight into the run's dtype: one copy, however large the file.
+                Path file;
+                try {
+                    file = Path.of(spec.substring(eq + 1));
+                } catch (java.nio.file.InvalidPathException e) {
+                    throw new GradscopeException(spec.substring(eq + 1) + ": not a valid path (" + e.getReason() + ")");
+                }
+                Tensor t = Npy.read(file, dt);
                 given.put(name, leaf.accept(t, dt));
             } catch (GradscopeException e) {
                 String msg = e.getMessage();
@@ -117,7 +138,7 @@ public final class RunCommand implements Callable<Integer> {
         return given;
     }
 
-    private void write(ProgramRun run) throws IOException {
+    private static void write(ProgramRun run, Path out) throws IOException {
         Npy.write(run.objective(), out.resolve("objective.npy"));
         for (Leaf l : run.leaves()) {
             if (l.grad()) {
