@@ -130,7 +130,12 @@ final class OutputFolder {
                     + (Files.exists(target) ? "it is unchanged" : "nothing was written"));
         }
         if (!Files.exists(target)) {
-            Files.move(fresh, target, StandardCopyOption.ATOMIC_MOVE);
+            try {
+                Files.move(fresh, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                deleteTree(fresh);
+                throw new GradscopeException("--out " + given + ": cannot create it (" + InputFiles.reason(e) + ")");
+            }
             return null;
         }
         // The target stays (its permissions, a shell's working directory in it); its entries are swapped.

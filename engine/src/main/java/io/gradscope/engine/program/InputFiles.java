@@ -56,6 +56,12 @@ public final class InputFiles {
         if (e instanceof NotDirectoryException) {
             return "a part of the path is not a directory";
         }
+        if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            return "it already exists";
+        }
+        if (e instanceof java.nio.file.DirectoryNotEmptyException) {
+            return "the folder is not empty";
+        }
         if (e instanceof FileSystemException f && f.getReason() != null) {
             String r = f.getReason();
             return r.isEmpty() ? r : Character.toLowerCase(r.charAt(0)) + r.substring(1);
