@@ -70,6 +70,12 @@ final class OutputFolder {
         if (!Files.isWritable(existing)) {
             throw refuse(given, "permission denied to create it in " + existing);
         }
+        // A real probe (permissions alone say nothing about /proc, a read-only mount, or root).
+        try {
+            Files.delete(Files.createTempDirectory(existing, ".gradscope-probe-"));
+        } catch (IOException e) {
+            throw refuse(given, "cannot create a folder in " + existing + " (" + InputFiles.reason(e) + ")");
+        }
         return new OutputFolder(given, target);
     }
 
@@ -118,9 +124,15 @@ final class OutputFolder {
      */
     String write(Writer writer) throws IOException {
         Path parent = target.getParent();
-        Files.createDirectories(parent);
         String name = target.getFileName().toString();
-        Path fresh = Files.createTempDirectory(parent, "." + name + ".new-");
+        Path fresh;
+        try {
+            Files.createDirectories(parent);
+            fresh = Files.createTempDirectory(parent, "." + name + ".new-");
+        } catch (IOException e) {
+            throw new GradscopeException("--out " + given + ": cannot write the results (" + InputFiles.reason(e) + "); "
+                    + (Files.exists(target) ? "it is unchanged" : "nothing was written"));
+        }
         try {
             writer.write(fresh);
         } catch (IOException | RuntimeException e) {

@@ -222,6 +222,16 @@ class BadInputCommandTest {
     }
 
     @Test
+    void anOutFolderThatCannotBeCreatedIsRefusedBeforeRunning() throws IOException {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        Path p = program(MLP);
+        Cli.Result r = run("run", p.toString(), "--out", "/proc/gradscope-out");
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith("error: --out /proc/gradscope-out: cannot create a folder in /proc ("), r.err());
+        assertEquals("", r.out(), "refused before running: no objective printed");
+    }
+
+    @Test
     void aNewOutFolderIsCreatedWithItsParents() throws IOException {
         Path p = program(MLP);
         Path out = tmp.resolve("a/b/out");
