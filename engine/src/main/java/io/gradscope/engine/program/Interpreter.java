@@ -43,7 +43,14 @@ final class Interpreter {
     final List<List<String>> segments = new ArrayList<>();
     private final List<List<String>> openSegments = new ArrayList<>();
     private long bytes;
-    private final long memoryLimit = Runtime.getRuntime().maxMemory();
+    private long gradientBytes;
+    private ProgramException memoryProblem;
+    private final long memoryLimit = io.gradscope.engine.memory.HeapLimit.bytes();
+    private final LabelClasses labelClasses = new LabelClasses();
+    /** The values whose gradient the backward pass computes (their bytes count twice). */
+    private final Set<Value> needGrad = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Where each recorded node's statement is (a failure in the backward pass points there). */
+    final Map<Node, Pos> nodePos = new java.util.IdentityHashMap<>();
     Value objective;
     String objectiveName;
     Pos objectivePos;
@@ -87,6 +94,14 @@ final class Interpreter {
             String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
             throw error(objectivePos, "the objective must be a scalar, but " + who + " " + shape
                     + "; reduce it with sum() or mean()");
+        }
+        if (!((TensorVal) objective).dtype().isFloating()) {
+            String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
+            throw error(objectivePos, "the objective must be a float scalar, but " + who + " holds integers (labels), "
+                    + "which have no gradient");
+        }
+        if (memoryProblem != null) {
+            throw memoryProblem;
         }
     }
 
@@ -191,6 +206,9 @@ final class Interpreter {
     private int addVertex(Tensor t, String name, ProgramGraph.Kind kind, String op, String rule, Pos pos) {
         int id = vertices.size();
         vertices.add(new ProgramGraph.Vertex(id, name, kind, op, rule, t, t.node(), List.copyOf(groupStack), pos.line()));
+        if (t.node() != null) {
+            nodePos.put(t.node(), pos);
+        }
         vertexOf.put(t, id);
         return id;
     }
@@ -251,10 +269,10 @@ final class Interpreter {
             }
         }
         DType dt = leaf.kind() == Leaf.Kind.LABELS ? DType.INT64 : options.dtype();
-        account(c.pos(), "'" + name + "'", shape, dt);
+        account(c.pos(), "'" + name + "'", shape, dt, leaf.grad());
         leaves.add(leaf);
         if (checking) {
-            return new TensorVal(shape, dt, null);
+            return declared(leaf, new TensorVal(shape, dt, null));
         }
         Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
                 () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options).toDevice(options.device())));
@@ -268,7 +286,26 @@ final class Interpreter {
             case LABELS -> ProgramGraph.Kind.LABELS;
         };
         addVertex(t, name, kind, fn, "", c.pos());
-        return new TensorVal(shape, dt, t);
+        return declared(leaf, new TensorVal(shape, dt, t));
+    }
+
+    private TensorVal declared(Leaf leaf, TensorVal v) {
+        if (leaf.kind() == Leaf.Kind.LABELS) {
+            labelClasses.declare(v, leaf.name(), leaf.classes());
+        }
+        if (leaf.grad()) {
+            needGrad.add(v);
+        }
+        return v;
+    }
+
+    /** The result of {@code op}: it needs a gradient when an input does, and labels stay labels through views. */
+    private TensorVal result(Op op, List<TensorVal> inputs, TensorVal out, boolean grad) {
+        if (grad) {
+            needGrad.add(out);
+        }
+        labelClasses.follow(op.name(), inputs, out);
+        return out;
     }
 
     private int[] dims(Args a) {
@@ -281,30 +318,31 @@ final class Interpreter {
         return d;
     }
 
-    /** Refuses a tensor that cannot fit in memory before it is allocated. */
-    private void account(Pos pos, String what, int[] shape, DType dt) {
+    /**
+     * Refuses a tensor that cannot fit in memory before it is allocated. A value that needs a gradient
+     * counts twice (the backward pass keeps a gradient of its size); a total past the heap's limit is
+     * reported after the whole check, so that a shape error further down is reported first.
+     */
+    private void account(Pos pos, String what, int[] shape, DType dt, boolean withGradient) {
         long n = Shapes.numel(shape);
         double need = (double) n * dt.bytes();
         if (n > Shapes.MAX_NUMEL || need > memoryLimit) {
             throw error(pos, what + " of shape " + Shapes.str(shape) + " needs " + human(need) + " (" + dt + "), more than "
                     + (n > Shapes.MAX_NUMEL ? "a tensor can hold (" + Shapes.MAX_NUMEL + " elements)"
-                    : "the " + human(memoryLimit) + " this Java process may use"));
+                    : io.gradscope.engine.memory.HeapLimit.limit() + " (" + io.gradscope.engine.memory.HeapLimit.RAISE + ")"));
         }
         bytes += (long) need;
-        if (bytes > memoryLimit) {
-            throw error(pos, "the program needs more than the " + human(memoryLimit) + " of memory this Java process may use"
-                    + " by this point (" + human(bytes) + ")");
+        gradientBytes += withGradient ? (long) need : 0;
+        if (memoryProblem == null && bytes + gradientBytes > memoryLimit) {
+            memoryProblem = error(pos, "the program needs " + human(bytes + gradientBytes) + " by this point ("
+                    + human(bytes) + " of values" + (gradientBytes > 0 ? ", " + human(gradientBytes) + " of their gradients in the "
+                    + "backward pass" : "") + "), more than " + io.gradscope.engine.memory.HeapLimit.limit() + " ("
+                    + io.gradscope.engine.memory.HeapLimit.RAISE + ")");
         }
     }
 
     static String human(double b) {
-        String[] u = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
-        int i = 0;
-        while (b >= 1024 && i < u.length - 1) {
-            b /= 1024;
-            i++;
-        }
-        return i == 0 ? (long) b + " bytes" : String.format(java.util.Locale.ROOT, "%.1f %s", b, u[i]);
+        return io.gradscope.engine.memory.HeapLimit.human(b);
     }
 
     private TensorVal constant(double v, Pos pos) {
@@ -326,7 +364,7 @@ final class Interpreter {
 
     Value eval(Ast.Expr e) {
         if (e instanceof Ast.Num n) {
-            return new NumVal(n.value(), n.integral());
+            return new NumVal(n.value(), n.integral(), n.text());
         }
         if (e instanceof Ast.Str s) {
             return new StrVal(s.value());
@@ -367,7 +405,8 @@ final class Interpreter {
     private Value unary(Ast.Unary u) {
         Value v = eval(u.operand());
         if (v instanceof NumVal n) {
-            return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral());
+            return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral(),
+                    n.text() == null ? null : u.op() + n.text());
         }
         TensorVal t = tensorOperand(v, u.operand().pos(), "unary '" + u.op() + "'");
         return u.op().equals("-") ? apply(OpSpecs.byOperator("-", 1).create(Map.of()), List.of(t), u.pos()) : t;
@@ -461,12 +500,19 @@ final class Interpreter {
         } catch (GradscopeException e) {
             throw error(pos, e.getMessage());
         }
-        DType dt = dtypes.length > 0 && dtypes[0].isFloating() ? dtypes[0] : options.dtype();
-        if (!OpRegistry.spec(op.name()).view()) {
-            account(pos, "the result of " + op.name(), out, dt);
+        String mismatch = labelClasses.problem(op.name(), inputs);
+        if (mismatch != null) {
+            throw error(pos, mismatch);
+        }
+        // A view keeps its input's dtype (labels stay int64 through reshape, as they do when run).
+        boolean view = OpRegistry.spec(op.name()).view();
+        DType dt = dtypes.length > 0 && (dtypes[0].isFloating() || view) ? dtypes[0] : options.dtype();
+        boolean grad = dt.isFloating() && inputs.stream().anyMatch(needGrad::contains);
+        if (!view) {
+            account(pos, "the result of " + op.name(), out, dt, grad);
         }
         if (checking) {
-            return new TensorVal(out, dt, null);
+            return result(op, inputs, new TensorVal(out, dt, null), grad);
         }
         Tensor[] ts = new Tensor[inputs.size()];
         for (int i = 0; i < ts.length; i++) {
@@ -481,7 +527,7 @@ final class Interpreter {
                     edges.add(new ProgramGraph.Edge(from, id, i));
                 }
             }
-            return new TensorVal(t.shape(), t.dtype(), t);
+            return result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad);
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {
