@@ -14,14 +14,16 @@ public final class SvgExport {
     private SvgExport() {
     }
 
+    /** The value a style gives {@code key} (the last one, as in CSS), or {@code dflt}. */
     private static String attr(String style, String key, String dflt) {
+        String value = dflt;
         for (String part : style.split(";")) {
             String[] kv = part.split(":", 2);
             if (kv.length == 2 && kv[0].trim().equals(key)) {
-                return kv[1].trim().replace("px", "");
+                value = kv[1].trim().replace("px", "");
             }
         }
-        return dflt;
+        return value;
     }
 
     private static String esc(String s) {

@@ -44,6 +44,13 @@ public final class GraphPanel extends StackPane {
             Sweep.State.PENDING, "fill-color: #f4f5f7; stroke-color: #c8ccd4; text-color: #9aa1ad;");
     static final String SELECTED_STYLE = "stroke-color: #1f6feb; stroke-width: 3px;";
 
+    /**
+     * What every node style sets first. GraphStream merges a new {@code ui.style} into the node's
+     * old one, so a property a state set (pending's grey text, current's bold) stays unless the next
+     * style sets it again.
+     */
+    static final String RESET_STYLE = "stroke-width: 1.2px; text-color: #1d2433; text-style: normal;";
+
     /** Colours by kind (per node: GraphStream lets a per-node style override only what it sets itself). */
     static final Map<String, String> KIND_STYLE = Map.of(
             "input", "fill-color: #eef4ff; stroke-color: #5b7fc7;",
@@ -51,7 +58,7 @@ public final class GraphPanel extends StackPane {
             "param", "fill-color: #fff4e5; stroke-color: #d08a2c;",
             "op", "fill-color: #ffffff; stroke-color: #8a93a6;",
             "objective", "fill-color: #f1e9ff; stroke-color: #7a4fd0; stroke-width: 2px;",
-            "group", "fill-color: #eef0f4; stroke-color: #6b7385; stroke-width: 1.5px;");
+            "group", "fill-color: #eef0f4; stroke-color: #6b7385; stroke-width: 1.5px; text-style: bold;");
 
     private final SweepViewModel vm;
     private final Graph graph = new MultiGraph("computation");
@@ -163,7 +170,7 @@ public final class GraphPanel extends StackPane {
                 label = GraphLayout.groupLabel(d.group(), d.members());
                 n.setAttribute("group", d.group());
             }
-            baseStyle.put(d.key(), size(d.box()) + " " + KIND_STYLE.get(cls));
+            baseStyle.put(d.key(), size(d.box()) + " " + RESET_STYLE + " " + KIND_STYLE.get(cls));
             n.setAttribute("ui.class", cls);
             n.setAttribute("ui.label", label);
         }
