@@ -184,6 +184,28 @@ class SessionViewModelTest {
     }
 
     @Test
+    void cancelStopsARunningRunAndTheLastGoodRunStays() throws Exception {
+        // A worker thread, and this test's thread as the UI thread (it runs what is handed to it).
+        java.util.concurrent.BlockingQueue<Runnable> ui = new java.util.concurrent.LinkedBlockingQueue<>();
+        SessionViewModel vm = new SessionViewModel(new RunService(r -> new Thread(r).start(), ui::add));
+        StringBuilder big = new StringBuilder("x = param(64, 64)\nh0 = tanh(x)\n");
+        for (int i = 1; i < 20_000; i++) {
+            big.append("h").append(i).append(" = tanh(h").append(i - 1).append(" @ x)\n");
+        }
+        vm.edit(big.append("loss = sum(h19999)\n").toString());
+        vm.run();
+        assertTrue(vm.running().get());
+        vm.run(); // ignored while one is running
+        vm.cancel();
+        while (vm.running().get()) {
+            ui.take().run();
+        }
+        assertEquals("Run cancelled", vm.status().get());
+        assertNull(vm.sweep().recorded().get());
+        assertNull(vm.error().get());
+    }
+
+    @Test
     void theStateIsReadOnlyProperties() {
         SessionViewModel vm = session();
         for (Object p : List.of(vm.source(), vm.fileName(), vm.file(), vm.dtype(), vm.device(), vm.running(), vm.progress(),

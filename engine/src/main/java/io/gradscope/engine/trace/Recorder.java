@@ -131,6 +131,7 @@ public final class Recorder implements AutoCloseable {
         c.changed();
     }
 
+    /** Leaves the innermost group. */
     public static void exitGroup() {
         Context c = CONTEXT.get();
         c.groups.removeLast();
@@ -144,6 +145,7 @@ public final class Recorder implements AutoCloseable {
         c.changed();
     }
 
+    /** Leaves the innermost checkpoint segment. */
     public static void exitSegment() {
         Context c = CONTEXT.get();
         c.segments.removeLast();

@@ -129,10 +129,12 @@ public final class TraceGraph {
         return edges;
     }
 
+    /** How many vertices. */
     public int size() {
         return vertices.size();
     }
 
+    /** The vertex at {@code index} (creation order). */
     public Vertex vertex(int index) {
         return vertices.get(index);
     }
