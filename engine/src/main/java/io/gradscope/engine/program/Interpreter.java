@@ -2,10 +2,10 @@ package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.ops.Op;
-import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
@@ -19,6 +19,8 @@ import io.gradscope.engine.program.Value.TupleVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -39,7 +41,6 @@ final class Interpreter {
     final Map<String, Value> values = new LinkedHashMap<>();
     private final Map<String, Pos> definedAt = new HashMap<>();
     final List<Leaf> leaves = new ArrayList<>();
-    final List<String> groupsSeen = new ArrayList<>();
     final List<List<String>> segments = new ArrayList<>();
     private final List<List<String>> openSegments = new ArrayList<>();
     private long bytes;
@@ -54,11 +55,6 @@ final class Interpreter {
     Value objective;
     String objectiveName;
     Pos objectivePos;
-    /** The display graph, built while running (not while checking). */
-    final List<ProgramGraph.Vertex> vertices = new ArrayList<>();
-    final List<ProgramGraph.Edge> edges = new ArrayList<>();
-    private final java.util.IdentityHashMap<Tensor, Integer> vertexOf = new java.util.IdentityHashMap<>();
-    private final java.util.ArrayDeque<String> groupStack = new java.util.ArrayDeque<>();
 
     /** Told after every statement: how many have run, of how many. */
     java.util.function.BiConsumer<Integer, Integer> onStatement = (done, total) -> { };
@@ -88,7 +84,11 @@ final class Interpreter {
             throw error(new Pos(1, 1), "the program is empty: it needs at least one statement, and the last one is the objective");
         }
         statementsTotal = count(program);
-        exec(program, true);
+        try {
+            exec(program, true);
+        } finally {
+            Recorder.at(0, 0);
+        }
         if (!(objective instanceof TensorVal t) || t.shape().length != 0) {
             String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + Value.kind(objective);
             String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
@@ -103,6 +103,14 @@ final class Interpreter {
         if (memoryProblem != null) {
             throw memoryProblem;
         }
+        if (traced(objective) >= 0) {
+            Recorder.emit(new TraceEvent.Objective(traced(objective)));
+        }
+    }
+
+    /** The trace's id for a value this run computed; -1 when checking, not recording, or for a literal constant. */
+    private long traced(Value v) {
+        return !checking && Recorder.active() && v instanceof TensorVal t && t.tensor() != null ? Recorder.idOf(t.tensor()) : -1;
     }
 
     private void exec(List<Ast.Stmt> stmts, boolean lastBlock) {
@@ -142,27 +150,28 @@ final class Interpreter {
             if (c.args().size() != 1 || !(c.args().get(0) instanceof Ast.Str name) || !c.keywords().isEmpty()) {
                 throw error(c.pos(), "group() takes one string, the group's name: with group(\"hidden\"):");
             }
-            groupsSeen.add(name.value());
-            Node.pushGroup(name.value());
-            groupStack.addLast(name.value());
+            Recorder.enterGroup(name.value());
             try {
                 exec(w.body(), last);
             } finally {
-                Node.popGroup();
-                groupStack.removeLast();
+                Recorder.exitGroup();
             }
         } else if (c.function().equals("checkpoint")) {
             if (!c.args().isEmpty() || !c.keywords().isEmpty()) {
                 throw error(c.pos(), "checkpoint() takes no arguments: with checkpoint():");
             }
             List<String> seg = new ArrayList<>();
+            int number = segments.size();
+            segments.add(seg);
             openSegments.add(seg);
+            Recorder.enterSegment(number);
             try {
                 exec(w.body(), last);
             } finally {
                 openSegments.remove(openSegments.size() - 1);
+                Recorder.exitSegment();
             }
-            segments.add(List.copyOf(seg));
+            segments.set(number, List.copyOf(seg));
         } else {
             throw error(c.pos(), "'with' takes group(\"name\") or checkpoint(), not " + c.function() + "()"
                     + Names.didYouMean(c.function(), Functions.CONTEXTS));
@@ -194,46 +203,16 @@ final class Interpreter {
             if (t.tensor() != null && t.tensor().node() != null && t.tensor().node().label() == null) {
                 t.tensor().node().setLabel(name);
             }
-            nameVertex(t.tensor(), name);
+            if (traced(t) >= 0) {
+                Recorder.at(a.pos().line(), a.pos().column());
+                Recorder.emit(new TraceEvent.Named(traced(t), name, Recorder.source()));
+            }
         }
         values.put(name, v);
         definedAt.put(name, a.pos());
         for (List<String> seg : openSegments) {
             seg.add(name);
         }
-    }
-
-    private int addVertex(Tensor t, String name, ProgramGraph.Kind kind, String op, String rule, Pos pos) {
-        int id = vertices.size();
-        vertices.add(new ProgramGraph.Vertex(id, name, kind, op, rule, t, t.node(), List.copyOf(groupStack), pos.line()));
-        if (t.node() != null) {
-            nodePos.put(t.node(), pos);
-        }
-        vertexOf.put(t, id);
-        return id;
-    }
-
-    /** Gives the vertex of {@code t} the statement's name (the first name wins). */
-    private void nameVertex(Tensor t, String name) {
-        Integer id = t == null ? null : vertexOf.get(t);
-        if (id != null && vertices.get(id).name() == null) {
-            ProgramGraph.Vertex v = vertices.get(id);
-            vertices.set(id, new ProgramGraph.Vertex(id, name, v.kind(), v.op(), v.rule(), v.value(), v.node(), v.groups(), v.line()));
-        }
-    }
-
-    /** The display graph, with the objective's vertex marked. */
-    ProgramGraph programGraph() {
-        List<ProgramGraph.Vertex> vs = new ArrayList<>(vertices);
-        if (objective instanceof TensorVal t && t.tensor() != null) {
-            Integer id = vertexOf.get(t.tensor());
-            if (id != null) {
-                ProgramGraph.Vertex v = vs.get(id);
-                vs.set(id, new ProgramGraph.Vertex(id, v.name(), ProgramGraph.Kind.OBJECTIVE, v.op(), v.rule(), v.value(), v.node(),
-                        v.groups(), v.line()));
-            }
-        }
-        return new ProgramGraph(List.copyOf(vs), List.copyOf(edges));
     }
 
     private Value leaf(String name, Ast.Call c) {
@@ -280,12 +259,15 @@ final class Interpreter {
             t.setRequiresGrad(true);
             t.node().setLabel(name);
         }
-        ProgramGraph.Kind kind = switch (leaf.kind()) {
-            case INPUT -> ProgramGraph.Kind.INPUT;
-            case PARAM -> ProgramGraph.Kind.PARAM;
-            case LABELS -> ProgramGraph.Kind.LABELS;
-        };
-        addVertex(t, name, kind, fn, "", c.pos());
+        if (Recorder.active()) {
+            TraceEvent.LeafKind kind = switch (leaf.kind()) {
+                case INPUT -> TraceEvent.LeafKind.INPUT;
+                case PARAM -> TraceEvent.LeafKind.PARAM;
+                case LABELS -> TraceEvent.LeafKind.LABELS;
+            };
+            Recorder.at(c.pos().line(), c.pos().column());
+            Recorder.emit(TraceEvent.Leaf.of(name, kind, t));
+        }
         return declared(leaf, new TensorVal(shape, dt, t));
     }
 
@@ -519,13 +501,10 @@ final class Interpreter {
             ts[i] = inputs.get(i).tensor();
         }
         try {
+            Recorder.at(pos.line(), pos.column());
             Tensor t = Ops.apply(op, ts);
-            int id = addVertex(t, null, ProgramGraph.Kind.OP, op.label(), op.rule(), pos);
-            for (int i = 0; i < ts.length; i++) {
-                Integer from = vertexOf.get(ts[i]);
-                if (from != null) {
-                    edges.add(new ProgramGraph.Edge(from, id, i));
-                }
+            if (t.node() != null) {
+                nodePos.put(t.node(), pos);
             }
             return result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad);
         } catch (ProgramException e) {

@@ -3,7 +3,6 @@ package io.gradscope.engine.program;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Gradients;
-import io.gradscope.engine.autograd.Graph;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -205,8 +204,7 @@ public final class Program {
                 }
                 grads = sweep.finish();
             }
-            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective), in.programGraph(),
-                    List.copyOf(in.groupsSeen), List.copyOf(in.segments), rec.trace());
+            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, List.copyOf(in.segments), rec.trace());
         }
     }
 }
