@@ -28,7 +28,7 @@ class CachingAllocatorTest {
 
     @Test
     void aBlockServesEveryRequestOfItsClass() {
-        CudaBackend cuda = StandIn.assumeRunning();
+        CudaBackend cuda = StandIn.assumeCuda();
         CachingAllocator al = cuda.allocator();
         al.freeCached();
         long before = al.driverAllocations();

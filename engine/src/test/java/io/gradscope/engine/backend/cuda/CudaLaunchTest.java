@@ -32,34 +32,41 @@ class CudaLaunchTest {
 
     @Test
     void aBatchOfMoreThan65535MatricesMultiplies() {
-        StandIn.assumeRunning();
+        StandIn.assumeCuda();
         // The batch count once went to grid z, which stops at 65,535.
         Tensor a = random(DType.FLOAT32, Device.CPU, 1, 100000, 1, 4);
         Tensor b = random(DType.FLOAT32, Device.CPU, 2, 100000, 4, 1);
         Tensor cpu = Ops.matmul(a, b);
         Tensor gpu = Ops.matmul(a.toDevice(Device.CUDA), b.toDevice(Device.CUDA));
         assertClose(cpu.toDoubleArray(), gpu.toDoubleArray(), 1e-5, 1e-6, "[100000,1,4] @ [100000,4,1]");
-        String launches = StandIn.takeLaunches();
-        assertTrue(launches.contains("matmul_f32 grid=100000,1,1 block=16,16,1"), launches);
+        if (StandIn.running()) {
+            String launches = StandIn.takeLaunches();
+            assertTrue(launches.contains("matmul_f32 grid=100000,1,1 block=16,16,1"), launches);
+        }
     }
 
     @Test
     void aFullSumRunsInBlocksAndASecondPass() {
-        StandIn.assumeRunning();
+        StandIn.assumeCuda();
         Tensor x = random(DType.FLOAT64, Device.CPU, 3, 1 << 20);
         Tensor gx = x.toDevice(Device.CUDA);
-        StandIn.takeLaunches();
+        boolean standIn = StandIn.running();
+        if (standIn) {
+            StandIn.takeLaunches();
+        }
         double s = Ops.sum(gx).item();
-        String launches = StandIn.takeLaunches();
-        // 2^20 elements: 256 blocks of 4096, whose partial sums a second pass adds.
-        assertTrue(launches.contains("reduce_blocks_f64 grid=256,1,1 block=256,1,1"), launches);
-        assertTrue(launches.contains("reduce_finish_f64 grid=1,1,1"), launches);
         assertEquals(Ops.sum(x).item(), s, 1e-9);
+        if (standIn) {
+            String launches = StandIn.takeLaunches();
+            // 2^20 elements: 256 blocks of 4096, whose partial sums a second pass adds.
+            assertTrue(launches.contains("reduce_blocks_f64 grid=256,1,1 block=256,1,1"), launches);
+            assertTrue(launches.contains("reduce_finish_f64 grid=1,1,1"), launches);
+        }
     }
 
     @Test
     void matmulRefusesAnOutputThatIsNotFreshAndContiguous() {
-        CudaBackend cuda = StandIn.assumeRunning();
+        CudaBackend cuda = StandIn.assumeCuda();
         Tensor a = random(DType.FLOAT64, Device.CUDA, 4, 3, 3);
         Tensor b = random(DType.FLOAT64, Device.CUDA, 5, 3, 3);
         Tensor out = Tensor.zeros(DType.FLOAT64, Device.CUDA, 3, 3).viewTranspose(0, 1);

@@ -17,7 +17,7 @@ class CudaLifetimesTest {
 
     @Test
     void unreachableStoragesGiveTheirBlocksBack() throws InterruptedException {
-        CudaBackend cuda = StandIn.assumeRunning();
+        CudaBackend cuda = StandIn.assumeCuda();
         long before = cuda.liveBytes();
         for (int i = 0; i < 20; i++) {
             Tensor.zeros(DType.FLOAT32, Device.CUDA, 1 << 18); // 1 MiB, dropped at once
@@ -48,7 +48,7 @@ class CudaLifetimesTest {
 
     @Test
     void theTemporaryCopiesOfReadsAndOneHotAreFreed() {
-        CudaBackend cuda = StandIn.assumeRunning();
+        CudaBackend cuda = StandIn.assumeCuda();
         Tensor x = Tensor.fromDoubles(DType.FLOAT32, Device.CUDA, new double[] {1, 2, 3, 4, 5, 6}, 2, 3);
         Tensor labels = Tensor.fromDoubles(DType.INT64, Device.CUDA, new double[] {0, 2, 1, 1, 0, 2}, 2, 3);
         Tensor out = Tensor.zeros(DType.FLOAT32, Device.CUDA, 3, 2, 3);

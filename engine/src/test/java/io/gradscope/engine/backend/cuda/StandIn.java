@@ -13,11 +13,22 @@ final class StandIn {
     private StandIn() {
     }
 
+    /** Skips the calling test unless the CUDA backend is up (on a GPU or on the stand-in). */
+    static CudaBackend assumeCuda() {
+        assumeTrue(Backends.cudaAvailable(), () -> "CUDA unavailable: " + Backends.cudaProblem());
+        return (CudaBackend) Backends.cuda();
+    }
+
+    /** Whether the CUDA backend runs on the stand-in (so its natives below can be called). */
+    static boolean running() {
+        String path = System.getProperty(CudaBackend.DRIVER_PROPERTY, "");
+        return !path.isBlank() && !path.equals("system") && Backends.cudaAvailable();
+    }
+
     /** Skips the calling test unless the CUDA backend is up and running on the stand-in. */
     static CudaBackend assumeRunning() {
-        String path = System.getProperty(CudaBackend.DRIVER_PROPERTY, "");
-        assumeTrue(!path.isBlank(), "the driver stand-in is not in use (a real GPU run)");
-        assumeTrue(Backends.cudaAvailable(), () -> "CUDA unavailable: " + Backends.cudaProblem());
+        assumeTrue(running(), () -> Backends.cudaAvailable() ? "the driver stand-in is not in use (a real GPU run)"
+                : "CUDA unavailable: " + Backends.cudaProblem());
         return (CudaBackend) Backends.cuda();
     }
 
