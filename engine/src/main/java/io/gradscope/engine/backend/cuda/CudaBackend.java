@@ -149,6 +149,7 @@ public final class CudaBackend implements Backend {
         synchronized (functions) {
             return functions.computeIfAbsent(name, n -> {
                 CUfunction f = new CUfunction();
+                current(); // the driver needs a current context on this thread, as for every call
                 cuModuleGetFunction(f, module, n);
                 return f;
             });

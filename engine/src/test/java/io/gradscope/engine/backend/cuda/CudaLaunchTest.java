@@ -65,6 +65,36 @@ class CudaLaunchTest {
     }
 
     @Test
+    void aThreadThatNeverUsedTheDeviceCanRunEachKind() throws Exception {
+        // The driver wants the context current on the calling thread (the stand-in checks it):
+        // each path must make it current before its first driver call, whatever that call is.
+        StandIn.assumeCuda();
+        Tensor a = random(DType.FLOAT64, Device.CUDA, 9, 5, 7);
+        Tensor b = random(DType.FLOAT64, Device.CUDA, 10, 7, 3);
+        java.util.List<java.util.function.Supplier<Object>> jobs = java.util.List.of(
+                () -> Ops.matmul(a, b).toDoubleArray(),
+                () -> Ops.sum(a).item(),
+                () -> Ops.exp(a).viewTranspose(0, 1).toDoubleArray(),
+                () -> Tensor.zeros(DType.FLOAT32, Device.CUDA, 300),
+                () -> random(DType.FLOAT32, Device.CPU, 11, 4).toDevice(Device.CUDA).toDoubleArray());
+        for (java.util.function.Supplier<Object> job : jobs) {
+            java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+            Thread t = new Thread(() -> {
+                try {
+                    job.get();
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            t.start();
+            t.join();
+            if (failure.get() != null) {
+                throw new AssertionError("on a fresh thread", failure.get());
+            }
+        }
+    }
+
+    @Test
     void matmulRefusesAnOutputThatIsNotFreshAndContiguous() {
         CudaBackend cuda = StandIn.assumeCuda();
         Tensor a = random(DType.FLOAT64, Device.CUDA, 4, 3, 3);
