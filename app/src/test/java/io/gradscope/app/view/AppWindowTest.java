@@ -168,10 +168,10 @@ class AppWindowTest {
         // In CI this runs on the CUDA driver stand-in (the tests' CPU libcuda.so.1).
         org.junit.jupiter.api.Assumptions.assumeTrue(io.gradscope.engine.backend.Backends.cudaAvailable(),
                 () -> "CUDA unavailable: " + io.gradscope.engine.backend.Backends.cudaProblem());
-        robot.interact(() -> window.setDevice("cuda"));
+        robot.interact(() -> window.viewModel().setDevice(Device.CUDA));
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         assertEquals(null, window.viewModel().error().get());
-        Sweep sweep = window.viewModel().sweep().get();
+        Sweep sweep = sweep().recorded().get();
         assertEquals(io.gradscope.engine.tensor.Device.CUDA, sweep.run().objective().device());
         String text = window.statusBar().getText();
         assertTrue(!text.contains("unavailable") && text.contains("objective"), text);
@@ -185,11 +185,11 @@ class AppWindowTest {
             assertArrayEquals(steps.get(i).upstream().toDoubleArray(), shown.toDoubleArray(), 0, "step " + i);
         }
         // The same program on the CPU gives the same objective.
-        robot.interact(() -> window.setDevice("cpu"));
+        robot.interact(() -> window.viewModel().setDevice(Device.CPU));
         double onCuda = sweep.run().objective().item();
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
-        assertEquals(io.gradscope.engine.tensor.Device.CPU, window.viewModel().sweep().get().run().objective().device());
-        assertEquals(window.viewModel().sweep().get().run().objective().item(), onCuda, 1e-9 * Math.abs(onCuda));
+        assertEquals(io.gradscope.engine.tensor.Device.CPU, sweep().recorded().get().run().objective().device());
+        assertEquals(sweep().recorded().get().run().objective().item(), onCuda, 1e-9 * Math.abs(onCuda));
     }
 
     @Test
