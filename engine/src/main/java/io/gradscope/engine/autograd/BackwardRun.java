@@ -1,6 +1,7 @@
 package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.ops.OpContext;
@@ -112,6 +113,7 @@ public final class BackwardRun {
         }
         Tensor g = upstream.remove(node);
         finalGradients.put(node, g);
+        Tangents.recordUpstream(node.id(), g);
         List<TraceEvent.Contribution> sent = new ArrayList<>();
         if (node.isLeaf()) {
             node.output().setGrad(g);

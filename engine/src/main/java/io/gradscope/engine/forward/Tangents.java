@@ -5,6 +5,7 @@ import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -126,6 +127,27 @@ public final class Tangents {
             }
         } finally {
             l.suspended = false;
+        }
+        Tensor tangent = l.tangents.get(out);
+        if (tangent != null && Recorder.active() && !GradMode.inBackward()) {
+            Recorder.emit(new TraceEvent.Tangent(Recorder.name(out), false, tangent, op.jvpRule()));
+        }
+    }
+
+    /** Records the tangent of a program leaf, after the leaf's own event. */
+    public static void recordLeaf(Tensor leaf) {
+        Tensor t = of(leaf);
+        if (t != null && Recorder.active()) {
+            Recorder.emit(new TraceEvent.Tangent(Recorder.name(leaf), false, t, "ẋ = the chosen direction"));
+        }
+    }
+
+    /** Records the tangent of the upstream gradient a backward step received (forward-over-reverse). */
+    public static void recordUpstream(long node, Tensor upstream) {
+        Tensor t = of(upstream);
+        if (active() && Recorder.active()) {
+            Recorder.emit(new TraceEvent.Tangent(node, true,
+                    t != null ? t : Tensor.zeros(upstream.dtype(), upstream.device(), upstream.shape()), "ġ = H·v along the sweep"));
         }
     }
 }

@@ -65,14 +65,14 @@ public final class Ops {
             scope.close(ctx.keptWith(out));
         }
         ctx.setOutput(out);
-        if (Tangents.active()) {
-            Tangents.propagate(op, ctx, out);
-        }
         if (record) {
             out.attach(Node.of(op, ctx, out));
         }
         if (!GradMode.inBackward() && Recorder.active()) {
             Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), inputs, out));
+        }
+        if (Tangents.active()) {
+            Tangents.propagate(op, ctx, out);
         }
         return out;
     }

@@ -73,6 +73,20 @@ public final class Directional {
         }
     }
 
+    /**
+     * A whole run (forward and backward, recorded) carrying the tangent {@code v} of leaf
+     * {@code name}: its trace holds a {@code Tangent} event for every value that depends on the leaf
+     * (J·v, with the op's JVP rule) and, in the backward pass, for every upstream gradient (its
+     * directional derivative; at the leaf itself, H·v when the leaf has a gradient). What the app
+     * steps through for forward mode and for a Hessian-vector product.
+     */
+    public static ProgramRun tracedRun(Program program, RunOptions options, String name, Tensor v) {
+        checkShape(leaf(program, options, name, false), v, "the tangent");
+        try (Tangents.Level level = Tangents.open().seedLeaf(name, v)) {
+            return program.run(options);
+        }
+    }
+
     /** H·v for the objective's Hessian with respect to leaf {@code name}; shaped like the leaf. */
     public static Tensor hvp(Program program, RunOptions options, String name, Tensor v, Hvp.Method method) {
         Leaf leaf = leaf(program, options, name, true);

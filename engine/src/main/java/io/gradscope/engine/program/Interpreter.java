@@ -267,6 +267,7 @@ final class Interpreter {
             };
             Recorder.at(c.pos().line(), c.pos().column());
             Recorder.emit(TraceEvent.Leaf.of(name, kind, t));
+            Tangents.recordLeaf(t);
         }
         return declared(leaf, new TensorVal(shape, dt, t));
     }

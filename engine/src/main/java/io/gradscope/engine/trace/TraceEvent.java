@@ -69,6 +69,15 @@ public sealed interface TraceEvent {
     record Contribution(int input, long toNode, Tensor gradient) {
     }
 
+    /**
+     * Forward mode carried a tangent: in the forward pass ({@code backward} false) the value
+     * {@code node}'s tangent J·v, with the op's JVP rule; in the backward pass of a
+     * forward-over-reverse run, the tangent of the upstream gradient {@code node} received (the
+     * second sweep of a Hessian-vector product).
+     */
+    record Tangent(long node, boolean backward, Tensor tangent, String rule) implements TraceEvent {
+    }
+
     /** Memory was allocated ({@code storage} is its id). */
     record Alloc(long storage, long bytes, MemoryCategory category, String device) implements TraceEvent {
     }
