@@ -43,8 +43,14 @@ public final class OnnxImport {
      * @param loss the objective: {@code sum}, {@code mean}, {@code mse} (against a target input) or
      *     {@code cross_entropy} (against target labels)
      * @param dims sizes for the symbolic dimensions of the graph inputs ({@code batch -> 1})
+     * @param absolutePaths whether the program names its parameter files by absolute paths (for a
+     *     program whose text is run without its folder being known) rather than relative to its folder
      */
-    public record Options(String loss, Map<String, String> dims) {
+    public record Options(String loss, Map<String, String> dims, boolean absolutePaths) {
+        public Options(String loss, Map<String, String> dims) {
+            this(loss, dims, false);
+        }
+
         public static Options defaults() {
             return new Options("sum", Map.of());
         }
@@ -81,7 +87,8 @@ public final class OnnxImport {
         OnnxMl.ModelProto proto = file.read();
         Set<String> reserved = new HashSet<>(io.gradscope.engine.ops.OpSpecs.callableNames());
         ProgramText text = new ProgramText(reserved);
-        Translator tr = new Translator(file, proto, text, options.dims());
+        Path folder = options.absolutePaths() ? outDir.toAbsolutePath().resolve("params") : Path.of("params");
+        Translator tr = new Translator(file, proto, text, options.dims(), folder.toString().replace('\\', '/'));
         if (tr.opset > 0 && (tr.opset < 7 || tr.opset > 20)) {
             throw file.error("opset " + tr.opset + " is outside what the import reads (PyTorch exports opset 13-17)");
         }

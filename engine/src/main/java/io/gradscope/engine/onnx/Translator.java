@@ -64,9 +64,12 @@ final class Translator {
     private List<String> groups = List.of();
     private String comment = "";
     private final OpRules rules;
+    /** How the program names the folder of its parameter files ({@code params}, or an absolute path). */
+    private final String paramsFolder;
 
-    Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims) {
+    Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims, String paramsFolder) {
         this.file = file;
+        this.paramsFolder = paramsFolder;
         this.graph = model.getGraph();
         this.text = text;
         this.dims = dims;
@@ -447,7 +450,7 @@ final class Translator {
      * constant) or {@code labels} (integers and booleans).
      */
     private Tensor declare(String name, Const c, boolean param, String what) {
-        String path = "file:params/" + name + ".npy";
+        String path = "file:" + paramsFolder + "/" + name + ".npy";
         String decl;
         if (!c.isFloat()) {
             int classes = 2;
