@@ -165,6 +165,27 @@ class ResNet(nn.Module):
         return self.fc(x)
 
 
+class Misc(nn.Module):
+    """The rest of the operators: asymmetric padding, strided rectangular convolution, average pooling
+    without the padding counted, global max pool, slicing, max over an axis, gathering a permutation,
+    layer norm without bias, expand, clamp."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, (3, 2), stride=(1, 2))
+        self.ln_weight = nn.Parameter(torch.ones(6))
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x):
+        x = self.conv(F.pad(x, (1, 0, 2, 1)))
+        a = F.avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)
+        m = F.adaptive_max_pool2d(x, 1).flatten(1)
+        s = a[:, :, 1:3, :].amax(dim=-1).flatten(1)
+        t = s[:, [0, 2, 1, 5, 4, 3]]
+        y = F.layer_norm(t, (6,), self.ln_weight, None) + m.mean(dim=1, keepdim=True).expand(-1, 6)
+        return self.fc(torch.clamp(y, -1.0, 1.5))
+
+
 def perturb(model, seed):
     """Random distinct values for every parameter and buffer (running variances stay positive)."""
     g = torch.Generator().manual_seed(seed)
@@ -177,7 +198,7 @@ def perturb(model, seed):
                 p.copy_(0.5 + r)
             elif name.endswith("running_mean"):
                 p.copy_(r - 0.5)
-            elif name.endswith(".weight") and p.dim() == 1:  # norm scales near 1
+            elif (name.endswith(".weight") or name.endswith("ln_weight")) and p.dim() == 1:  # norm scales near 1
                 p.copy_(0.75 + 0.5 * r)
             else:
                 fan_in = p[0].numel() if p.dim() > 1 else p.numel()
@@ -248,6 +269,7 @@ def main():
     export("transformer17", Block(), torch.randn(2, 5, 8, generator=gen), 17, folding=False, seed=4)
     export("embedding", Embed(), torch.randint(0, 20, (2, 6), generator=gen), 13, folding=False, seed=5)
     export("resnet", ResNet(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=6)
+    export("misc", Misc(), torch.randn(2, 2, 7, 6, generator=gen), 17, seed=7)
 
 
 if __name__ == "__main__":
