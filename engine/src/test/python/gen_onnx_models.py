@@ -270,6 +270,9 @@ def main():
     export("embedding", Embed(), torch.randint(0, 20, (2, 6), generator=gen), 13, folding=False, seed=5)
     export("resnet", ResNet(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=6)
     export("misc", Misc(), torch.randn(2, 2, 7, 6, generator=gen), 17, seed=7)
+    # PyTorch's own pre-norm encoder layer: nn.MultiheadAttention exports its head split as Shape/Gather/Div chains
+    export("mha", nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu", batch_first=True,
+                                             norm_first=True), torch.randn(2, 5, 8, generator=gen), 13, seed=8)
 
 
 if __name__ == "__main__":

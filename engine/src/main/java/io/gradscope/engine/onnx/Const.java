@@ -12,6 +12,16 @@ import io.gradscope.engine.tensor.Shapes;
  *     their gradients)
  */
 record Const(int[] shape, double[] data, int type, boolean fromParams) {
+    Const {
+        shape = shape.clone();
+    }
+
+    /** A copy (the values are shared: nothing writes them). */
+    @Override
+    public int[] shape() {
+        return shape.clone();
+    }
+
     static final int FLOAT = 1;
     static final int INT32 = 6;
     static final int INT64 = 7;

@@ -30,6 +30,16 @@ final class Translator {
 
     /** A program tensor: the statement's name, its static shape, int64 (labels) or float. */
     record Tensor(String name, int[] shape, boolean isInt) implements Val {
+        Tensor {
+            shape = shape.clone();
+        }
+
+        /** A copy: rules change shapes they compute from it. */
+        @Override
+        public int[] shape() {
+            return shape.clone();
+        }
+
         int rank() {
             return shape.length;
         }
