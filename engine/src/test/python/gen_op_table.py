@@ -228,6 +228,81 @@ for s, lo, hi in [((7,), -1.0, 1.0), ((0,), -1.0, 1.0), ((), -1.0, 1.0), ((2, 4)
     add("hardtanh", lambda x, lo=lo, hi=hi: F.hardtanh(x, lo, hi), [x],
         {} if (lo, hi) == (-1.0, 1.0) else {"min_val": lo, "max_val": hi})
 
+# The ops real models need (the ONNX import).
+for s in UNARY_SHAPES + [(2, 3)]:
+    add("erf", torch.erf, [uniform(s, -3, 3)])
+# each of the three ranges of the rational approximations, their edges, and the saturated tails
+add("erf", torch.erf, [torch.tensor([-7.0, -4.5, -4.0, -1.3, -0.46875, -0.2, 0.0, 0.3, 0.46875, 0.5, 2.0, 3.9, 4.0, 6.0, 30.0],
+                                    dtype=torch.float64)])
+
+
+def window_attrs(**kw):
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in kw.items()}
+
+
+CONV2D = [((2, 3, 5, 5), (4, 3, 3, 3), True, dict(padding=1)),
+          ((1, 4, 6, 5), (6, 2, 3, 2), False, dict(stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2)),
+          ((2, 2, 4, 4), (3, 2, 1, 1), True, dict(stride=2)),
+          ((1, 3, 5, 5), (3, 1, 3, 3), False, dict(padding=2, dilation=2, groups=3))]
+for sx, sw, bias, kw in CONV2D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv2d", lambda x, w, b=None, kw=kw: F.conv2d(x, w, b, **kw), ins, window_attrs(**kw))
+CONV1D = [((2, 3, 7), (4, 3, 3), True, dict(padding=1)),
+          ((1, 4, 9), (2, 2, 3), False, dict(stride=2, dilation=2, groups=2)),
+          ((2, 2, 5), (3, 2, 1), True, {})]
+for sx, sw, bias, kw in CONV1D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv1d", lambda x, w, b=None, kw=kw: F.conv1d(x, w, b, **kw), ins, window_attrs(**kw))
+
+# distinct values, so no window has a tied maximum (a tie has no derivative for central differences to check)
+for name, fn, cases in [
+        ("max_pool2d", F.max_pool2d, [((2, 2, 6, 6), dict(kernel_size=2)),
+                                      ((1, 2, 7, 5), dict(kernel_size=(3, 2), stride=(2, 1), padding=(1, 0))),
+                                      ((1, 1, 6, 6), dict(kernel_size=3, stride=1, padding=1, dilation=2))]),
+        ("max_pool1d", F.max_pool1d, [((2, 3, 8), dict(kernel_size=2)),
+                                      ((1, 2, 9), dict(kernel_size=3, stride=2, padding=1, dilation=2))]),
+        ("avg_pool2d", F.avg_pool2d, [((2, 2, 6, 6), dict(kernel_size=2)),
+                                      ((1, 2, 5, 7), dict(kernel_size=3, stride=2, padding=1)),
+                                      ((1, 2, 5, 7), dict(kernel_size=(3, 2), stride=(2, 1), padding=1, count_include_pad=False))]),
+        ("avg_pool1d", F.avg_pool1d, [((2, 3, 8), dict(kernel_size=2)),
+                                      ((1, 2, 7), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+
+for sx, kw in [((2, 3, 5, 5), dict(kernel_size=(2, 3), padding=1, stride=(2, 1))), ((1, 2, 4, 4), dict(kernel_size=2)),
+               ((1, 1, 5, 5), dict(kernel_size=2, dilation=2))]:
+    add("unfold", lambda x, kw=kw: F.unfold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+for sx, kw in [((2, 18, 15), dict(output_size=(5, 5), kernel_size=(2, 3), padding=1, stride=(2, 1))),
+               ((1, 8, 9), dict(output_size=4, kernel_size=2)), ((1, 4, 9), dict(output_size=5, kernel_size=2, dilation=2))]:
+    add("fold", lambda x, kw=kw: F.fold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+
+
+def batch_norm_eval(x, m, v, w, b, eps=1e-5):
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    y = (x - m.view(shape)) / torch.sqrt(v.view(shape) + eps) * w.view(shape) + b.view(shape)
+    # the same as F.batch_norm in eval mode, written out so the running statistics get gradients too
+    with torch.no_grad():
+        assert torch.allclose(y, F.batch_norm(x, m.detach(), v.detach(), w, b, False, 0.1, eps), rtol=1e-12, atol=1e-12)
+    return y
+
+
+for sx in [(4, 3), (2, 3, 4, 4), (2, 2, 5)]:
+    c = sx[1]
+    add("batch_norm", batch_norm_eval, [uniform(sx, -2, 2), uniform((c,), -0.5, 0.5), uniform((c,), 0.5, 2),
+                                        uniform((c,), 0.5, 1.5), uniform((c,), -0.5, 0.5)], {"eps": 1e-5})
+
+for idx, sw in [(torch.tensor([[0, 4, 2], [4, 1, 1]]), (5, 4)), (torch.tensor([1, 1, 3, 0]), (4, 3)), (torch.tensor(2), (3, 2))]:
+    add("embedding", F.embedding, [idx, uniform(sw, -1, 1)])
+for sg, idx, n in [((2, 3, 4), torch.tensor([[0, 4, 2], [4, 1, 1]]), 5), ((3, 2), torch.tensor([0, 2, 0]), 4)]:
+    add("embedding_dense_backward",
+        lambda g, i, n=n: g.new_zeros(n, g.shape[-1]).index_add(0, i.flatten(), g.reshape(-1, g.shape[-1])),
+        [uniform(sg, -1, 1), idx], {"num_weights": n})
+
+for sc, sa, sb in [((3, 4), (3, 4), (3, 4)), ((2, 2), (1, 2), ()), ((4,), (2, 4), (4,))]:
+    cond = (torch.rand(sc, generator=gen) < 0.5).long()
+    add("where", lambda c, a, b: torch.where(c != 0, a, b), [cond, uniform(sa, -2, 2), uniform(sb, -2, 2)])
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -78,6 +78,11 @@ public final class OpAttrs {
         throw new GradscopeException(spec.name() + ": '" + key + "' must be integers, not " + v);
     }
 
+    /** An integer or a tuple of integers, or null where None was given or is the default. */
+    int[] intsOrNull(String key) {
+        return get(key) == null ? null : ints(key);
+    }
+
     /** An axis, a tuple of axes, or None (null: all axes). */
     int[] axes(String key) {
         Object v = get(key);

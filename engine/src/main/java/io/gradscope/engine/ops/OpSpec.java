@@ -91,6 +91,23 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /** A tensor input that may be left out (None): a bias. */
+        Builder optionalTensor(String n) {
+            params.add(new Param(n, Param.Kind.TENSOR, true, null, null, null));
+            return this;
+        }
+
+        /** An integer or a tuple of integers; a null default means None is allowed. */
+        Builder ints(String n, int[] dflt) {
+            params.add(new Param(n, Param.Kind.INTS, true, dflt, null, null));
+            return this;
+        }
+
+        Builder ints(String n) {
+            params.add(new Param(n, Param.Kind.INTS, false, null, null, null));
+            return this;
+        }
+
         Builder tensors() {
             params.add(new Param("tensors", Param.Kind.TENSORS, false, null, null, null));
             return this;

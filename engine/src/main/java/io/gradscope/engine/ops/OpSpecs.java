@@ -121,8 +121,8 @@ public final class OpSpecs {
         def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
                 .torch("x.narrow(axis, start, stop - start)").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
-        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").internal()
-                .torch("F.pad (zeros along one axis)").linear()
+        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after")
+                .torch("F.pad(x, ...)").note("`before` and `after` zeros along `axis`").linear()
                 .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
         def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
@@ -221,5 +221,58 @@ public final class OpSpecs {
         Tensor above = Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, 20));
         Tensor below = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1), above);
         return Ops.add(Ops.mul(Ops.sigmoid(x), below), above);
+    }
+
+    // ---- what real models need (the ONNX import): convolution, pooling, batch norm, lookups ---
+
+    public static final UnaryOp ERF = def(fn("erf").torch("torch.erf"), new UnaryOp("erf", "erf", "dx = g ⊙ 2/√π·exp(−x²)",
+            Erf::forward, (x, y) -> Ops.mul(Ops.exp(Ops.neg(Ops.mul(x, x))), Erf.TWO_OVER_SQRT_PI), null, false));
+
+    static {
+        for (int d = 1; d <= 2; d++) {
+            int spatial = d;
+            String name = "conv" + d + "d";
+            def(fn(name).tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
+                    .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
+                    .torch("F." + name + "(x, weight, bias, stride, padding, dilation, groups)")
+                    .op(a -> new ConvOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups"))));
+            String max = "max_pool" + d + "d";
+            def(fn(max).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                    .ints("dilation", new int[] {1}).torch("F." + max + "(x, kernel_size, stride, padding, dilation)")
+                    .note("the gradient goes to the first maximum of a window")
+                    .op(a -> new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), a.ints("dilation")))));
+            String avg = "avg_pool" + d + "d";
+            def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                    .bool("count_include_pad", true).torch("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=...)")
+                    .linear()
+                    .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));
+        }
+        def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
+                .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()
+                .op(a -> new FoldOps.Unfold(Window.of("unfold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
+                        a.ints("dilation")))));
+        def(fn("fold").tensor("x").ints("output_size").ints("kernel_size").ints("dilation", new int[] {1})
+                .ints("padding", new int[] {0}).ints("stride", new int[] {1})
+                .torch("F.fold(x, output_size, kernel_size, dilation, padding, stride)").linear()
+                .op(a -> {
+                    int[] size = a.ints("output_size");
+                    Window w = Window.of("fold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"), a.ints("dilation"));
+                    if (size.length != 1 && size.length != 2) {
+                        throw new io.gradscope.engine.GradscopeException("fold: output_size must be one integer or 2");
+                    }
+                    return new FoldOps.Fold(w, size[0], size[size.length - 1]);
+                }));
+        def(fn("batch_norm").tensor("x").tensor("running_mean").tensor("running_var").tensor("weight").tensor("bias")
+                .number("eps", 1e-5).torch("F.batch_norm(x, running_mean, running_var, weight, bias, training=False, eps=eps)")
+                .op(a -> new BatchNormOp(a.number("eps"))));
+        def(fn("embedding").tensor("indices").tensor("weight").torch("F.embedding(indices, weight)")
+                .note("`indices` int64 labels").op(a -> EmbeddingOps.Embedding.INSTANCE));
+        def(fn("embedding_dense_backward").tensor("g").tensor("indices").integer("num_weights").internal()
+                .torch("g.new_zeros(num_weights, g.shape[-1]).index_add(0, indices.flatten(), g.flatten(0, -2))")
+                .op(a -> new EmbeddingOps.DenseBackward(a.integer("num_weights"))));
+        def(fn("where").tensor("condition").tensor("a").tensor("b").torch("torch.where(condition != 0, a, b)")
+                .note("`condition` an int64 mask, e.g. labels").op(a -> WhereOp.INSTANCE));
     }
 }

@@ -292,4 +292,46 @@ public final class Ops {
     public static Tensor attention(Tensor q, Tensor k, Tensor v, boolean causal) {
         return apply(new AttentionOp(causal), q, k, v);
     }
+
+    // ---- what real models need (the ONNX import) ---------------------------------------------
+
+    public static Tensor erf(Tensor x) {
+        return unary(OpSpecs.ERF, x);
+    }
+
+    /** F.conv2d; {@code bias} may be null. */
+    public static Tensor conv2d(Tensor x, Tensor weight, Tensor bias, int[] stride, int[] padding, int[] dilation, int groups) {
+        Op op = new ConvOp(2, stride, padding, dilation, groups);
+        return bias == null ? apply(op, x, weight) : apply(op, x, weight, bias);
+    }
+
+    /** F.conv1d; {@code bias} may be null. */
+    public static Tensor conv1d(Tensor x, Tensor weight, Tensor bias, int stride, int padding, int dilation, int groups) {
+        Op op = new ConvOp(1, new int[] {stride}, new int[] {padding}, new int[] {dilation}, groups);
+        return bias == null ? apply(op, x, weight) : apply(op, x, weight, bias);
+    }
+
+    /** F.max_pool2d; a null stride is the kernel size. */
+    public static Tensor maxPool2d(Tensor x, int[] kernel, int[] stride, int[] padding) {
+        return apply(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), x);
+    }
+
+    /** F.avg_pool2d; a null stride is the kernel size. */
+    public static Tensor avgPool2d(Tensor x, int[] kernel, int[] stride, int[] padding, boolean countIncludePad) {
+        return apply(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), x);
+    }
+
+    public static Tensor batchNorm(Tensor x, Tensor runningMean, Tensor runningVar, Tensor weight, Tensor bias, double eps) {
+        return apply(new BatchNormOp(eps), x, runningMean, runningVar, weight, bias);
+    }
+
+    /** F.embedding: rows of {@code weight} at int64 {@code indices}. */
+    public static Tensor embedding(Tensor indices, Tensor weight) {
+        return apply(EmbeddingOps.Embedding.INSTANCE, indices, weight);
+    }
+
+    /** torch.where(condition != 0, a, b), with an int64 condition. */
+    public static Tensor where(Tensor condition, Tensor a, Tensor b) {
+        return apply(WhereOp.INSTANCE, condition, a, b);
+    }
 }

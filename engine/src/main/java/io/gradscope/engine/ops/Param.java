@@ -24,6 +24,8 @@ public record Param(String name, Kind kind, boolean optional, Object dflt, Strin
         DIMS,
         /** An axis, a tuple of axes, or None (all axes). */
         AXES,
+        /** An integer or a tuple of integers (one per spatial axis: a kernel size, a stride). */
+        INTS,
         INT,
         NUMBER,
         BOOL

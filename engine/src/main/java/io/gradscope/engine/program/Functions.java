@@ -82,16 +82,34 @@ final class Functions {
             // An attribute after the varargs tensors is given by keyword only.
             int at = i > 0 && params.get(0).kind() == Param.Kind.TENSORS ? -1 : i;
             switch (p.kind()) {
-                case TENSOR -> inputs.add(a.tensor(i));
+                case TENSOR -> {
+                    // An optional tensor (a bias) left out, or given as None, is no input.
+                    if (!p.optional() || (i < a.count() && !(a.get(i, p.name()) instanceof Value.NoneVal))) {
+                        inputs.add(a.tensor(i));
+                    }
+                }
                 case TENSORS -> inputs.addAll(a.tensors());
                 case DIMS -> attrs.put(p.name(), a.intsFrom(i, p.noun()));
                 case AXES -> put(attrs, p, a.axes(at, p.name(), (int[]) p.dflt()), a, at);
+                case INTS -> put(attrs, p, ints(spec, p, a, at), a, at);
                 case INT -> put(attrs, p, a.integer(at, p.name(), (Integer) p.dflt()), a, at);
                 case NUMBER -> put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
                 case BOOL -> put(attrs, p, a.bool(at, p.name(), (Boolean) p.dflt()), a, at);
             }
         }
         return new OpCall(spec.create(attrs), inputs);
+    }
+
+    /** An integer or a tuple of integers; None only where the default is None. */
+    private static int[] ints(OpSpec spec, Param p, Args a, int at) {
+        if (!p.optional() && !a.given(at, p.name())) {
+            throw a.error(a.pos(), spec.name() + "() is missing its argument '" + p.name() + "'");
+        }
+        int[] v = a.axes(at, p.name(), (int[]) p.dflt());
+        if (v == null && (p.dflt() != null || !p.optional())) {
+            throw a.error(a.pos(), spec.name() + "(): '" + p.name() + "' must be an integer or a tuple of integers, not None");
+        }
+        return v;
     }
 
     /** Records an attribute the call gave; defaults stay the spec's (so labels show what was written). */

@@ -222,39 +222,55 @@ final class Interpreter {
         Leaf leaf;
         switch (fn) {
             case "input" -> {
-                a.allow(0, Integer.MAX_VALUE, "input(d0, d1, ..., grad=False)", "grad");
+                a.allow(0, Integer.MAX_VALUE, "input(d0, d1, ..., grad=False, init=\"file:PATH.npy\")", "grad", "init");
                 shape = dims(a);
-                leaf = new Leaf(name, Leaf.Kind.INPUT, shape, a.bool(-1, "grad", false), null, 0, c.pos());
+                leaf = new Leaf(name, Leaf.Kind.INPUT, shape, a.bool(-1, "grad", false), fileInit(a, c), 0, c.pos());
             }
             case "param" -> {
                 a.allow(0, Integer.MAX_VALUE, "param(d0, d1, ..., init=\"normal\")", "init");
                 shape = dims(a);
                 String init = a.string(-1, "init", "normal");
-                if (!Set.of("normal", "zeros", "ones", "uniform").contains(init)) {
+                if (!Set.of("normal", "zeros", "ones", "uniform").contains(init) && !LeafFiles.isFile(init)) {
                     throw error(c.keywords().get(0).value().pos(), "param(): init must be one of \"normal\", \"zeros\", "
-                            + "\"ones\", \"uniform\", not \"" + init + "\""
+                            + "\"ones\", \"uniform\" or \"file:PATH.npy\", not \"" + init + "\""
                             + Names.didYouMean(init, List.of("normal", "zeros", "ones", "uniform")));
                 }
                 leaf = new Leaf(name, Leaf.Kind.PARAM, shape, true, init, 0, c.pos());
             }
             default -> {
-                a.allow(0, Integer.MAX_VALUE, "labels(d0, ..., classes=C)", "classes");
+                a.allow(0, Integer.MAX_VALUE, "labels(d0, ..., classes=C, init=\"file:PATH.npy\")", "classes", "init");
                 shape = dims(a);
                 int classes = a.integer(-1, "classes", null);
                 if (classes < 1) {
                     throw error(c.pos(), "labels(): classes must be at least 1, not " + classes);
                 }
-                leaf = new Leaf(name, Leaf.Kind.LABELS, shape, false, null, classes, c.pos());
+                leaf = new Leaf(name, Leaf.Kind.LABELS, shape, false, fileInit(a, c), classes, c.pos());
             }
         }
         DType dt = leaf.kind() == Leaf.Kind.LABELS ? DType.INT64 : options.dtype();
         account(c.pos(), "'" + name + "'", shape, dt, leaf.grad());
         leaves.add(leaf);
+        java.nio.file.Path values;
+        try {
+            values = LeafFiles.isFile(leaf.init()) ? LeafFiles.resolve(file, leaf.init()) : null;
+        } catch (GradscopeException e) {
+            throw error(c.pos(), "'" + name + "': " + e.getMessage());
+        }
+        if (values != null && !java.nio.file.Files.isReadable(values)) {
+            throw error(c.pos(), "'" + name + "': cannot read its values file " + LeafFiles.path(leaf.init()) + " (" + values + ")");
+        }
         if (checking) {
             return declared(leaf, new TensorVal(shape, dt, null));
         }
-        Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
-                () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options).toDevice(options.device())));
+        Tensor t;
+        try {
+            t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
+                    () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options, values).toDevice(options.device())));
+        } catch (ProgramException e) {
+            throw e;
+        } catch (GradscopeException e) {
+            throw error(c.pos(), "'" + name + "': " + e.getMessage());
+        }
         if (leaf.grad()) {
             t.setRequiresGrad(true);
             t.node().setLabel(name);
@@ -289,6 +305,15 @@ final class Interpreter {
         }
         labelClasses.follow(op.name(), inputs, out);
         return out;
+    }
+
+    /** An input's or labels' {@code init="file:PATH.npy"}, or null. */
+    private String fileInit(Args a, Ast.Call c) {
+        String init = a.string(-1, "init", null);
+        if (init != null && !LeafFiles.isFile(init)) {
+            throw error(c.pos(), c.function() + "(): init takes a values file, init=\"file:PATH.npy\", not \"" + init + "\"");
+        }
+        return init;
     }
 
     private int[] dims(Args a) {

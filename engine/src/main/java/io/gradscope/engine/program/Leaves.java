@@ -10,10 +10,14 @@ final class Leaves {
     private Leaves() {
     }
 
-    static Tensor make(Leaf leaf, RunOptions options) {
+    /** The leaf's value: given, read from its values file ({@code values}, or null), or drawn. */
+    static Tensor make(Leaf leaf, RunOptions options, java.nio.file.Path values) {
         Tensor given = options.inputs().get(leaf.name());
         if (given != null) {
             return leaf.accept(given, options.dtype());
+        }
+        if (values != null) {
+            return LeafFiles.read(leaf, values, options.dtype());
         }
         long n = Shapes.numel(leaf.shape());
         SplittableRandom r = new SplittableRandom(options.seed() * 0x9E3779B97F4A7C15L + leaf.name().hashCode());

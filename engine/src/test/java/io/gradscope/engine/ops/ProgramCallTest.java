@@ -51,7 +51,11 @@ class ProgramCallTest {
         for (Param p : spec.params()) {
             Object v = row.attrs().get(p.name());
             switch (p.kind()) {
-                case TENSOR -> args.add(names.get(tensor++));
+                case TENSOR -> {
+                    if (tensor < names.size()) {
+                        args.add(names.get(tensor++)); // an optional tensor (a bias) the row leaves out is not written
+                    }
+                }
                 case TENSORS -> {
                     while (tensor < names.size()) {
                         args.add(names.get(tensor++));
@@ -83,7 +87,11 @@ class ProgramCallTest {
             names.add(name);
             String d = dims(a.shape());
             if (a.dtype() == DType.INT64) {
-                int classes = row.inputs().get(0).shape()[row.inputs().get(0).shape().length - 1];
+                int[] first = row.inputs().get(0).shape();
+                int classes = first.length == 0 ? 1 : first[first.length - 1];
+                for (double v : a.data()) {
+                    classes = Math.max(classes, (int) v + 1); // indices and masks: any class count that holds them
+                }
                 src.append(name).append(" = labels(").append(d).append(d.isEmpty() ? "" : ", ").append("classes=")
                         .append(classes).append(")\n");
             } else {

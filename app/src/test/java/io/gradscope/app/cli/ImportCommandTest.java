@@ -1,0 +1,86 @@
+package io.gradscope.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.program.Npy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code gradscope import} and {@code gradscope run} of what it wrote, with no further flags; its errors as one line. */
+class ImportCommandTest {
+    static final Path MODELS = Path.of("../engine/src/test/resources/onnx");
+
+    @TempDir
+    Path tmp;
+
+    private static void assertOneLineError(Cli.Result r, String expected) {
+        assertEquals(2, r.status(), r.err());
+        assertEquals(expected, r.err().strip());
+        assertFalse(r.err().contains("\tat "), "no stack trace");
+    }
+
+    @Test
+    void importThenRunUsesTheModelsWeights() throws IOException {
+        Path out = tmp.resolve("cnn");
+        Cli.Result r = Cli.run("import", MODELS.resolve("cnn/model.onnx").toString(), "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().startsWith("imported model.onnx (opset 13, 10 nodes, 13 initializers used) to "), r.out());
+        assertTrue(Files.exists(out.resolve("model.grad")) && Files.exists(out.resolve("names.json"))
+                && Files.exists(out.resolve("params/conv1_weight.npy")));
+        Path input = tmp.resolve("x.npy");
+        Files.copy(MODELS.resolve("cnn/input.npy"), input);
+        Path results = tmp.resolve("results");
+        Cli.Result run = Cli.run("run", out.resolve("model.grad").toString(), "--dtype", "float64", "--input", "input_0=" + input,
+                "--out", results.toString());
+        assertEquals(0, run.status(), run.err());
+        double expected = new com.fasterxml.jackson.databind.ObjectMapper().readTree(MODELS.resolve("cnn/reference.json").toFile())
+                .get("objective").asDouble();
+        assertEquals(expected, Double.parseDouble(run.out().strip()), 1e-9 * Math.abs(expected));
+        double[] dw = Npy.read(results.resolve("grad/fc_weight.npy")).toDoubleArray();
+        assertArrayEquals(Npy.read(MODELS.resolve("cnn/grad/g11.npy")).toDoubleArray(), dw, 1e-9);
+    }
+
+    @Test
+    void aTruncatedModelIsOneLineAndWritesNothing() throws IOException {
+        byte[] whole = Files.readAllBytes(MODELS.resolve("mlp/model.onnx"));
+        Path cut = Files.write(tmp.resolve("mlp.onnx"), Arrays.copyOf(whole, whole.length / 2));
+        Path out = tmp.resolve("out");
+        assertOneLineError(Cli.run("import", cut.toString(), "--out", out.toString()),
+                "error: mlp.onnx: not an ONNX model: the file is truncated (it ends in the middle of a protobuf field)");
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
+    void openReportsAModelItCannotImportBeforeStartingTheApp() throws IOException {
+        Path junk = Files.write(tmp.resolve("junk.onnx"), new byte[] {8, 1, 8});
+        Cli.Result r = Cli.run("open", junk.toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith("error: junk.onnx: not an ONNX model: "), r.err());
+    }
+
+    @Test
+    void aMissingModelAndABadLossAreOneLine() {
+        assertOneLineError(Cli.run("import", tmp.resolve("none.onnx").toString(), "--out", tmp.resolve("o").toString()),
+                "error: cannot read " + tmp.resolve("none.onnx") + " (no such file)");
+        assertOneLineError(Cli.run("import", MODELS.resolve("mlp/model.onnx").toString(), "--out", tmp.resolve("o").toString(),
+                "--loss", "hinge"), "error: --loss must be sum, mean, mse or cross_entropy, not 'hinge'");
+    }
+
+    @Test
+    void crossEntropyAddsLabelsForTheLogits() throws IOException {
+        Path out = tmp.resolve("mlp");
+        Cli.Result r = Cli.run("import", MODELS.resolve("mlp/model.onnx").toString(), "--out", out.toString(), "--loss", "cross_entropy");
+        assertEquals(0, r.status(), r.err());
+        String program = Files.readString(out.resolve("model.grad"));
+        assertTrue(program.contains("target = labels(4, classes=5)"), program);
+        assertTrue(program.contains("loss = cross_entropy("), program);
+        assertEquals(0, Cli.run("run", out.resolve("model.grad").toString()).status());
+    }
+}

@@ -1,0 +1,139 @@
+package io.gradscope.engine.onnx;
+
+import ai.onnx.proto.OnnxMl;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Imports an ONNX model (as PyTorch's {@code torch.onnx.export} writes it, opset 13-17) as a program:
+ * {@code DIR/model.grad} (graph inputs as {@code input} leaves, or {@code labels} for integer token ids;
+ * initializers as {@code param} leaves reading their values from {@code DIR/params/NAME.npy}; one
+ * statement per node, in the groups of the PyTorch modules the node names carry, the node name as a
+ * comment), and {@code DIR/names.json} mapping each initializer, input and output to its program name.
+ * The objective is a loss of the first output (its sum by default).
+ *
+ * <pre>{@code
+ * OnnxImport.Result r = OnnxImport.run(Path.of("resnet.onnx"), Path.of("out"), new OnnxImport.Options("sum", Map.of()));
+ * ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+ * }</pre>
+ *
+ * Nothing is written unless the whole model imports: unsupported operators are listed, every one with
+ * its node names and count, in one message.
+ */
+public final class OnnxImport {
+    private OnnxImport() {
+    }
+
+    /**
+     * @param loss the objective: {@code sum}, {@code mean}, {@code mse} (against a target input) or
+     *     {@code cross_entropy} (against target labels)
+     * @param dims sizes for the symbolic dimensions of the graph inputs ({@code batch -> 1})
+     * @param absolutePaths whether the program names its parameter files by absolute paths (for a
+     *     program whose text is run without its folder being known) rather than relative to its folder
+     */
+    public record Options(String loss, Map<String, String> dims, boolean absolutePaths) {
+        public Options(String loss, Map<String, String> dims) {
+            this(loss, dims, false);
+        }
+
+        public static Options defaults() {
+            return new Options("sum", Map.of());
+        }
+    }
+
+    /**
+     * What an import wrote.
+     *
+     * @param initializers each ONNX initializer's program name (null where the import folded it away:
+     *     shape constants, masks computed into constants)
+     * @param inputs each graph input's program name
+     * @param outputs each graph output's program name
+     */
+    public record Result(Path program, Map<String, String> initializers, Map<String, String> inputs, Map<String, String> outputs,
+                         int nodes, int opset) {
+    }
+
+    static final Set<String> LOSSES = Set.of("sum", "mean", "mse", "cross_entropy");
+
+    public static Result run(Path model, Path outDir, Options options) {
+        if (!LOSSES.contains(options.loss())) {
+            throw new GradscopeException("--loss must be sum, mean, mse or cross_entropy, not '" + options.loss() + "'");
+        }
+        for (Map.Entry<String, String> d : options.dims().entrySet()) {
+            try {
+                if (Integer.parseInt(d.getValue()) < 0) {
+                    throw new NumberFormatException();
+                }
+            } catch (NumberFormatException e) {
+                throw new GradscopeException("--dim " + d.getKey() + "=" + d.getValue() + ": the size must be a non-negative integer");
+            }
+        }
+        OnnxFile file = new OnnxFile(model);
+        OnnxMl.ModelProto proto = file.read();
+        Set<String> reserved = new HashSet<>(io.gradscope.engine.ops.OpSpecs.callableNames());
+        ProgramText text = new ProgramText(reserved);
+        Path folder = options.absolutePaths() ? outDir.toAbsolutePath().resolve("params") : Path.of("params");
+        Translator tr = new Translator(file, proto, text, options.dims(), folder.toString().replace('\\', '/'));
+        if (tr.opset > 0 && (tr.opset < 7 || tr.opset > 20)) {
+            throw file.error("opset " + tr.opset + " is outside what the import reads (PyTorch exports opset 13-17)");
+        }
+        String producer = proto.getProducerName() + (proto.getProducerVersion().isEmpty() ? "" : " " + proto.getProducerVersion());
+        text.comment("Imported from " + file.name() + " by gradscope import (ONNX opset " + tr.opset
+                + (producer.isBlank() ? "" : ", exported by " + producer.trim()) + ").");
+        text.comment("Parameters are read from params/; names.json maps the ONNX names to the names here.");
+        text.comment("Each statement ends with the ONNX node it comes from; groups are the PyTorch modules.");
+        tr.run(options.loss());
+        String program = text.render();
+        write(outDir, program, tr);
+        Path grad = outDir.resolve("model.grad");
+        try {
+            Program.load(grad).check(DType.FLOAT32);
+        } catch (GradscopeException e) {
+            throw file.error("the imported program does not check (an import bug): " + e.getMessage());
+        }
+        return new Result(grad, tr.initializerNames, tr.inputNames, tr.outputNames, proto.getGraph().getNodeCount(), tr.opset);
+    }
+
+    private static void write(Path dir, String program, Translator tr) {
+        try {
+            Path params = dir.resolve("params");
+            Files.createDirectories(params);
+            for (Map.Entry<String, Const> e : tr.files.entrySet()) {
+                Const c = e.getValue();
+                DType dt = !c.isFloat() ? DType.INT64 : c.type() == Const.DOUBLE ? DType.FLOAT64 : DType.FLOAT32;
+                Npy.write(Tensor.fromDoubles(dt, c.data(), c.shape()), params.resolve(e.getKey() + ".npy"));
+            }
+            Map<String, Object> names = new LinkedHashMap<>();
+            names.put("initializers", tr.initializerNames);
+            names.put("inputs", tr.inputNames);
+            names.put("outputs", tr.outputNames);
+            ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+            Files.writeString(dir.resolve("names.json"), json.writeValueAsString(names) + "\n", StandardCharsets.UTF_8);
+            Files.writeString(dir.resolve("model.grad"), program, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new GradscopeException("cannot write the import to " + dir + ": " + e.getMessage());
+        }
+    }
+
+    /** The ONNX operator types the import reads, sorted (some only where their inputs are constants). */
+    public static List<String> operators() {
+        List<String> ops = new ArrayList<>(OpRules.SUPPORTED);
+        java.util.Collections.sort(ops);
+        return ops;
+    }
+}

@@ -1,0 +1,517 @@
+package io.gradscope.engine.onnx;
+
+import ai.onnx.proto.OnnxMl;
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.tensor.Shapes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Turns an ONNX graph into program statements. Every tensor name of the graph has a value: a known
+ * {@link Const} (initializers, Constant nodes and whatever folds from them: shapes, masks, indices),
+ * a program tensor (a name bound by a statement, with its static shape), or missing (downstream of an
+ * unsupported node). Known values become program leaves only where a program op needs them:
+ * initializers as {@code param} leaves (batch norm's running statistics as {@code input} leaves),
+ * other float constants as {@code input} leaves read from a file, integer ones as {@code labels};
+ * a float value folded from parameters is computed in the program instead, so the parameters keep
+ * their gradients.
+ */
+final class Translator {
+    /** A value of the graph. */
+    sealed interface Val permits Known, Tensor, Missing {
+    }
+
+    record Known(Const c) implements Val {
+    }
+
+    /** A program tensor: the statement's name, its static shape, int64 (labels) or float. */
+    record Tensor(String name, int[] shape, boolean isInt) implements Val {
+        Tensor {
+            shape = shape.clone();
+        }
+
+        /** A copy: rules change shapes they compute from it. */
+        @Override
+        public int[] shape() {
+            return shape.clone();
+        }
+
+        int rank() {
+            return shape.length;
+        }
+    }
+
+    record Missing() implements Val {
+    }
+
+    /** How an initializer is declared when the program needs it. */
+    enum LeafKind { PARAM, CONSTANT }
+
+    private record Unsupported(String what, String node) {
+    }
+
+    final OnnxFile file;
+    final int opset;
+    final ProgramText text;
+    private final OnnxMl.GraphProto graph;
+    private final Map<String, Val> values = new HashMap<>();
+    private final Map<String, Const> initializers = new LinkedHashMap<>();
+    /** Each ONNX initializer's program name (null until the program uses it as a tensor). */
+    final Map<String, String> initializerNames = new LinkedHashMap<>();
+    final Map<String, String> inputNames = new LinkedHashMap<>();
+    final Map<String, String> outputNames = new LinkedHashMap<>();
+    private final Map<String, OnnxMl.NodeProto> producer = new HashMap<>();
+    private final List<Unsupported> unsupported = new ArrayList<>();
+    private final Map<String, Integer> perModule = new HashMap<>();
+    private final Map<String, Integer> classesOf = new HashMap<>();
+    private final Map<String, String> dims;
+    /** The values to write under params/, by program leaf name. */
+    final Map<String, Const> files = new LinkedHashMap<>();
+    private List<String> groups = List.of();
+    private String comment = "";
+    private final OpRules rules;
+    /** How the program names the folder of its parameter files ({@code params}, or an absolute path). */
+    private final String paramsFolder;
+
+    Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims, String paramsFolder) {
+        this.file = file;
+        this.paramsFolder = paramsFolder;
+        this.graph = model.getGraph();
+        this.text = text;
+        this.dims = dims;
+        int v = 0;
+        for (OnnxMl.OperatorSetIdProto o : model.getOpsetImportList()) {
+            if (o.getDomain().isEmpty() || o.getDomain().equals("ai.onnx")) {
+                v = (int) o.getVersion();
+            }
+        }
+        this.opset = v;
+        this.rules = new OpRules(this);
+    }
+
+    GradscopeException error(String what) {
+        return file.error(what);
+    }
+
+    // ---- the whole graph ----------------------------------------------------------------------
+
+    /** Translates the graph; the objective is {@code loss} of the first output. */
+    void run(String loss) {
+        for (OnnxMl.TensorProto t : graph.getInitializerList()) {
+            Const c = file.tensor(t, "initializer '" + t.getName() + "'");
+            initializers.put(t.getName(), new Const(c.shape(), c.data(), c.type(), c.isFloat()));
+            initializerNames.put(t.getName(), null);
+            values.put(t.getName(), new Known(initializers.get(t.getName())));
+        }
+        for (OnnxMl.NodeProto n : graph.getNodeList()) {
+            if (!n.getOpType().equals("Constant")) {
+                perModule.merge(String.join("/", modules(n.getName())), 1, Integer::sum);
+            }
+            for (String o : n.getOutputList()) {
+                producer.put(o, n);
+            }
+            // integer inputs used as embedding indices: their class count is the table's row count
+            if (n.getOpType().equals("Gather") && n.getInputCount() == 2 && initializers.containsKey(n.getInput(0))) {
+                int[] s = initializers.get(n.getInput(0)).shape();
+                if (s.length > 0) {
+                    classesOf.put(n.getInput(1), s[0]);
+                }
+            }
+        }
+        checkOperators();
+        for (OnnxMl.ValueInfoProto in : graph.getInputList()) {
+            if (!initializers.containsKey(in.getName())) {
+                declareInput(in);
+            }
+        }
+        for (OnnxMl.NodeProto n : graph.getNodeList()) {
+            translate(n, false);
+        }
+        reportUnsupported();
+        objective(loss);
+    }
+
+    /** Notes every node of an op type the import does not know (reported with the rest after the translation). */
+    private void checkOperators() {
+        for (OnnxMl.NodeProto n : graph.getNodeList()) {
+            if (!known(n)) {
+                String domain = n.getDomain();
+                unsupported(n, domain.isEmpty() || domain.equals("ai.onnx") ? n.getOpType() : n.getOpType() + " (domain " + domain + ")");
+            }
+        }
+    }
+
+    private static boolean known(OnnxMl.NodeProto n) {
+        String domain = n.getDomain();
+        return (domain.isEmpty() || domain.equals("ai.onnx")) && OpRules.SUPPORTED.contains(n.getOpType());
+    }
+
+    void unsupported(OnnxMl.NodeProto n, String what) {
+        unsupported.add(new Unsupported(what, n.getName().isEmpty() ? "(unnamed " + n.getOpType() + ")" : n.getName()));
+    }
+
+    private void reportUnsupported() {
+        if (unsupported.isEmpty()) {
+            return;
+        }
+        Map<String, List<String>> byKind = new LinkedHashMap<>();
+        for (Unsupported u : unsupported) {
+            byKind.computeIfAbsent(u.what(), k -> new ArrayList<>()).add(u.node());
+        }
+        String list = byKind.entrySet().stream().map(e -> {
+            List<String> nodes = e.getValue();
+            String shown = String.join(", ", nodes.subList(0, Math.min(4, nodes.size()))) + (nodes.size() > 4 ? ", ..." : "");
+            return e.getKey() + " ×" + nodes.size() + " (" + shown + ")";
+        }).collect(Collectors.joining("; "));
+        throw error("cannot import: " + unsupported.size() + " node" + (unsupported.size() == 1 ? "" : "s")
+                + " the import does not support: " + list);
+    }
+
+    private void declareInput(OnnxMl.ValueInfoProto in) {
+        String onnx = in.getName();
+        if (!in.getType().hasTensorType()) {
+            throw error("input '" + onnx + "' is not a tensor");
+        }
+        OnnxMl.TypeProto.Tensor tt = in.getType().getTensorType();
+        OnnxMl.TensorShapeProto sp = tt.getShape();
+        int[] shape = new int[sp.getDimCount()];
+        List<String> shown = new ArrayList<>();
+        for (int i = 0; i < shape.length; i++) {
+            OnnxMl.TensorShapeProto.Dimension d = sp.getDim(i);
+            if (d.hasDimValue() && d.getDimValue() >= 0) {
+                shape[i] = (int) d.getDimValue();
+                shown.add(Long.toString(d.getDimValue()));
+                continue;
+            }
+            String sym = d.getDimParam();
+            shown.add(sym.isEmpty() ? "?" : sym);
+            String fixed = dims.get(sym);
+            if (sym.isEmpty() || fixed == null) {
+                throw error("input '" + onnx + "' has a dynamic shape " + String.join("", "[", String.join(", ", shown), sp.getDimCount() > i + 1
+                        ? ", ...]" : "]") + (sym.isEmpty() ? ": an unnamed dimension that cannot be fixed"
+                        : ": give the size of '" + sym + "' with --dim " + sym + "=N"));
+            }
+            shape[i] = Integer.parseInt(fixed);
+        }
+        int type = tt.getElemType();
+        String name = text.name(onnx);
+        inputNames.put(onnx, name);
+        groups = List.of();
+        comment = "graph input '" + onnx + "'";
+        if (Const.isFloatType(type)) {
+            text.add(groups, name, "input(" + dimsText(shape, false) + ")", comment);
+            values.put(onnx, new Tensor(name, shape, false));
+        } else if (type == Const.INT64 || type == Const.INT32) {
+            Integer classes = classesOf.get(onnx);
+            if (classes == null) {
+                throw error("input '" + onnx + "' holds integers, which the import supports only as the indices of an embedding "
+                        + "(a Gather from an initializer)");
+            }
+            text.add(groups, name, "labels(" + dimsText(shape, true) + "classes=" + classes + ")", comment);
+            values.put(onnx, new Tensor(name, shape, true));
+        } else {
+            throw error("input '" + onnx + "' has the element type " + OnnxFile.typeName(type) + ", which the import does not support");
+        }
+    }
+
+    private void objective(String loss) {
+        if (graph.getOutputCount() == 0) {
+            throw error("the model has no outputs");
+        }
+        for (OnnxMl.ValueInfoProto o : graph.getOutputList()) {
+            if (values.get(o.getName()) instanceof Tensor t) {
+                outputNames.put(o.getName(), t.name());
+            }
+        }
+        String out = graph.getOutput(0).getName();
+        Val v = values.get(out);
+        if (!(v instanceof Tensor t) || t.isInt()) {
+            throw error("the first output '" + out + "' " + (v instanceof Known ? "is a constant: it depends on no input or parameter"
+                    : "is not a float tensor the program computes"));
+        }
+        groups = List.of();
+        comment = "the objective: " + loss + " of the output '" + out + "'";
+        String name = text.name("loss");
+        switch (loss) {
+            case "sum", "mean" -> text.add(groups, name, loss + "(" + t.name() + ")", comment);
+            case "mse" -> {
+                String target = text.name("target");
+                text.add(groups, target, "input(" + dimsText(t.shape(), false) + ")", "the target of the mse loss");
+                text.add(groups, name, "mse(" + t.name() + ", " + target + ")", comment);
+            }
+            case "cross_entropy" -> {
+                if (t.rank() != 2 && t.rank() != 1) {
+                    throw error("--loss cross_entropy needs the output '" + out + "' to be logits [N, C] or [C], not "
+                            + Shapes.str(t.shape()));
+                }
+                String target = text.name("target");
+                int[] ts = t.rank() == 2 ? new int[] {t.shape()[0]} : new int[0];
+                text.add(groups, target, "labels(" + dimsText(ts, true) + "classes=" + t.shape()[t.rank() - 1] + ")",
+                        "the class labels of the cross-entropy loss");
+                text.add(groups, name, "cross_entropy(" + t.name() + ", " + target + ")", comment);
+            }
+            default -> throw new GradscopeException("--loss must be sum, mean, mse or cross_entropy, not '" + loss + "'");
+        }
+    }
+
+    // ---- one node ----------------------------------------------------------------------------
+
+    /** The module path of a node name: {@code /layer1/layer1.0/conv1/Conv -> [layer1, layer1.0, conv1]}. */
+    static List<String> modules(String nodeName) {
+        List<String> parts = new ArrayList<>();
+        for (String p : nodeName.split("/")) {
+            if (!p.isEmpty()) {
+                parts.add(p);
+            }
+        }
+        return parts.isEmpty() ? parts : parts.subList(0, parts.size() - 1);
+    }
+
+    /** Group names for the module path: a child repeating its parent's name drops it ({@code layer1.0 -> 0}). */
+    static List<String> groupsOf(List<String> mods) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < mods.size(); i++) {
+            String m = mods.get(i);
+            if (i > 0 && m.startsWith(mods.get(i - 1) + ".")) {
+                m = m.substring(mods.get(i - 1).length() + 1);
+            }
+            out.add(m);
+        }
+        return out;
+    }
+
+    void translate(OnnxMl.NodeProto n, boolean force) {
+        List<String> saveGroups = groups;
+        String saveComment = comment;
+        groups = groupsOf(modules(n.getName()));
+        comment = n.getName().isEmpty() ? n.getOpType() : n.getName();
+        try {
+            translateIn(n, force);
+        } finally {
+            groups = saveGroups;
+            comment = saveComment;
+        }
+    }
+
+    private void translateIn(OnnxMl.NodeProto n, boolean force) {
+        String op = n.getOpType();
+        if (!known(n)) {
+            missing(n);
+            return;
+        }
+        Val[] in = new Val[n.getInputCount()];
+        boolean allKnown = true;
+        for (int i = 0; i < in.length; i++) {
+            String name = n.getInput(i);
+            if (name.isEmpty()) {
+                continue;
+            }
+            in[i] = values.get(name);
+            if (in[i] == null) {
+                throw error("node '" + n.getName() + "' reads '" + name + "', which no earlier node produces (the graph is not in order)");
+            }
+            if (in[i] instanceof Missing) {
+                missing(n);
+                return;
+            }
+            allKnown &= in[i] instanceof Known;
+        }
+        Attrs at = new Attrs(n);
+        if (op.equals("Constant")) {
+            set(n, 0, new Known(constant(n, at)));
+            return;
+        }
+        boolean shapeOnly = (op.equals("Shape") || op.equals("Size")) && in[0] instanceof Tensor;
+        if ((allKnown && !force) || shapeOnly) {
+            Const[] cs = new Const[in.length];
+            for (int i = 0; i < in.length; i++) {
+                cs[i] = in[i] instanceof Known k ? k.c() : null;
+            }
+            if (shapeOnly) {
+                int[] s = ((Tensor) in[0]).shape();
+                cs[0] = Const.of(s, new double[(int) Shapes.numel(s)], Const.FLOAT);
+            }
+            Const[] out = null;
+            try {
+                out = Folder.fold(op, at, cs, opset);
+            } catch (RuntimeException e) {
+                out = null;
+            }
+            if (out != null) {
+                for (int i = 0; i < out.length && i < n.getOutputCount(); i++) {
+                    set(n, i, new Known(out[i]));
+                }
+                return;
+            }
+        }
+        if (!rules.apply(n, at, in)) {
+            missing(n);
+        }
+    }
+
+    private void missing(OnnxMl.NodeProto n) {
+        for (int i = 0; i < n.getOutputCount(); i++) {
+            set(n, i, new Missing());
+        }
+    }
+
+    private Const constant(OnnxMl.NodeProto n, Attrs at) {
+        if (at.t("value") != null) {
+            return file.tensor(at.t("value"), "the value of Constant node '" + n.getName() + "'");
+        }
+        if (at.has("value_float")) {
+            return Const.scalar(at.f("value_float", 0), Const.FLOAT);
+        }
+        if (at.has("value_int")) {
+            return Const.scalar(at.i("value_int", 0), Const.INT64);
+        }
+        if (at.has("value_floats")) {
+            double[] v = at.floats("value_floats");
+            return Const.of(new int[] {v.length}, v, Const.FLOAT);
+        }
+        if (at.has("value_ints")) {
+            int[] v = at.ints("value_ints");
+            return Const.of(new int[] {v.length}, java.util.Arrays.stream(v).asDoubleStream().toArray(), Const.INT64);
+        }
+        throw error("Constant node '" + n.getName() + "' has no value the import reads (sparse or string constants are not supported)");
+    }
+
+    void set(OnnxMl.NodeProto n, int output, Val v) {
+        if (output < n.getOutputCount() && !n.getOutput(output).isEmpty()) {
+            values.put(n.getOutput(output), v);
+        }
+    }
+
+    // ---- statements and leaves ------------------------------------------------------------------
+
+    /** The statement name for output {@code k} of node {@code n}. */
+    String statementName(OnnxMl.NodeProto n, int k) {
+        List<String> mods = modules(n.getName());
+        List<String> g = groupsOf(mods);
+        String[] parts = n.getName().split("/");
+        String opPart = parts.length == 0 || parts[parts.length - 1].isEmpty() ? n.getOpType() : parts[parts.length - 1];
+        String base;
+        if (g.isEmpty()) {
+            base = ProgramText.lower(opPart);
+        } else if (perModule.getOrDefault(String.join("/", mods), 0) == 1) {
+            base = String.join("_", g);
+        } else {
+            base = String.join("_", g) + "_" + ProgramText.lower(opPart);
+        }
+        return text.name(n.getOutputCount() > 1 ? base + "_" + k : base);
+    }
+
+    /** Binds output {@code k} of {@code n} to {@code expr} (shape and kind as given); returns the tensor. */
+    Tensor emit(OnnxMl.NodeProto n, int k, String expr, int[] shape, boolean isInt) {
+        String name = statementName(n, k);
+        text.add(groups, name, expr, comment);
+        Tensor t = new Tensor(name, shape, isInt);
+        set(n, k, t);
+        return t;
+    }
+
+    /** Output {@code k} of {@code n} is the tensor {@code t} itself (Identity, Dropout, a no-op reshape). */
+    void alias(OnnxMl.NodeProto n, int k, Tensor t) {
+        set(n, k, t);
+    }
+
+    /** The program tensor for input {@code i} of node {@code n}, declaring a leaf or computing a folded value as needed. */
+    Tensor tensor(OnnxMl.NodeProto n, int i, LeafKind kind) {
+        return tensor(n.getInput(i), kind);
+    }
+
+    Tensor tensor(String onnx, LeafKind kind) {
+        Val v = values.get(onnx);
+        if (v instanceof Tensor t) {
+            return t;
+        }
+        Const c = ((Known) v).c();
+        OnnxMl.NodeProto from = producer.get(onnx);
+        if (!initializers.containsKey(onnx) && c.isFloat() && c.fromParams() && from != null) {
+            // computed from parameters: write the computation, so the gradient reaches them
+            translate(from, true);
+            Val again = values.get(onnx);
+            if (again instanceof Tensor t) {
+                return t;
+            }
+            throw error("node '" + from.getName() + "' could not be written into the program");
+        }
+        boolean isInit = initializers.containsKey(onnx) && initializers.get(onnx) == c;
+        Tensor t = declare(text.name(isInit ? leafBase(onnx) : constBase(onnx)), c, isInit && kind == LeafKind.PARAM,
+                isInit ? "initializer '" + onnx + "'" : "constant '" + onnx + "'");
+        if (isInit) {
+            initializerNames.put(onnx, t.name());
+        }
+        values.put(onnx, t);
+        return t;
+    }
+
+    /** A constant the import makes up (a zero bias, gathered indices) as a leaf read from a file. */
+    Tensor constant(String base, Const c) {
+        return declare(text.name(base), c, false, "");
+    }
+
+    /**
+     * A leaf holding {@code c} from params/NAME.npy: {@code param} (a parameter), {@code input} (a float
+     * constant) or {@code labels} (integers and booleans).
+     */
+    private Tensor declare(String name, Const c, boolean param, String what) {
+        String path = "file:" + paramsFolder + "/" + name + ".npy";
+        String decl;
+        if (!c.isFloat()) {
+            int classes = 2;
+            for (double d : c.data()) {
+                if (d < 0) {
+                    throw error("the integer constant " + what + " holds the negative value " + (long) d
+                            + ", which a program's labels cannot hold");
+                }
+                classes = (int) Math.max(classes, d + 1);
+            }
+            decl = "labels(" + dimsText(c.shape(), true) + "classes=" + classes + ", init=\"" + path + "\")";
+        } else {
+            decl = (param ? "param(" : "input(") + dimsText(c.shape(), true) + "init=\"" + path + "\")";
+        }
+        text.add(groups, name, decl, what);
+        files.put(name, c);
+        return new Tensor(name, c.shape(), !c.isFloat());
+    }
+
+    private String leafBase(String onnx) {
+        if (onnx.startsWith("onnx::") && !groups.isEmpty()) {
+            return String.join("_", groups) + "_" + ProgramText.lower(onnx.substring(6));
+        }
+        return onnx.startsWith("onnx::") ? ProgramText.lower(onnx.substring(6)) : onnx;
+    }
+
+    private static String constBase(String onnx) {
+        String s = onnx.replaceFirst("^onnx::", "").replaceFirst("_output_\\d+$", "");
+        int slash = s.lastIndexOf('/');
+        return ProgramText.lower(slash >= 0 ? s.substring(slash + 1) : s);
+    }
+
+    /** The value of input {@code i} when it is known, else null (absent optional inputs too). */
+    Const known(OnnxMl.NodeProto n, int i) {
+        if (i >= n.getInputCount() || n.getInput(i).isEmpty()) {
+            return null;
+        }
+        return values.get(n.getInput(i)) instanceof Known k ? k.c() : null;
+    }
+
+    boolean present(OnnxMl.NodeProto n, int i) {
+        return i < n.getInputCount() && !n.getInput(i).isEmpty();
+    }
+
+    Val value(OnnxMl.NodeProto n, int i) {
+        return present(n, i) ? values.get(n.getInput(i)) : null;
+    }
+
+    /** The dimensions as call arguments: {@code 2, 3} (with a trailing {@code , } when {@code more} and non-empty). */
+    static String dimsText(int[] shape, boolean more) {
+        String s = java.util.Arrays.stream(shape).mapToObj(Integer::toString).collect(Collectors.joining(", "));
+        return more && !s.isEmpty() ? s + ", " : s;
+    }
+}

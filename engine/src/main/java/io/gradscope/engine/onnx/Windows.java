@@ -1,0 +1,179 @@
+package io.gradscope.engine.onnx;
+
+import ai.onnx.proto.OnnxMl;
+import io.gradscope.engine.onnx.Translator.Tensor;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Conv, MaxPool and AveragePool: ONNX's window attributes (kernel_shape, strides, pads as begins then
+ * ends, dilations, auto_pad, ceil_mode) as the program's conv1d/conv2d and pooling calls. Padding
+ * that differs between the two sides of an axis becomes an explicit zero pad where that is exact.
+ */
+final class Windows {
+    private Windows() {
+    }
+
+    /** The resolved window of a node over {@code spatial} axes of an input of shape {@code x}. */
+    private record Geometry(int[] kernel, int[] stride, int[] dilation, int[] begin, int[] end) {
+        boolean symmetric() {
+            return Arrays.equals(begin, end);
+        }
+
+        int[] padding() {
+            int[] p = new int[begin.length];
+            for (int i = 0; i < p.length; i++) {
+                p[i] = Math.min(begin[i], end[i]);
+            }
+            return p;
+        }
+    }
+
+    private static int[] orOnes(int[] v, int n) {
+        if (v != null) {
+            return v;
+        }
+        int[] ones = new int[n];
+        Arrays.fill(ones, 1);
+        return ones;
+    }
+
+    private static Geometry geometry(OnnxMl.NodeProto n, Attrs at, int[] x, int[] kernel) {
+        int sp = kernel.length;
+        int[] stride = orOnes(at.ints("strides"), sp);
+        int[] dil = orOnes(at.ints("dilations"), sp);
+        int[] begin = new int[sp];
+        int[] end = new int[sp];
+        String auto = at.s("auto_pad", "NOTSET");
+        switch (auto) {
+            case "NOTSET" -> {
+                int[] pads = at.ints("pads");
+                if (pads != null) {
+                    if (pads.length != 2 * sp) {
+                        throw OpRules.unsupported(n.getOpType() + " with " + pads.length + " pads for " + sp + " spatial axes");
+                    }
+                    begin = Arrays.copyOf(pads, sp);
+                    end = Arrays.copyOfRange(pads, sp, 2 * sp);
+                }
+            }
+            case "VALID" -> { }
+            case "SAME_UPPER", "SAME_LOWER" -> {
+                for (int i = 0; i < sp; i++) {
+                    int in = x[x.length - sp + i];
+                    int out = (in + stride[i] - 1) / stride[i];
+                    int total = Math.max(0, (out - 1) * stride[i] + (kernel[i] - 1) * dil[i] + 1 - in);
+                    begin[i] = auto.equals("SAME_UPPER") ? total / 2 : total - total / 2;
+                    end[i] = total - begin[i];
+                }
+            }
+            default -> throw OpRules.unsupported(n.getOpType() + " with auto_pad=" + auto);
+        }
+        return new Geometry(kernel, stride, dil, begin, end);
+    }
+
+    /** {@code x} with the unequal part of the padding written as explicit zero pads; updates {@code shape}. */
+    private static String extraPad(String x, int[] shape, Geometry g) {
+        int sp = g.kernel().length;
+        String expr = x;
+        for (int i = 0; i < sp; i++) {
+            int axis = shape.length - sp + i;
+            int before = g.begin()[i] - g.padding()[i];
+            int after = g.end()[i] - g.padding()[i];
+            if (before > 0 || after > 0) {
+                expr = "pad(" + expr + ", " + axis + ", " + before + ", " + after + ")";
+                shape[axis] += before + after;
+            }
+        }
+        return expr;
+    }
+
+    private static String attr(String name, int[] v, int dflt) {
+        boolean all = true;
+        for (int x : v) {
+            all &= x == dflt;
+        }
+        return all ? "" : ", " + name + "=" + OpRules.ints(v);
+    }
+
+    static String conv(OpRules r, OnnxMl.NodeProto n, Attrs at) {
+        Tensor x = r.floatTensor(n, 0);
+        Tensor w = r.floatTensor(n, 1);
+        int sp = x.rank() - 2;
+        if (sp != 1 && sp != 2) {
+            return "Conv over " + sp + " spatial axes";
+        }
+        int[] kernel = at.ints("kernel_shape") != null ? at.ints("kernel_shape") : Arrays.copyOfRange(w.shape(), 2, w.rank());
+        Geometry g = geometry(n, at, x.shape(), kernel);
+        int groups = (int) at.i("group", 1);
+        int[] xs = x.shape();
+        String input = extraPad(x.name(), xs, g);
+        Tensor padded = new Tensor(input, xs, false);
+        Tensor b = r.translator().present(n, 2) ? r.floatTensor(n, 2) : null;
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("stride", g.stride());
+        attrs.put("padding", g.padding());
+        attrs.put("dilation", g.dilation());
+        attrs.put("groups", groups);
+        String fn = "conv" + sp + "d";
+        int[] shape = b == null ? r.shape(n, fn, attrs, padded, w) : r.shape(n, fn, attrs, padded, w, b);
+        String expr = fn + "(" + input + ", " + w.name() + (b == null ? "" : ", " + b.name()) + attr("stride", g.stride(), 1)
+                + attr("padding", g.padding(), 0) + attr("dilation", g.dilation(), 1) + (groups != 1 ? ", groups=" + groups : "") + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
+    }
+
+    static String pool(OpRules r, OnnxMl.NodeProto n, Attrs at, boolean max) {
+        String op = n.getOpType();
+        if (n.getOutputCount() > 1 && !n.getOutput(1).isEmpty()) {
+            return op + " with its Indices output";
+        }
+        Tensor x = r.floatTensor(n, 0);
+        int sp = x.rank() - 2;
+        int[] kernel = at.ints("kernel_shape");
+        if (kernel == null || kernel.length != sp || (sp != 1 && sp != 2)) {
+            return op + " over " + sp + " spatial axes";
+        }
+        Geometry g = geometry(n, at, x.shape(), kernel);
+        boolean countPad = at.i("count_include_pad", 0) != 0;
+        int[] xs = x.shape();
+        String input = x.name();
+        if (!g.symmetric()) {
+            if (max || !countPad) {
+                return op + " with padding that differs between the two sides of an axis";
+            }
+            input = extraPad(input, xs, g);
+        }
+        if (at.i("ceil_mode", 0) != 0) {
+            for (int i = 0; i < sp; i++) {
+                int in = xs[xs.length - sp + i] + 2 * g.padding()[i];
+                int span = (kernel[i] - 1) * g.dilation()[i] + 1;
+                if ((in - span) % g.stride()[i] != 0) {
+                    return op + " with ceil_mode=1 where it adds a window";
+                }
+            }
+        }
+        String fn = (max ? "max_pool" : "avg_pool") + sp + "d";
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("kernel_size", kernel);
+        attrs.put("stride", g.stride());
+        attrs.put("padding", g.padding());
+        if (max) {
+            attrs.put("dilation", g.dilation());
+        } else {
+            for (int d : g.dilation()) {
+                if (d != 1) {
+                    return op + " with dilations";
+                }
+            }
+            attrs.put("count_include_pad", countPad);
+        }
+        int[] shape = r.shape(n, fn, attrs, new Tensor(input, xs, false));
+        boolean padded = !Arrays.stream(g.padding()).allMatch(p -> p == 0);
+        String expr = fn + "(" + input + ", kernel_size=" + OpRules.ints(kernel) + ", stride=" + OpRules.ints(g.stride())
+                + attr("padding", g.padding(), 0) + (max ? attr("dilation", g.dilation(), 1) : "")
+                + (!max && padded && !countPad ? ", count_include_pad=False" : "") + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
+    }
+}

@@ -1,0 +1,124 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * F.batch_norm in inference mode: {@code y = (x − mean) / √(var + eps) · weight + bias} per channel
+ * (axis 1) with the running statistics given as tensors. Every input gets its gradient, the
+ * statistics included (they are constants in a model, but a program may ask).
+ */
+final class BatchNormOp extends Op {
+    private final double eps;
+
+    BatchNormOp(double eps) {
+        this.eps = eps;
+    }
+
+    @Override
+    public String name() {
+        return "batch_norm";
+    }
+
+    @Override
+    public String label() {
+        return "batch_norm(eps=" + Param.valueText(eps) + ")";
+    }
+
+    @Override
+    public String rule() {
+        return "dx = g ⊙ w·r, dw = Σ g ⊙ (x − m)·r, db = Σ g, dm = −Σ g ⊙ w·r, dv = −½ Σ g ⊙ (x − m)·w·r³; r = 1/√(v + eps)";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity("batch_norm", shapes, 5);
+        Checks.floats("batch_norm", dtypes, 0, 1, 2, 3, 4);
+        int[] x = shapes[0];
+        if (x.length < 2) {
+            throw new GradscopeException("batch_norm: x must be [N, C, ...], not shape " + Shapes.str(x));
+        }
+        String[] what = {"running_mean", "running_var", "weight", "bias"};
+        for (int i = 1; i < 5; i++) {
+            if (shapes[i].length != 1 || shapes[i][0] != x[1]) {
+                throw new GradscopeException("batch_norm: " + what[i - 1] + " has shape " + Shapes.str(shapes[i]) + " but must be ["
+                        + x[1] + "], one per channel of x " + Shapes.str(x));
+            }
+        }
+        return x.clone();
+    }
+
+    /** A per-channel vector viewed to broadcast against x along axis 1: {@code [C, 1, ..., 1]}. */
+    private static Tensor channels(Tensor v, int rank) {
+        int[] shape = new int[rank - 1];
+        int[] strides = new int[rank - 1];
+        java.util.Arrays.fill(shape, 1);
+        shape[0] = v.shape()[0];
+        strides[0] = v.strides()[0];
+        return v.asStrided(shape, strides, v.offset());
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        int r = in[0].rank();
+        Tensor rstd = Raw.binary(BinaryKind.DIV, Raw.scalarLike(in[0], 1),
+                Raw.unary(UnaryKind.SQRT, Raw.binary(BinaryKind.ADD, in[2], Raw.scalarLike(in[0], eps))));
+        // As PyTorch's CPU kernel: y = x·α + β with α = w·r and β = b − m·α per channel.
+        Tensor alpha = Raw.binary(BinaryKind.MUL, rstd, in[3]);
+        Tensor beta = Raw.binary(BinaryKind.SUB, in[4], Raw.binary(BinaryKind.MUL, in[1], alpha));
+        return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, in[0], channels(alpha, r)), channels(beta, r));
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = ((ẋ − ṁ)·w + (x − m)·ẇ)·r − ½(x − m)·w·r³·v̇ + ḃ, r = 1/√(v + eps)";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor x = ctx.input(0);
+        int[] bshape = new int[x.rank() - 1];
+        java.util.Arrays.fill(bshape, 1);
+        bshape[0] = x.shape()[1];
+        Tensor r = Ops.reshape(Ops.pow(Ops.add(ctx.input(2), eps), -0.5), bshape);
+        Tensor w = Ops.reshape(ctx.input(3), bshape);
+        Tensor centred = Ops.sub(x, Ops.reshape(ctx.input(1), bshape));
+        Tensor lin = Ops.mul(Ops.add(Ops.mul(Ops.sub(t[0], Ops.reshape(t[1], bshape)), w), Ops.mul(centred, Ops.reshape(t[3], bshape))), r);
+        Tensor dr = Ops.mul(Ops.mul(Ops.mul(centred, w), Ops.mul(Ops.mul(r, r), r)), Ops.reshape(t[2], bshape));
+        return Ops.add(Ops.sub(lin, Ops.mul(dr, 0.5)), Ops.reshape(t[4], bshape));
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor x = ctx.input(0);
+        int r = x.rank();
+        int c = x.shape()[1];
+        int[] bshape = new int[r - 1];
+        java.util.Arrays.fill(bshape, 1);
+        bshape[0] = c;
+        int[] notChannel = new int[r - 1];
+        notChannel[0] = 0;
+        for (int i = 2; i < r; i++) {
+            notChannel[i - 1] = i;
+        }
+        Tensor rstd = Ops.pow(Ops.add(ctx.input(2), eps), -0.5);
+        Tensor w = ctx.input(3);
+        Tensor rb = Ops.reshape(rstd, bshape);
+        Tensor wb = Ops.reshape(w, bshape);
+        Tensor centred = ctx.needsGrad(2) || ctx.needsGrad(3) ? Ops.sub(x, Ops.reshape(ctx.input(1), bshape)) : null;
+        Tensor gsum = ctx.needsGrad(1) || ctx.needsGrad(4) ? Ops.sum(g, notChannel, false) : null;
+        Tensor dx = ctx.needsGrad(0) ? Ops.mul(g, Ops.mul(rb, wb)) : null;
+        Tensor dm = ctx.needsGrad(1) ? Ops.neg(Ops.mul(gsum, Ops.mul(rstd, w))) : null;
+        Tensor dv = null;
+        if (ctx.needsGrad(2)) {
+            Tensor s = Ops.sum(Ops.mul(g, Ops.mul(centred, wb)), notChannel, false);
+            dv = Ops.mul(Ops.mul(s, Ops.pow(rstd, 3)), -0.5);
+        }
+        Tensor dw = ctx.needsGrad(3) ? Ops.sum(Ops.mul(g, Ops.mul(centred, rb)), notChannel, false) : null;
+        return new Tensor[] {dx, dm, dv, dw, ctx.needsGrad(4) ? gsum : null};
+    }
+}

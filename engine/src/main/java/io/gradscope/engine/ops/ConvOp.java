@@ -1,0 +1,165 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * F.conv1d and F.conv2d (cross-correlation) with stride, padding, dilation and groups, written from
+ * existing primitives: the input's windows are unfolded (one strided copy, im2col) and multiplied by
+ * the weight as one batched matmul per group. The VJP is the same two steps transposed: {@code dW} is
+ * {@code G·colsᵀ} summed over the batch, {@code dx} is the fold (col2im) of {@code Wᵀ·G}; with unfold and
+ * fold being ops themselves, it can be differentiated again.
+ */
+final class ConvOp extends Op {
+    private final int spatial;
+    private final int[] stride;
+    private final int[] padding;
+    private final int[] dilation;
+    private final int groups;
+
+    ConvOp(int spatial, int[] stride, int[] padding, int[] dilation, int groups) {
+        this.spatial = spatial;
+        this.stride = stride.clone();
+        this.padding = padding.clone();
+        this.dilation = dilation.clone();
+        this.groups = groups;
+        if (groups < 1) {
+            throw new GradscopeException(name() + ": groups must be at least 1, not " + groups);
+        }
+        window(new int[] {1, 1, 1, 1});
+    }
+
+    /** The sliding window for a weight of this shape (the kernel size is the weight's). */
+    private Window window(int[] weight) {
+        int[] kernel = spatial == 1 ? new int[] {weight[weight.length - 1]}
+                : new int[] {weight[weight.length - 2], weight[weight.length - 1]};
+        return Window.of(name(), spatial, kernel, stride, padding, dilation);
+    }
+
+    @Override
+    public String name() {
+        return "conv" + spatial + "d";
+    }
+
+    @Override
+    public String label() {
+        String text = window(new int[] {1, 1, 1, 1}).text(spatial, true).replaceFirst("kernel_size=[^,]*(, )?", "");
+        text = text + (groups != 1 ? (text.isEmpty() ? "" : ", ") + "groups=" + groups : "");
+        return text.isEmpty() ? name() : name() + "(" + text + ")";
+    }
+
+    @Override
+    public String rule() {
+        return "dx = fold(Wᵀ·G), dW = Σₙ G·unfold(x)ᵀ, db = Σ g";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        String op = name();
+        if (shapes.length != 2 && shapes.length != 3) {
+            throw new GradscopeException(op + ": takes x, weight and an optional bias, got " + shapes.length + " tensors");
+        }
+        Checks.floats(op, dtypes, shapes.length == 3 ? new int[] {0, 1, 2} : new int[] {0, 1});
+        int[] x = shapes[0];
+        int[] wt = shapes[1];
+        String axes = spatial == 1 ? "[N, C, L]" : "[N, C, H, W]";
+        if (x.length != spatial + 2) {
+            throw new GradscopeException(op + ": x must be " + axes + ", not shape " + Shapes.str(x));
+        }
+        if (wt.length != spatial + 2) {
+            throw new GradscopeException(op + ": weight must be [C_out, C_in / groups" + (spatial == 2 ? ", kH, kW" : ", k")
+                    + "], not shape " + Shapes.str(wt));
+        }
+        if (x[1] != wt[1] * groups || wt[0] % groups != 0) {
+            throw new GradscopeException(op + ": x " + Shapes.str(x) + " has " + x[1] + " channels but weight " + Shapes.str(wt)
+                    + " with groups=" + groups + " needs " + wt[1] * groups + (wt[0] % groups != 0
+                    ? " (and C_out " + wt[0] + " must be divisible by groups)" : ""));
+        }
+        if (shapes.length == 3 && (shapes[2].length != 1 || shapes[2][0] != wt[0])) {
+            throw new GradscopeException(op + ": bias must be [" + wt[0] + "], not shape " + Shapes.str(shapes[2]));
+        }
+        Window w = window(wt);
+        int[] x4 = as4d(x);
+        int oh = w.outH(op, x4[2], x);
+        int ow = w.outW(op, x4[3], x);
+        return spatial == 1 ? new int[] {x[0], wt[0], ow} : new int[] {x[0], wt[0], oh, ow};
+    }
+
+    private int[] as4d(int[] s) {
+        return spatial == 1 ? new int[] {s[0], s[1], 1, s[2]} : s;
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor x = spatial == 1 ? Window.insertAxis(in[0], 2) : in[0];
+        Tensor wt = in[1];
+        Window w = window(wt.shape());
+        int[] xs = x.shape();
+        int cout = wt.shape()[0];
+        int k = wt.shape()[1] * w.size();
+        Tensor cols = w.unfold(x, 0);
+        int[] cs = cols.shape();
+        int l = cs[4] * cs[5];
+        Tensor y = MatMulOp.batched(wt.contiguous().viewReshape(new int[] {groups, cout / groups, k}),
+                cols.viewReshape(new int[] {xs[0], groups, k, l}));
+        y = y.viewReshape(new int[] {xs[0], cout, cs[4], cs[5]});
+        if (in.length == 3) {
+            Tensor b = in[2];
+            y = Raw.binary(BinaryKind.ADD, y, b.asStrided(new int[] {cout, 1, 1}, new int[] {b.strides()[0], 0, 0}, b.offset()));
+        }
+        return spatial == 1 ? y.viewReshape(new int[] {xs[0], cout, cs[5]}) : y;
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = conv(ẋ, w) + conv(x, ẇ) + ḃ";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor x = ctx.input(0);
+        Tensor wt = ctx.input(1);
+        Tensor dy = Ops.add(Ops.apply(this, t[0], wt), Ops.apply(this, x, t[1]));
+        if (t.length == 3) {
+            int[] bs = new int[spatial + 1];
+            java.util.Arrays.fill(bs, 1);
+            bs[0] = wt.shape()[0];
+            dy = Ops.add(dy, Ops.reshape(t[2], bs));
+        }
+        return dy;
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor x = ctx.input(0);
+        Tensor wt = ctx.input(1);
+        Window w = window(wt.shape());
+        int[] x4 = as4d(x.shape());
+        int cout = wt.shape()[0];
+        int k = wt.shape()[1] * w.size();
+        int[] gs = g.shape();
+        int l = gs[gs.length - 1] * (spatial == 2 ? gs[2] : 1);
+        Tensor g3 = Ops.reshape(g, x4[0], groups, cout / groups, l);
+        Tensor dx = null;
+        Tensor dw = null;
+        Tensor db = null;
+        if (ctx.needsGrad(0)) {
+            Tensor w3 = Ops.reshape(wt, groups, cout / groups, k);
+            Tensor dcols = Ops.reshape(Ops.matmul(Ops.transpose(w3), g3), x4[0], x4[1] * w.size(), l);
+            dx = Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), dcols);
+            dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
+        }
+        if (ctx.needsGrad(1)) {
+            Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;
+            Tensor cols = Ops.reshape(Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
+            dw = Ops.reshape(Ops.sum(Ops.matmul(g3, Ops.transpose(cols)), new int[] {0}, false), wt.shape());
+        }
+        if (ctx.inputs().size() == 3 && ctx.needsGrad(2)) {
+            db = Ops.sum(g, spatial == 1 ? new int[] {0, 2} : new int[] {0, 2, 3}, false);
+        }
+        return ctx.inputs().size() == 3 ? new Tensor[] {dx, dw, db} : new Tensor[] {dx, dw};
+    }
+}

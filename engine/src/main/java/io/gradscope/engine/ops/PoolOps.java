@@ -1,0 +1,185 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * F.max_pool1d/2d and F.avg_pool1d/2d, written from existing primitives: the windows are unfolded
+ * into {@code [N, C, K, L]} (K kernel elements, L output positions) and reduced over K; the VJP spreads
+ * the gradient over each window and folds it back (col2im), so it can be differentiated again.
+ */
+final class PoolOps {
+    private PoolOps() {
+    }
+
+    /** The shape checks and geometry both pools share. */
+    abstract static class Pool extends Op {
+        final int spatial;
+        final Window w;
+
+        Pool(int spatial, Window w) {
+            this.spatial = spatial;
+            this.w = w;
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            Checks.arity(name(), shapes, 1);
+            Checks.floats(name(), dtypes, 0);
+            int[] x = shapes[0];
+            if (x.length != spatial + 2) {
+                throw new GradscopeException(name() + ": x must be " + (spatial == 1 ? "[N, C, L]" : "[N, C, H, W]") + ", not shape "
+                        + Shapes.str(x));
+            }
+            w.checkPoolPadding(name());
+            int[] x4 = as4d(x);
+            int oh = w.outH(name(), x4[2], x);
+            int ow = w.outW(name(), x4[3], x);
+            return spatial == 1 ? new int[] {x[0], x[1], ow} : new int[] {x[0], x[1], oh, ow};
+        }
+
+        int[] as4d(int[] s) {
+            return spatial == 1 ? new int[] {s[0], s[1], 1, s[2]} : s;
+        }
+
+        /** The windows of x as {@code [N, C, K, L]}. */
+        Tensor windows(Tensor x, double padValue) {
+            Tensor x4 = spatial == 1 ? Window.insertAxis(x, 2) : x;
+            Tensor cols = w.unfold(x4, padValue);
+            int[] cs = cols.shape();
+            return cols.viewReshape(new int[] {cs[0], cs[1], w.size(), cs[4] * cs[5]});
+        }
+
+        /** The VJP from the gradient of every window element, {@code [N, C, K, L]}: fold it back onto x. */
+        Tensor foldBack(Tensor gcols, Tensor x) {
+            int[] x4 = as4d(x.shape());
+            int[] gs = gcols.shape();
+            Tensor dx = Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), Ops.reshape(gcols, gs[0], gs[1] * gs[2], gs[3]));
+            return spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
+        }
+
+        /** g as {@code [N, C, 1, L]}. */
+        static Tensor perWindow(Tensor g) {
+            int[] gs = g.shape();
+            int l = gs[gs.length - 1] * (gs.length == 4 ? gs[2] : 1);
+            return Ops.reshape(g, gs[0], gs[1], 1, l);
+        }
+    }
+
+    /** The largest element of each window; padding counts as −∞. */
+    static final class MaxPool extends Pool {
+        MaxPool(int spatial, Window w) {
+            super(spatial, w);
+        }
+
+        @Override
+        public String name() {
+            return "max_pool" + spatial + "d";
+        }
+
+        @Override
+        public String label() {
+            return name() + "(" + w.text(spatial, true) + ")";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = fold(g at the first maximum of each window)";
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
+            Tensor cols = windows(in[0], Double.NEGATIVE_INFINITY);
+            int k = w.size();
+            int[] ax = {2};
+            Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
+            // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
+            // ties are common after a ReLU. Scoring each tie by K − position picks the first; a window whose
+            // maximum is NaN sends no gradient.
+            double[] order = new double[k];
+            for (int i = 0; i < k; i++) {
+                order[i] = k - i;
+            }
+            Tensor rank = Tensor.fromDoubles(cols.dtype(), cols.device(), order, 1, 1, k, 1);
+            Tensor score = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank);
+            Tensor best = Raw.reduce(ReduceKind.MAX, score, ax, true);
+            Tensor first = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, score, best),
+                    Raw.binary(BinaryKind.GT, best, Raw.scalarLike(best, 0)));
+            ctx.save(first);
+            return max.viewReshape(out);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            return new Tensor[] {foldBack(Ops.mul(perWindow(g), ctx.saved(0)), ctx.input(0))};
+        }
+
+        @Override
+        public String jvpRule() {
+            return "ẏ = ẋ at the first maximum of each window";
+        }
+
+        @Override
+        public Tensor jvp(OpContext ctx, Tensor... t) {
+            int[] out = ctx.output().shape();
+            return Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, windows(t[0], 0), ctx.saved(0)), new int[] {2}, true)
+                    .viewReshape(out);
+        }
+    }
+
+    /** The mean of each window, with or without the zero padding counted. */
+    static final class AvgPool extends Pool {
+        private final boolean countIncludePad;
+
+        AvgPool(int spatial, Window w, boolean countIncludePad) {
+            super(spatial, w);
+            this.countIncludePad = countIncludePad;
+        }
+
+        @Override
+        public String name() {
+            return "avg_pool" + spatial + "d";
+        }
+
+        @Override
+        public String label() {
+            return name() + "(" + w.text(spatial, false) + (countIncludePad ? "" : ", count_include_pad=False") + ")";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = fold(g / n spread over each window)";
+        }
+
+        /** The divisor of each window: K, or the number of its elements inside x ({@code [1, 1, 1, L]}). */
+        private Tensor divisor(Tensor x) {
+            if (countIncludePad || (w.ph == 0 && w.pw == 0)) {
+                return Raw.scalarLike(x, w.size());
+            }
+            int[] s = x.shape();
+            s[0] = 1;
+            s[1] = 1;
+            return Raw.reduce(ReduceKind.SUM, windows(Tensor.full(x.dtype(), x.device(), 1, s), 0), new int[] {2}, true);
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
+            Tensor sum = Raw.reduce(ReduceKind.SUM, windows(in[0], 0), new int[] {2}, true);
+            return Raw.binary(BinaryKind.DIV, sum, divisor(in[0])).viewReshape(out);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            Tensor x = ctx.input(0);
+            Tensor gw = Ops.div(perWindow(g), divisor(x));
+            int[] gs = gw.shape();
+            return new Tensor[] {foldBack(Ops.broadcastTo(gw, gs[0], gs[1], w.size(), gs[3]), x)};
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * torch.where(condition != 0, a, b) with an int64 condition (a mask: labels of 0 and 1), the three
+ * broadcast together. Written from existing primitives without a select kernel: with s = +∞ where the
+ * condition holds and −∞ elsewhere, {@code max(min(a, s), min(b, −s))} is a where the condition
+ * holds and b elsewhere, infinities included (masked_fill with −inf is the common use).
+ */
+final class WhereOp extends Op {
+    static final WhereOp INSTANCE = new WhereOp();
+
+    @Override
+    public String name() {
+        return "where";
+    }
+
+    @Override
+    public String rule() {
+        return "da = where(c, g, 0), db = where(c, 0, g)";
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity("where", shapes, 3);
+        if (dtypes[0] != DType.INT64) {
+            throw new GradscopeException("where: the condition must be an int64 mask (labels), not " + dtypes[0]);
+        }
+        Checks.floats("where", dtypes, 1, 2);
+        return Shapes.broadcast("where", Shapes.broadcast("where", shapes[0], shapes[1]), shapes[2]);
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        Tensor a = in[1];
+        Tensor b = in[2];
+        Tensor c = in[0].to(a.dtype());
+        // NOTE: a NaN in the branch not taken still shows (min and max propagate NaN); torch.where drops it.
+        Tensor holds = Raw.binary(BinaryKind.SUB, Raw.scalarLike(a, 1), Raw.binary(BinaryKind.EQ, c, Raw.scalarLike(a, 0)));
+        Tensor s = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.mulScalar(holds, 2), Raw.scalarLike(a, 1)),
+                Raw.scalarLike(a, Double.POSITIVE_INFINITY));
+        Tensor pickA = Raw.binary(BinaryKind.MIN, a, s);
+        Tensor pickB = Raw.binary(BinaryKind.MIN, b, Raw.mulScalar(s, -1));
+        Tensor out = Raw.binary(BinaryKind.MAX, pickA, pickB);
+        int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
+        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor c = ctx.input(0);
+        Tensor zero = Ops.constant(0, g);
+        Tensor da = ctx.needsGrad(1) ? Ops.sumTo(Ops.apply(this, c, g, zero), ctx.input(1).shape()) : null;
+        Tensor db = ctx.needsGrad(2) ? Ops.sumTo(Ops.apply(this, c, zero, g), ctx.input(2).shape()) : null;
+        return new Tensor[] {null, da, db};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = where(condition, ȧ, ḃ)";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        return Ops.apply(this, ctx.input(0), t[1], t[2]);
+    }
+}

@@ -1,0 +1,186 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Arrays;
+
+/**
+ * The sliding window of a convolution or pooling over the last two axes of {@code [N, C, H, W]}: kernel,
+ * stride, padding and dilation per axis. A 1-D op is a 2-D one over {@code [N, C, 1, L]} with a
+ * {@code 1 × k} kernel. Holds the two data movements every windowed op is written from, with no
+ * kernel of their own: {@link #unfold} (im2col, one strided copy) and {@link #fold} (col2im, one
+ * accumulating add per kernel offset, in a fixed order so results are deterministic).
+ */
+final class Window {
+    final int kh;
+    final int kw;
+    final int sh;
+    final int sw;
+    final int ph;
+    final int pw;
+    final int dh;
+    final int dw;
+
+    Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw) {
+        this.kh = kh;
+        this.kw = kw;
+        this.sh = sh;
+        this.sw = sw;
+        this.ph = ph;
+        this.pw = pw;
+        this.dh = dh;
+        this.dw = dw;
+    }
+
+    /**
+     * The window of an op over {@code spatial} (1 or 2) axes; each attribute is one integer for every
+     * axis or one per axis. A null stride is the kernel size (pooling's default).
+     */
+    static Window of(String op, int spatial, int[] kernel, int[] stride, int[] padding, int[] dilation) {
+        int[] k = perAxis(op, "kernel_size", kernel, spatial, 1);
+        int[] s = stride == null ? k : perAxis(op, "stride", stride, spatial, 1);
+        int[] p = perAxis(op, "padding", padding, spatial, 0);
+        int[] d = perAxis(op, "dilation", dilation, spatial, 1);
+        return spatial == 1 ? new Window(1, k[0], 1, s[0], 0, p[0], 1, d[0]) : new Window(k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]);
+    }
+
+    private static int[] perAxis(String op, String what, int[] v, int spatial, int min) {
+        if (v.length != 1 && v.length != spatial) {
+            throw new GradscopeException(op + ": " + what + " must be one integer or " + spatial + ", not " + Arrays.toString(v));
+        }
+        int[] out = new int[spatial];
+        for (int i = 0; i < spatial; i++) {
+            out[i] = v[v.length == 1 ? 0 : i];
+            if (out[i] < min) {
+                throw new GradscopeException(op + ": " + what + " must be at least " + min + ", not " + out[i]);
+            }
+        }
+        return out;
+    }
+
+    /** The output size along an axis of input size {@code n}, or an error when the window does not fit. */
+    private static int out(String op, int n, int k, int s, int p, int d, int[] shape) {
+        int span = d * (k - 1) + 1;
+        if (n + 2 * p < span) {
+            throw new GradscopeException(op + ": the input " + Shapes.str(shape) + " (padded by " + p + ") is smaller than the window ("
+                    + span + (d > 1 ? ", dilated" : "") + ")");
+        }
+        return (n + 2 * p - span) / s + 1;
+    }
+
+    int outH(String op, int h, int[] shape) {
+        return out(op, h, kh, sh, ph, dh, shape);
+    }
+
+    int outW(String op, int w, int[] shape) {
+        return out(op, w, kw, sw, pw, dw, shape);
+    }
+
+    /** Kernel elements per channel. */
+    int size() {
+        return kh * kw;
+    }
+
+    /** PyTorch's pooling rule: padding at most half the kernel, so no window lies in the padding only. */
+    void checkPoolPadding(String op) {
+        if (ph > kh / 2 || pw > kw / 2) {
+            throw new GradscopeException(op + ": padding must be at most half the kernel size");
+        }
+    }
+
+    /** The text of the window's attributes for a label: {@code kernel_size=(3, 3), stride=2}. */
+    String text(int spatial, boolean withDilation) {
+        StringBuilder sb = new StringBuilder("kernel_size=" + pair(spatial, kh, kw));
+        if (sh != 1 || sw != 1) {
+            sb.append(", stride=").append(pair(spatial, sh, sw));
+        }
+        if (ph != 0 || pw != 0) {
+            sb.append(", padding=").append(pair(spatial, ph, pw));
+        }
+        if (withDilation && (dh != 1 || dw != 1)) {
+            sb.append(", dilation=").append(pair(spatial, dh, dw));
+        }
+        return sb.toString();
+    }
+
+    private static String pair(int spatial, int a, int b) {
+        return spatial == 1 || a == b ? Integer.toString(b) : "(" + a + ", " + b + ")";
+    }
+
+    // ---- the data movements -----------------------------------------------------------------
+
+    /**
+     * im2col: the windows of {@code x [N, C, H, W]} (any strides) as a new contiguous
+     * {@code [N, C, kh, kw, OH, OW]}; positions in the padding read {@code padValue}.
+     */
+    Tensor unfold(Tensor x, double padValue) {
+        int[] s = x.shape();
+        int n = s[0];
+        int c = s[1];
+        int oh = outH("unfold", s[2], s);
+        int ow = outW("unfold", s[3], s);
+        Tensor src = x;
+        if (ph > 0 || pw > 0) {
+            src = Tensor.full(x.dtype(), x.device(), padValue, n, c, s[2] + 2 * ph, s[3] + 2 * pw);
+            x.backend().copy(x, src.viewNarrow(2, ph, s[2]).viewNarrow(3, pw, s[3]));
+        }
+        int[] st = src.strides();
+        int[] shape = {n, c, kh, kw, oh, ow};
+        Tensor windows = src.asStrided(shape, new int[] {st[0], st[1], dh * st[2], dw * st[3], sh * st[2], sw * st[3]}, src.offset());
+        Tensor out = Tensor.zeros(x.dtype(), x.device(), shape);
+        if (out.numel() > 0) {
+            x.backend().copy(windows, out);
+        }
+        return out;
+    }
+
+    /**
+     * col2im: sums {@code cols [N, C, kh, kw, OH, OW]} (any strides) back into a new {@code [N, C, H, W]};
+     * values that fall in the padding are dropped. One add per kernel offset, always in the same order.
+     */
+    Tensor fold(Tensor cols, int h, int w) {
+        int[] cs = cols.shape();
+        int n = cs[0];
+        int c = cs[1];
+        int oh = cs[4];
+        int ow = cs[5];
+        Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph, w + 2 * pw);
+        if (padded.numel() > 0 && cols.numel() > 0) {
+            int[] st = padded.strides();
+            int[] ct = cols.strides();
+            int[] shape = {n, c, oh, ow};
+            for (int i = 0; i < kh; i++) {
+                for (int j = 0; j < kw; j++) {
+                    Tensor dst = padded.asStrided(shape, new int[] {st[0], st[1], sh * st[2], sw * st[3]},
+                            i * dh * st[2] + j * dw * st[3]);
+                    Tensor src = cols.asStrided(shape, new int[] {ct[0], ct[1], ct[4], ct[5]}, cols.offset() + i * ct[2] + j * ct[3]);
+                    cols.backend().binary(BinaryKind.ADD, dst, src, dst);
+                }
+            }
+        }
+        if (ph == 0 && pw == 0) {
+            return padded;
+        }
+        return Raw.copy(padded.viewNarrow(2, ph, h).viewNarrow(3, pw, w));
+    }
+
+    /** {@code t} with a size-1 axis inserted at {@code axis} (a view: a 1-D op's input as 2-D). */
+    static Tensor insertAxis(Tensor t, int axis) {
+        int[] s = t.shape();
+        int[] st = t.strides();
+        int[] ns = new int[s.length + 1];
+        int[] nt = new int[s.length + 1];
+        for (int i = 0, j = 0; i < ns.length; i++) {
+            if (i == axis) {
+                ns[i] = 1;
+                nt[i] = 0;
+            } else {
+                ns[i] = s[j];
+                nt[i] = st[j++];
+            }
+        }
+        return t.asStrided(ns, nt, t.offset());
+    }
+}

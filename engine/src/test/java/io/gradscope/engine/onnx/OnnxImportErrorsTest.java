@@ -1,0 +1,173 @@
+package io.gradscope.engine.onnx;
+
+import static io.gradscope.engine.onnx.ModelBuilder.floats;
+import static io.gradscope.engine.onnx.ModelBuilder.integer;
+import static io.gradscope.engine.onnx.ModelBuilder.ints;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.onnx.proto.OnnxMl;
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Files the import refuses, each with its one-line message and nothing written: truncated, random
+ * bytes, a protobuf that is not a model, unsupported operators (all of them, in one message),
+ * missing external data, a dynamic shape; and the cases next to them that do import.
+ */
+class OnnxImportErrorsTest {
+    @TempDir
+    Path dir;
+
+    private String refused(Path model) {
+        Path out = dir.resolve("out");
+        GradscopeException e = assertThrows(GradscopeException.class, () -> OnnxImport.run(model, out, OnnxImport.Options.defaults()));
+        assertFalse(Files.exists(out), "nothing is written when the import fails");
+        assertFalse(e.getMessage().contains("\n"), "one line: " + e.getMessage());
+        return e.getMessage();
+    }
+
+    /** y = relu(x @ W) with a 2x2 W, and sum(y) its objective. */
+    private static ModelBuilder small() {
+        return new ModelBuilder().input("x", 1, 2).initializer(floats("W", new int[] {2, 2}, 1, -2, 3, 4))
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"h"})
+                .node("Relu", "/Relu", new String[] {"h"}, new String[] {"y"}).output("y", 1, 2);
+    }
+
+    @Test
+    void aTruncatedFileSaysSo() throws IOException {
+        byte[] whole = Files.readAllBytes(OnnxModelsTest.resource("cnn").resolve("model.onnx"));
+        Path cut = Files.write(dir.resolve("cnn.onnx"), Arrays.copyOf(whole, whole.length * 2 / 3));
+        String m = refused(cut);
+        assertEquals("cnn.onnx: not an ONNX model: the file is truncated (it ends in the middle of a protobuf field)", m);
+    }
+
+    @Test
+    void randomBytesAreNotAModel() throws IOException {
+        for (int seed = 0; seed < 20; seed++) {
+            byte[] junk = new byte[100 + seed * 97];
+            new Random(seed).nextBytes(junk);
+            String m = refused(Files.write(dir.resolve("junk.onnx"), junk));
+            assertTrue(m.startsWith("junk.onnx: not an ONNX model: "), m);
+        }
+    }
+
+    @Test
+    void anEmptyFileIsNotAModel() throws IOException {
+        assertEquals("empty.onnx: not an ONNX model: the file is empty", refused(Files.write(dir.resolve("empty.onnx"), new byte[0])));
+    }
+
+    @Test
+    void aProtobufThatIsNotAModelSaysSo() throws IOException {
+        // a graph without its model wrapper parses as a ModelProto with nothing in it
+        byte[] graph = small().graph().toByteArray();
+        assertEquals("graph.onnx: not an ONNX model: the protobuf has no model graph (another kind of protobuf message?)",
+                refused(Files.write(dir.resolve("graph.onnx"), graph)));
+    }
+
+    @Test
+    void everyUnsupportedOperatorIsNamedWithItsNodesAndCount() throws IOException {
+        ModelBuilder b = small()
+                .node("LSTM", "/rnn/LSTM", new String[] {"y"}, new String[] {"l1"})
+                .node("LSTM", "/rnn2/LSTM", new String[] {"l1"}, new String[] {"l2"})
+                .node("NonMaxSuppression", "/nms", new String[] {"l2"}, new String[] {"l3"})
+                .domainNode("Attention", "com.microsoft", "/attn", "l3", "l4");
+        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: LSTM ×2 (/rnn/LSTM, /rnn2/LSTM); "
+                + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
+    }
+
+    @Test
+    void unsupportedAttributeValuesAreListedTogether() throws IOException {
+        ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
+                .node("MaxPool", "/p1/MaxPool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
+                        integer("ceil_mode", 1))
+                .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
+                .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
+                        .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("reflect"))
+                        .build())
+                .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
+                .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
+        String m = refused(b.write(dir.resolve("p.onnx")));
+        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); MaxPool with ceil_mode=1 where "
+                + "it adds a window ×1 (/p1/MaxPool); Pad in reflect mode ×1 (/pad)", m);
+    }
+
+    private ModelBuilder external(String location) {
+        OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue(location))
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("offset").setValue("8"));
+        return new ModelBuilder().input("x", 1, 2).initializer(w)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", 1, 2);
+    }
+
+    @Test
+    void missingExternalDataSaysWhichFile() throws IOException {
+        assertEquals("ext.onnx: initializer 'W' keeps its data in 'weights.bin', which is missing (external data is read from the "
+                + "model's folder)", refused(external("weights.bin").write(dir.resolve("ext.onnx"))));
+    }
+
+    @Test
+    void externalDataBesideTheModelIsRead() throws IOException {
+        ByteBuffer b = ByteBuffer.allocate(8 + 16).order(ByteOrder.LITTLE_ENDIAN);
+        b.putDouble(0);
+        for (float v : new float[] {1, 2, 3, 4}) {
+            b.putFloat(v);
+        }
+        Files.write(dir.resolve("weights.bin"), b.array());
+        OnnxImport.Result r = OnnxImport.run(external("weights.bin").write(dir.resolve("ext.onnx")), dir.resolve("out"),
+                OnnxImport.Options.defaults());
+        ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
+                Map.of("x", Tensor.of(new double[] {1, 10}, 1, 2))));
+        assertEquals(1 + 30 + 2 + 40, run.objective().item(), 1e-12);
+    }
+
+    @Test
+    void aDynamicShapeNeedsItsSize() throws IOException {
+        ModelBuilder b = new ModelBuilder().input("x", "batch", 2).initializer(floats("W", new int[] {2, 2}, 1, -2, 3, 4))
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", "batch", 2);
+        Path m = b.write(dir.resolve("dyn.onnx"));
+        assertEquals("dyn.onnx: input 'x' has a dynamic shape [batch, ...]: give the size of 'batch' with --dim batch=N", refused(m));
+        OnnxImport.Result r = OnnxImport.run(m, dir.resolve("out"), new OnnxImport.Options("sum", Map.of("batch", "3")));
+        assertTrue(Files.readString(r.program()).contains("x = input(3, 2)"));
+    }
+
+    @Test
+    void theImportWritesTheProgramParametersAndNames() throws IOException {
+        OnnxImport.Result r = OnnxImport.run(small().write(dir.resolve("small.onnx")), dir.resolve("out"),
+                new OnnxImport.Options("mean", Map.of()));
+        String program = Files.readString(r.program());
+        assertTrue(program.contains("W = param(2, 2, init=\"file:params/W.npy\")"), program);
+        assertTrue(program.contains("with group(\"fc\"):\n"), program);
+        assertTrue(program.contains("fc = x @ W  # /fc/MatMul"), program);
+        assertTrue(program.endsWith("loss = mean(relu_0)  # the objective: mean of the output 'y'\n"), program);
+        assertTrue(Files.exists(dir.resolve("out/params/W.npy")));
+        String names = Files.readString(dir.resolve("out/names.json"));
+        assertTrue(names.contains("\"W\" : \"W\""), names);
+        assertEquals(Map.of("W", "W"), r.initializers());
+    }
+
+    @Test
+    void anUnknownLossIsRefused() throws IOException {
+        Path m = small().write(dir.resolve("small.onnx"));
+        GradscopeException e = assertThrows(GradscopeException.class,
+                () -> OnnxImport.run(m, dir.resolve("out"), new OnnxImport.Options("l1", Map.of())));
+        assertEquals("--loss must be sum, mean, mse or cross_entropy, not 'l1'", e.getMessage());
+    }
+}
