@@ -285,10 +285,12 @@ public final class Colorings {
     }
 
     /**
-     * Iterated greedy (Culberson): greedy again, visiting the vertices color class by color class
-     * (classes in reverse, largest first, smallest first, then shuffled), which cannot need more
-     * colors than the coloring it starts from for a distance-1 coloring. Keeps the best valid result
-     * of {@code passes} passes; a star coloring is kept only when it is valid and better.
+     * Tries to beat a greedy coloring. First iterated greedy (Culberson): greedy again, visiting the
+     * vertices color class by color class (classes in reverse, largest first, smallest first, then
+     * shuffled), which for a distance-1 coloring cannot need more colors than the one it starts
+     * from. Then, for column and row colorings, a tabu search ({@link TabuSearch}) for one color
+     * fewer, again while it succeeds. Keeps the best valid result of {@code passes} passes (each
+     * search gets {@code passes · 1000} moves); a star coloring is kept only when valid and better.
      */
     public static Coloring recolor(Pattern p, Coloring start, int passes) {
         Pattern g = conflictGraph(p, start.kind());
@@ -304,6 +306,15 @@ public final class Colorings {
             current = next;
             if (count(next) < count(best)) {
                 best = next;
+            }
+        }
+        if (start.kind() != Coloring.Kind.STAR) {
+            TabuSearch search = new TabuSearch(g, start.count() * 17L + start.size());
+            int[] fewer;
+            // Never below the lower bound: that search could only fail, and it is the costly one.
+            int bound = lowerBound(p, start.kind());
+            while (count(best) > bound && (fewer = search.fewer(best, count(best), passes * 1000)) != null) {
+                best = fewer;
             }
         }
         String order = start.order().endsWith("+recolor") ? start.order() : start.order() + "+recolor";
