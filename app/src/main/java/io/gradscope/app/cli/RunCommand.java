@@ -1,10 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.Backends;
-import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -13,12 +9,10 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -34,87 +28,26 @@ public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run.")
     Path program;
 
-    @Option(names = "--input", paramLabel = "NAME=FILE.npy",
-            description = "The value of leaf NAME from a .npy file: floats (<f4, <f8) for input/param, integers (<i8, <i4) "
-                    + "for labels; the shape must equal the declared one. Repeatable.")
-    List<String> inputs = new ArrayList<>();
-
-    @Option(names = "--seed", paramLabel = "N", defaultValue = "0",
-            description = "Seed for the leaves not given with --input (default: ${DEFAULT-VALUE}).")
-    long seed;
-
-    @Option(names = "--dtype", paramLabel = "float32|float64", defaultValue = "float32",
-            description = "Float type of the computation (default: ${DEFAULT-VALUE}).")
-    String dtype;
-
-    @Option(names = "--device", paramLabel = "cpu|cuda", defaultValue = "cpu",
-            description = "Where to compute (default: ${DEFAULT-VALUE}).")
-    String device;
+    @Mixin
+    ProgramInputs run = new ProgramInputs();
 
     @Option(names = "--out", paramLabel = "DIR", description = "Write objective, gradients and values as .npy files here.")
     Path out;
 
     @Override
     public Integer call() throws IOException {
-        DType dt = switch (dtype) {
-            case "float32" -> DType.FLOAT32;
-            case "float64" -> DType.FLOAT64;
-            default -> throw new GradscopeException("--dtype must be float32 or float64, not '" + dtype + "'");
-        };
-        Device dev = switch (device) {
-            case "cpu" -> Device.CPU;
-            case "cuda" -> Device.CUDA;
-            default -> throw new GradscopeException("--device must be cpu or cuda, not '" + device + "'");
-        };
-        if (dev == Device.CUDA) {
-            Backends.cuda(); // "CUDA unavailable: REASON" when there is no GPU, driver or JCuda natives
-        }
         Program p = Program.load(program);
-        List<Leaf> leaves = p.check(dt);
-        Map<String, Tensor> given = readInputs(leaves, dt);
-        ProgramRun run = p.run(new RunOptions(dt, seed, given, dev));
-        System.out.println(format(run.objective().item(), dt));
+        RunOptions options = run.options(p);
+        ProgramRun result = p.run(options);
+        System.out.println(format(result.objective().item(), options.dtype()));
         if (out != null) {
-            write(run);
+            write(result);
         }
         return 0;
     }
 
     static String format(double v, DType dt) {
         return dt == DType.FLOAT32 ? Float.toString((float) v) : Double.toString(v);
-    }
-
-    private Map<String, Tensor> readInputs(List<Leaf> leaves, DType dt) {
-        Map<String, Leaf> byName = new LinkedHashMap<>();
-        leaves.forEach(l -> byName.put(l.name(), l));
-        Map<String, Tensor> given = new LinkedHashMap<>();
-        for (String spec : inputs) {
-            int eq = spec.indexOf('=');
-            if (eq <= 0 || eq == spec.length() - 1) {
-                throw new GradscopeException("--input " + spec + ": expected NAME=FILE.npy");
-            }
-            String name = spec.substring(0, eq);
-            Leaf leaf = byName.get(name);
-            if (leaf == null) {
-                throw new GradscopeException("--input " + spec + ": the program has no leaf named '" + name + "'"
-                        + Names.didYouMean(name, byName.keySet()));
-            }
-            if (given.containsKey(name)) {
-                throw new GradscopeException("--input " + spec + ": '" + name + "' is given twice");
-            }
-            try {
-                Tensor t = Npy.read(Path.of(spec.substring(eq + 1)));
-                given.put(name, leaf.accept(t, dt));
-            } catch (GradscopeException e) {
-                String msg = e.getMessage();
-                String file = spec.substring(eq + 1);
-                if (msg.startsWith(file + ": ")) {
-                    msg = msg.substring(file.length() + 2);
-                }
-                throw new GradscopeException("--input " + spec + ": " + msg);
-            }
-        }
-        return given;
     }
 
     private void write(ProgramRun run) throws IOException {

@@ -23,7 +23,9 @@ class ExamplesTest {
     static final Path EXAMPLES = Path.of("../assets/examples");
 
     static Stream<Path> examples() throws IOException {
-        return Files.list(EXAMPLES).filter(p -> p.toString().endsWith(".grad")).sorted().toList().stream();
+        try (Stream<Path> all = Files.walk(EXAMPLES, 2)) {
+            return all.filter(p -> p.toString().endsWith(".grad")).sorted().toList().stream();
+        }
     }
 
     @Test
@@ -76,5 +78,33 @@ class ExamplesTest {
         assertTrue(t.graph().nodes().stream().anyMatch(n -> n.groups().equals(List.of("mlp"))));
         ProgramRun c = Program.load(EXAMPLES.resolve("residual_checkpoint.grad")).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
         assertEquals(List.of(List.of("h1", "h2"), List.of("h3", "h4")), c.checkpointSegments());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("examples")
+    void courseExamplesSayHowTheyOpen(Path file) throws IOException {
+        if (!file.getParent().getFileName().toString().equals("course")) {
+            return;
+        }
+        String source = Files.readString(file);
+        OpenHint hint = OpenHint.of(source);
+        assertTrue(hint != null, file + " has no '# open:' line");
+        assertTrue(List.of("forward", "backward", "hvp").contains(hint.view()), file + ": view " + hint.view());
+        Program p = Program.load(file);
+        List<String> leaves = p.check(DType.FLOAT64).stream().map(Leaf::name).toList();
+        String wrt = hint.options().containsKey("wrt") ? hint.options().get("wrt")
+                : hint.options().containsKey("tangent") ? hint.options().get("tangent").split(":")[0] : null;
+        if (!hint.view().equals("backward")) {
+            assertTrue(leaves.contains(wrt), file + ": the hint names '" + wrt + "', not a leaf of " + leaves);
+        }
+    }
+
+    @Test
+    void theCourseHasItsTenSteps() throws IOException {
+        try (Stream<Path> course = Files.list(EXAMPLES.resolve("course"))) {
+            assertEquals(10, course.filter(p -> p.toString().endsWith(".grad")).count());
+        }
+        assertEquals(new OpenHint("forward", Map.of("tangent", "x:ones")), OpenHint.of("# a\n\n# open: forward tangent=x:ones\nx = param()\n"));
+        assertEquals(null, OpenHint.of("x = param()\n# open: forward\n"));
     }
 }
