@@ -15,7 +15,8 @@ import picocli.CommandLine.Command;
             "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient.",
             "",
             "Without a command, opens the desktop app on the chain from the backpropagation post."},
-        subcommands = {OpenCommand.class, RunCommand.class, JvpCommand.class, HvpCommand.class, BenchCommand.class,
+        subcommands = {OpenCommand.class, RunCommand.class, JvpCommand.class, HvpCommand.class, JacobianCommand.class,
+            ColorCommand.class, BenchCommand.class,
             BenchUiCommand.class},
         footer = {"", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
 public final class GradscopeCommand implements Callable<Integer> {

@@ -93,7 +93,17 @@ public final class Jacobians {
                     }
                 }
             }
-            case STAR -> starValues(p, c, products, values);
+            case STAR -> {
+                starValues(p, c, products, values);
+                // Each pair (i, j), (j, i) takes the value read for the upper one, so the result is exactly symmetric.
+                for (int i = 0; i < p.rows(); i++) {
+                    for (int k = p.rowStart(i); k < p.rowEnd(i); k++) {
+                        if (p.column(k) > i) {
+                            values[p.indexOf(p.column(k), i)] = values[k];
+                        }
+                    }
+                }
+            }
         }
         return new SparseMatrix(p, values);
     }

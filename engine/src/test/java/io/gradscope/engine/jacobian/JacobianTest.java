@@ -181,7 +181,7 @@ class JacobianTest {
         assertEquals(12, j.cols());
         assertEquals(24, j.pattern(Sparsity.GLOBAL).nnz(), "h[b, o] depends on W[:, o]: 3 entries per row");
         String[][] mistakes = {
-            {"hh", "W", "--of hh: the program has no value named 'hh' (did you mean 'h'?)"},
+            {"hh", "W", "the program has no value named 'hh' (did you mean 'h'?)"},
             {"h", "x", "'x' is an input without a gradient: declare it input(..., grad=True)"},
             {"h", "y", "'y' is a labels leaf (integers): it has no tangent"},
             {"h", "c", "'c' does not depend on any param or input(..., grad=True), so no derivative flows through it"},
@@ -191,6 +191,8 @@ class JacobianTest {
             GradscopeException e = assertThrows(GradscopeException.class, () -> ProgramJacobians.of(p, o, m[0], m[1]));
             assertEquals(m[2], e.getMessage());
         }
-        assertThrows(GradscopeException.class, () -> ProgramJacobians.hessian(p, o, "h", "W"), "h is not a scalar");
+        ProgramJacobians.BadValue bad = assertThrows(ProgramJacobians.BadValue.class, () -> ProgramJacobians.hessian(p, o, "h", "W"));
+        assertEquals("a Hessian needs a scalar, but 'h' has shape [2, 4]", bad.getMessage());
+        assertEquals(ProgramJacobians.BadValue.OF, bad.which());
     }
 }
