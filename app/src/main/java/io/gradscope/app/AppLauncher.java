@@ -1,29 +1,77 @@
 package io.gradscope.app;
 
 import io.gradscope.engine.GradscopeException;
-import java.nio.file.Files;
+import io.gradscope.engine.program.InputFiles;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import javafx.application.Application;
 
 /** Starts the desktop app (from the command line's default command or {@code open}). */
 public final class AppLauncher {
+    /**
+     * JavaFX's start-up notice about the class path is noise. Held here: the logging framework keeps
+     * loggers only weakly, so a level set on an unreferenced logger can be lost before JavaFX logs.
+     */
+    private static final Logger PLATFORM_LOG = Logger.getLogger("com.sun.javafx.application.PlatformImpl");
+    /** JavaFX's own logger (System.getLogger("javafx")), which says the same. */
+    private static final Logger JAVAFX_LOG = Logger.getLogger("javafx");
+
     private AppLauncher() {
     }
 
     /** Starts the app and returns when its window closes; without a display it refuses in one line. */
     public static int launch(Path file, Path screenshot) {
-        if (System.getenv("DISPLAY") == null && System.getenv("WAYLAND_DISPLAY") == null) {
-            throw new GradscopeException("no display to open the app on; run it under one (e.g. xvfb-run -a ./gradscope) "
-                    + "or use the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
+        return launch(file, screenshot, System.getenv(), () -> Application.launch(GradscopeApp.class));
+    }
+
+    /** As {@link #launch(Path, Path)}, with the environment and the start of JavaFX given (for tests). */
+    static int launch(Path file, Path screenshot, Map<String, String> env, Runnable start) {
+        // The file first: a missing file is said as such, display or not.
+        if (file != null) {
+            String problem = InputFiles.problem(file);
+            if (problem != null) {
+                throw new GradscopeException("cannot read " + file + ": " + problem);
+            }
         }
-        if (file != null && !Files.isReadable(file)) {
-            throw new GradscopeException("cannot read " + file);
+        String display = env.get("DISPLAY");
+        boolean wayland = env.get("WAYLAND_DISPLAY") != null && !env.get("WAYLAND_DISPLAY").isEmpty();
+        if ((display == null || display.isEmpty()) && !wayland) {
+            throw noDisplay("no display to open the app on");
         }
-        // JavaFX on the class path (not the module path) is supported here; its start-up notice is noise.
-        java.util.logging.Logger.getLogger("com.sun.javafx.application.PlatformImpl").setLevel(java.util.logging.Level.SEVERE);
+        PLATFORM_LOG.setLevel(Level.SEVERE);
+        JAVAFX_LOG.setLevel(Level.SEVERE);
         GradscopeApp.initialFile = file;
         GradscopeApp.screenshot = screenshot;
-        Application.launch(GradscopeApp.class);
+        try {
+            start.run();
+        } catch (RuntimeException | LinkageError e) {
+            String why = reasons(e);
+            if (why.contains("DISPLAY")) {
+                throw noDisplay("the display " + (display == null || display.isEmpty() ? "" : "'" + display + "' ")
+                        + "cannot be opened");
+            }
+            if (why.toLowerCase(java.util.Locale.ROOT).contains("gtk")) {
+                throw new GradscopeException("cannot start the app's window: " + e.getMessage()
+                        + "; it needs GTK 3 (apt-get install libgtk-3-0)");
+            }
+            throw e;
+        }
         return 0;
+    }
+
+    private static GradscopeException noDisplay(String what) {
+        return new GradscopeException(what + "; run it under one (e.g. xvfb-run -a ./gradscope) "
+                + "or use the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
+    }
+
+    /** The messages along a failure's chain of causes. */
+    private static String reasons(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null && sb.length() < 10_000; t = t.getCause()) {
+            sb.append(t).append('\n');
+        }
+        return sb.toString();
     }
 }

@@ -22,13 +22,13 @@ public final class GradscopeApp extends Application {
         stage.setScene(scene);
         window.viewModel().fileName().addListener((o, a, b) -> stage.setTitle(b + " — Gradscope"));
         stage.show();
-        if (initialFile != null) {
-            window.open(initialFile);
-        } else {
-            window.openText("backprop_chain.grad", DefaultProgram.text());
-        }
         if (screenshot != null) {
             Screenshot.whenShown(window, scene, screenshot);
+        }
+        if (initialFile != null) {
+            window.viewModel().open(initialFile);
+        } else {
+            window.viewModel().openText("backprop_chain.grad", DefaultProgram.text());
         }
     }
 }

@@ -1,6 +1,8 @@
 package io.gradscope.app;
 
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.SweepViewModel;
 import java.nio.file.Path;
 import javafx.animation.PauseTransition;
 import javafx.application.Platform;
@@ -8,7 +10,11 @@ import javafx.embed.swing.SwingFXUtils;
 import javafx.scene.Scene;
 import javafx.util.Duration;
 
-/** Writes the window to a PNG once the first run is on screen (for the README and for looking at it). */
+/**
+ * Writes the window to a PNG once the first run is on screen (for the README and for looking at it).
+ * System properties: {@code gradscope.screenshot.mode=forward} steps the forward pass,
+ * {@code gradscope.screenshot.steps} (3) steps forward, then {@code gradscope.screenshot.back} (0) back.
+ */
 final class Screenshot {
     private Screenshot() {
     }
@@ -19,36 +25,38 @@ final class Screenshot {
                 take(scene, out);
             }
         });
-        w.viewModel().sweep().addListener((o, a, b) -> {
+        SweepViewModel sweep = w.viewModel().sweep();
+        sweep.layout().addListener((o, a, b) -> {
             if (b == null) {
                 return;
             }
             // Step a few nodes into the sweep so the picture shows it, then let it draw.
             if ("forward".equals(System.getProperty("gradscope.screenshot.mode"))) {
-                w.viewModel().mode().set(io.gradscope.app.viewmodel.Sweep.Mode.FORWARD);
+                sweep.setMode(Sweep.Mode.FORWARD);
             }
             int steps = Integer.getInteger("gradscope.screenshot.steps", 3);
             for (int i = 0; i < steps; i++) {
-                w.viewModel().stepForward();
+                sweep.stepForward();
+            }
+            for (int i = Integer.getInteger("gradscope.screenshot.back", 0); i > 0; i--) {
+                sweep.stepBack();
             }
             take(scene, out);
         });
     }
 
     private static void take(Scene scene, Path out) {
-        {
-            PauseTransition pause = new PauseTransition(Duration.millis(1500));
-            pause.setOnFinished(e -> {
-                try {
-                    var img = scene.snapshot(null);
-                    javax.imageio.ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", out.toFile());
-                    System.err.println("gradscope: wrote " + out);
-                } catch (Exception ex) {
-                    System.err.println("gradscope: cannot write " + out + ": " + ex.getMessage());
-                }
-                Platform.exit();
-            });
-            pause.play();
-        }
+        PauseTransition pause = new PauseTransition(Duration.millis(1500));
+        pause.setOnFinished(e -> {
+            try {
+                var img = scene.snapshot(null);
+                javax.imageio.ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", out.toFile());
+                System.err.println("gradscope: wrote " + out);
+            } catch (Exception ex) {
+                System.err.println("gradscope: cannot write " + out + ": " + ex.getMessage());
+            }
+            Platform.exit();
+        });
+        pause.play();
     }
 }

@@ -2,10 +2,12 @@ package io.gradscope.app;
 
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,33 +53,33 @@ public final class UiBench extends Application {
         stage.setScene(scene);
         stage.show();
         ProgramRun run = Program.parse("bench.grad", program(2000)).run(new RunOptions(DType.FLOAT32, 0, Map.of()));
-        int vertices = run.programGraph().vertices().size();
+        TraceGraph graph = TraceGraph.of(run.trace());
+        SweepViewModel sweep = w.viewModel().sweep();
         double[] layoutDraw = new double[runs];
         double[] layoutOnly = new double[runs];
         for (int r = 0; r < runs; r++) {
             long t0 = System.nanoTime();
-            GraphLayout.Result layout = GraphLayout.layout(run.programGraph(), Set.of());
+            GraphLayout.Result layout = GraphLayout.layout(graph, Set.of());
             long t1 = System.nanoTime();
-            w.viewModel().showRun(run);
-            w.showLayout(layout);
+            sweep.show(run, graph, layout);
             scene.snapshot(null);
             w.graphPanel().view().snapshot(null, null);
             layoutDraw[r] = (System.nanoTime() - t0) / 1e6;
             layoutOnly[r] = (t1 - t0) / 1e6;
         }
         Arrays.sort(layoutOnly);
-        double[] step = new double[Math.min(200, w.viewModel().steps())];
+        double[] step = new double[Math.min(200, sweep.steps())];
         for (int i = 0; i < step.length; i++) {
             long t0 = System.nanoTime();
-            w.viewModel().stepForward();
+            sweep.stepForward();
             w.graphPanel().view().snapshot(null, null);
             step[i] = (System.nanoTime() - t0) / 1e6;
         }
         Arrays.sort(layoutDraw);
         Arrays.sort(step);
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("vertices", vertices);
-        out.put("edges", run.programGraph().edges().size());
+        out.put("vertices", graph.size());
+        out.put("edges", graph.edges().size());
         out.put("layout_first_draw_ms_median", round(layoutDraw[runs / 2]));
         out.put("layout_only_ms_median", round(layoutOnly[runs / 2]));
         out.put("step_ms_median", round(step[step.length / 2]));

@@ -49,6 +49,12 @@ public final class BenchCommand implements Callable<Integer> {
             }
             default -> throw new io.gradscope.engine.GradscopeException("--device must be cpu or cuda, not '" + device + "'");
         };
+        for (String key : only) {
+            if (workloads.stream().noneMatch(w -> w.key().contains(key))) {
+                throw new io.gradscope.engine.GradscopeException("--only " + key + ": no " + device + " workload's key contains '"
+                        + key + "'; the workloads are " + String.join(", ", workloads.stream().map(Workloads.Workload::key).toList()));
+            }
+        }
         for (Workloads.Workload w : workloads) {
             if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
                 continue;

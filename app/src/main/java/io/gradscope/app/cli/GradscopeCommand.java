@@ -18,7 +18,9 @@ import picocli.CommandLine.Command;
         subcommands = {OpenCommand.class, RunCommand.class, JvpCommand.class, HvpCommand.class, JacobianCommand.class,
             ColorCommand.class, BenchCommand.class,
             BenchUiCommand.class},
-        footer = {"", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
+        footer = {"", "Memory: the launcher takes --max-memory SIZE (e.g. ./gradscope --max-memory 16g run ...) to raise the "
+                + "Java heap's limit, and passes JAVA_OPTS to java (e.g. JAVA_OPTS=-Xmx16g).",
+            "", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
 public final class GradscopeCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
@@ -34,27 +36,57 @@ public final class GradscopeCommand implements Callable<Integer> {
     /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */
     public static int execute(String... args) {
         CommandLine cl = new CommandLine(new GradscopeCommand());
-        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> {
-            if (ex instanceof ProgramException) {
-                commandLine.getErr().println(ex.getMessage());
-                return 2;
-            }
-            if (ex instanceof GradscopeException) {
-                commandLine.getErr().println("error: " + ex.getMessage());
-                return 2;
-            }
-            if (ex instanceof java.io.IOException) {
-                commandLine.getErr().println("error: " + ex.getMessage());
-                return 2;
-            }
-            commandLine.getErr().println("internal error: " + ex);
-            return 1;
-        });
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             err.println("error: " + ex.getMessage() + " (see 'gradscope --help')");
             return 2;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (OutOfMemoryError | StackOverflowError e) {
+            // Errors are not Exceptions: picocli lets them through its handler.
+            return report(e, cl.getErr());
+        }
+    }
+
+    /**
+     * Prints one line for a failure and returns the exit status: 2 for what a user can fix (a program,
+     * an option, a file, too little memory), 1 for an internal failure.
+     */
+    static int report(Throwable ex, PrintWriter err) {
+        if (ex instanceof CommandLine.ExecutionException && ex.getCause() != null) {
+            ex = ex.getCause();
+        }
+        if (ex instanceof ProgramException) {
+            err.println(ex.getMessage());
+            return 2;
+        }
+        if (ex instanceof GradscopeException) {
+            err.println("error: " + ex.getMessage());
+            return 2;
+        }
+        if (ex instanceof java.nio.file.FileSystemException f) {
+            err.println("error: " + (f.getFile() != null ? f.getFile() + ": " : "")
+                    + io.gradscope.engine.program.InputFiles.reason(f)
+                    + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : ""));
+            return 2;
+        }
+        if (ex instanceof java.io.IOException) {
+            err.println("error: " + ex.getMessage());
+            return 2;
+        }
+        if (ex instanceof OutOfMemoryError) {
+            err.println("error: out of memory (" + io.gradscope.engine.memory.HeapLimit.hint() + ")");
+            err.flush();
+            return 2;
+        }
+        if (ex instanceof StackOverflowError) {
+            err.println("error: the program is nested too deeply to run (the Java stack overflowed)");
+            err.flush();
+            return 2;
+        }
+        err.println("internal error: " + ex);
+        return 1;
     }
 }

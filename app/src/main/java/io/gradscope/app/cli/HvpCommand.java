@@ -56,6 +56,7 @@ public final class HvpCommand implements Callable<Integer> {
         if (m == null) {
             throw new GradscopeException("--method must be fwd-rev or rev-rev, not '" + method + "'");
         }
+        OutputFolder folder = out == null ? null : OutputFolder.check(out, OutputFolder.Layout.HVP);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         Leaf leaf = ProgramInputs.wrt(p, options, wrt, true);
@@ -67,8 +68,8 @@ public final class HvpCommand implements Callable<Integer> {
         }
         System.out.println("H·v for " + wrt + " " + Shapes.str(hv.shape()) + ": L2 norm "
                 + RunCommand.format(Math.sqrt(norm), options.dtype()));
-        if (out != null) {
-            Npy.write(hv, out.resolve("hvp.npy"));
+        if (folder != null) {
+            OutputFolder.report(folder.write(dir -> Npy.write(hv, dir.resolve("hvp.npy"))));
         }
         return 0;
     }

@@ -41,19 +41,22 @@ public final class JvpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        OutputFolder folder = out == null ? null : OutputFolder.check(out, OutputFolder.Layout.JVP);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         Leaf leaf = ProgramInputs.wrt(p, options, wrt, false);
         Tensor v = Direction.parse("--tangent", tangent, leaf.shape(), options.dtype(), options.seed());
         Directional.JvpResult r = Directional.jvp(p, options, wrt, v);
         System.out.println(RunCommand.format(r.jvp().item(), options.dtype()));
-        if (out != null) {
-            Npy.write(r.jvp(), out.resolve("jvp.npy"));
-            for (Map.Entry<String, Tensor> e : r.tangents().entrySet()) {
-                if (e.getValue() != null) {
-                    Npy.write(e.getValue(), out.resolve("tangent").resolve(e.getKey() + ".npy"));
+        if (folder != null) {
+            OutputFolder.report(folder.write(dir -> {
+                Npy.write(r.jvp(), dir.resolve("jvp.npy"));
+                for (Map.Entry<String, Tensor> e : r.tangents().entrySet()) {
+                    if (e.getValue() != null) {
+                        Npy.write(e.getValue(), dir.resolve("tangent").resolve(e.getKey() + ".npy"));
+                    }
                 }
-            }
+            }));
         }
         return 0;
     }

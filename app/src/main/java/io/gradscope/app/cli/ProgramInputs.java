@@ -5,6 +5,7 @@ import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.program.Pos;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.RunOptions;
 import io.gradscope.engine.tensor.DType;
@@ -68,7 +69,7 @@ public final class ProgramInputs {
         DType dt = dtype();
         Device dev = device();
         List<Leaf> leaves = p.check(dt);
-        return new RunOptions(dt, seed, readInputs(leaves, dt), dev);
+        return new RunOptions(dt, seed, readInputs(p, leaves, dt), dev);
     }
 
     /** The leaf a derivative is taken with respect to, named by {@code --wrt}. */
@@ -80,7 +81,7 @@ public final class ProgramInputs {
         }
     }
 
-    private Map<String, Tensor> readInputs(List<Leaf> leaves, DType dt) {
+    private Map<String, Tensor> readInputs(Program p, List<Leaf> leaves, DType dt) {
         Map<String, Leaf> byName = new LinkedHashMap<>();
         leaves.forEach(l -> byName.put(l.name(), l));
         Map<String, Tensor> given = new LinkedHashMap<>();
@@ -91,6 +92,11 @@ public final class ProgramInputs {
             }
             String name = spec.substring(0, eq);
             Leaf leaf = byName.get(name);
+            Pos assigned = p.assignedNames().get(name);
+            if (leaf == null && assigned != null) {
+                throw new GradscopeException("--input " + spec + ": '" + name + "' is computed by the program (line "
+                        + assigned.line() + "), not a leaf; only input(...), param(...) and labels(...) can be given");
+            }
             if (leaf == null) {
                 throw new GradscopeException("--input " + spec + ": the program has no leaf named '" + name + "'"
                         + Names.didYouMean(name, byName.keySet()));
@@ -99,7 +105,14 @@ public final class ProgramInputs {
                 throw new GradscopeException("--input " + spec + ": '" + name + "' is given twice");
             }
             try {
-                Tensor t = Npy.read(Path.of(spec.substring(eq + 1)));
+                // Floats are read straight into the run's dtype: one copy, however large the file.
+                Path file;
+                try {
+                    file = Path.of(spec.substring(eq + 1));
+                } catch (java.nio.file.InvalidPathException e) {
+                    throw new GradscopeException(spec.substring(eq + 1) + ": not a valid path (" + e.getReason() + ")");
+                }
+                Tensor t = Npy.read(file, dt);
                 given.put(name, leaf.accept(t, dt));
             } catch (GradscopeException e) {
                 String msg = e.getMessage();

@@ -21,7 +21,11 @@ import picocli.CommandLine.Parameters;
         description = {"Runs a .grad program: the forward pass, then the backward pass from its objective "
                 + "(the last statement, a scalar). Prints the objective's value."},
         footer = {"", "With --out DIR it writes DIR/objective.npy (0-d), DIR/grad/NAME.npy for every param and every "
-                + "input(..., grad=True), and DIR/value/NAME.npy for every named statement (C order, little-endian).",
+                + "input(..., grad=True), and DIR/value/NAME.npy for every named statement (C order, little-endian). "
+                + "DIR must be new, empty, or hold an earlier run's results (which are replaced, and said so); the files "
+                + "are written beside it first and moved into place when complete.",
+            "", "Memory: the Java heap's limit is printed with an out-of-memory error; raise it with "
+                + "./gradscope --max-memory SIZE run ... (e.g. 16g) or JAVA_OPTS=-Xmx16g.",
             "", "Exit status: 0 success; 2 a mistake in the program, an option or an input file, reported as one line "
                 + "FILE:LINE:COL: error: WHAT (or error: WHAT); 1 an internal failure."})
 public final class RunCommand implements Callable<Integer> {
@@ -36,12 +40,13 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        OutputFolder folder = out == null ? null : OutputFolder.check(out);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         ProgramRun result = p.run(options);
         System.out.println(format(result.objective().item(), options.dtype()));
-        if (out != null) {
-            write(result);
+        if (folder != null) {
+            OutputFolder.report(folder.write(dir -> write(result, dir)));
         }
         return 0;
     }
@@ -50,7 +55,7 @@ public final class RunCommand implements Callable<Integer> {
         return dt == DType.FLOAT32 ? Float.toString((float) v) : Double.toString(v);
     }
 
-    private void write(ProgramRun run) throws IOException {
+    private static void write(ProgramRun run, Path out) throws IOException {
         Npy.write(run.objective(), out.resolve("objective.npy"));
         for (Leaf l : run.leaves()) {
             if (l.grad()) {

@@ -1,7 +1,7 @@
 package io.gradscope.app.layout;
 
-import io.gradscope.engine.program.ProgramGraph;
 import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -25,7 +25,7 @@ import org.eclipse.elk.graph.ElkBendPoint;
 import org.eclipse.elk.graph.util.ElkGraphUtil;
 
 /**
- * Positions for a program's graph from ELK's layered layout (top to bottom, orthogonal edges),
+ * Positions for a trace's graph from ELK's layered layout (top to bottom, orthogonal edges),
  * with each expanded group as a box around its members and each collapsed group as one node.
  * No JavaFX here: the result is plain numbers (y grows downward, as in ELK).
  */
@@ -50,10 +50,10 @@ public final class GraphLayout {
     }
 
     /**
-     * A drawn node: a vertex ({@code vertex >= 0}) or a collapsed group ({@code group} its path).
-     * {@code key} is "v12" or "g:outer/inner".
+     * A drawn node: a vertex ({@code vertex >= 0}) or a collapsed group ({@code group} its path,
+     * {@code members} how many vertices it holds). {@code key} is "v12" or "g:outer/inner".
      */
-    public record DisplayNode(String key, int vertex, String group, Box box) {
+    public record DisplayNode(String key, int vertex, String group, int members, Box box) {
     }
 
     /** An expanded group's box. */
@@ -61,11 +61,12 @@ public final class GraphLayout {
     }
 
     /** An edge between display nodes, routed through {@code points} (start, bends, end). */
-    public record DisplayEdge(String from, String to, ProgramGraph.Edge edge, List<double[]> points) {
+    public record DisplayEdge(String from, String to, TraceGraph.Edge edge, List<double[]> points) {
     }
 
+    /** The layout of a graph with the groups in {@code collapsed} (paths) drawn as one node each. */
     public record Result(Map<String, DisplayNode> nodes, List<GroupBox> groups, List<DisplayEdge> edges, double width,
-                         double height) {
+                         double height, Set<String> collapsed) {
     }
 
     private static synchronized void register() {
@@ -76,7 +77,7 @@ public final class GraphLayout {
     }
 
     /** The display key of a vertex: its own, or that of its outermost collapsed group. */
-    public static String keyOf(ProgramGraph.Vertex v, Set<String> collapsed) {
+    public static String keyOf(TraceGraph.Vertex v, Set<String> collapsed) {
         String path = "";
         for (String g : v.groups()) {
             path = path.isEmpty() ? g : path + "/" + g;
@@ -84,14 +85,14 @@ public final class GraphLayout {
                 return "g:" + path;
             }
         }
-        return "v" + v.id();
+        return "v" + v.index();
     }
 
     /**
      * A vertex's label, read like the program: "h = relu [4, 2]" for a named op, "relu [4, 2]" for an
      * unnamed one, "W [3, 2]" for a leaf (its colour says which kind). Long op attributes are cut.
      */
-    public static String label(ProgramGraph.Vertex v) {
+    public static String label(TraceGraph.Vertex v) {
         String shape = Shapes.str(v.value().shape());
         String op = v.op();
         int paren = op.indexOf('(');
@@ -117,7 +118,7 @@ public final class GraphLayout {
         return Math.max(48, 6.6 * n + 16);
     }
 
-    public static Result layout(ProgramGraph graph, Set<String> collapsed) {
+    public static Result layout(TraceGraph graph, Set<String> collapsed) {
         register();
         ElkNode root = ElkGraphUtil.createGraph();
         root.setProperty(CoreOptions.ALGORITHM, "org.eclipse.elk.layered");
@@ -129,14 +130,14 @@ public final class GraphLayout {
         Map<String, ElkNode> groupNodes = new LinkedHashMap<>();
         Map<String, ElkNode> elk = new LinkedHashMap<>();
         Map<String, Integer> members = new HashMap<>();
-        for (ProgramGraph.Vertex v : graph.vertices()) {
+        for (TraceGraph.Vertex v : graph.vertices()) {
             String key = keyOf(v, collapsed);
             if (key.startsWith("g:")) {
                 members.merge(key, 1, Integer::sum);
             }
         }
         Map<String, String> keyGroup = new HashMap<>();
-        for (ProgramGraph.Vertex v : graph.vertices()) {
+        for (TraceGraph.Vertex v : graph.vertices()) {
             String key = keyOf(v, collapsed);
             if (elk.containsKey(key)) {
                 continue;
@@ -175,20 +176,20 @@ public final class GraphLayout {
         // node on every layer each of its edges crosses (500 uses of one weight: 40 s). Its edges are
         // left out of the layout and drawn straight instead.
         Map<Integer, Integer> uses = new HashMap<>();
-        for (ProgramGraph.Edge e : graph.edges()) {
+        for (TraceGraph.Edge e : graph.edges()) {
             uses.merge(e.from(), 1, Integer::sum);
         }
         List<ElkEdge> elkEdges = new ArrayList<>();
-        List<ProgramGraph.Edge> kept = new ArrayList<>();
-        List<ProgramGraph.Edge> straight = new ArrayList<>();
-        for (ProgramGraph.Edge e : graph.edges()) {
-            ProgramGraph.Vertex from = graph.vertices().get(e.from());
+        List<TraceGraph.Edge> kept = new ArrayList<>();
+        List<TraceGraph.Edge> straight = new ArrayList<>();
+        for (TraceGraph.Edge e : graph.edges()) {
+            TraceGraph.Vertex from = graph.vertices().get(e.from());
             String a = keyOf(from, collapsed);
             String b = keyOf(graph.vertices().get(e.to()), collapsed);
             if (a.equals(b)) {
                 continue;
             }
-            boolean leaf = from.kind() != ProgramGraph.Kind.OP && from.kind() != ProgramGraph.Kind.OBJECTIVE;
+            boolean leaf = from.kind() != TraceGraph.Kind.OP && from.kind() != TraceGraph.Kind.OBJECTIVE;
             if (leaf && uses.get(e.from()) > SHARED_LEAF_USES) {
                 straight.add(e);
                 continue;
@@ -206,7 +207,7 @@ public final class GraphLayout {
             double[] at = absolute(n);
             String key = en.getKey();
             nodes.put(key, new DisplayNode(key, key.startsWith("v") ? Integer.parseInt(key.substring(1)) : -1,
-                    keyGroup.get(key), new Box(at[0], at[1], n.getWidth(), n.getHeight())));
+                    keyGroup.get(key), members.getOrDefault(key, 1), new Box(at[0], at[1], n.getWidth(), n.getHeight())));
         }
         List<GroupBox> groups = new ArrayList<>();
         for (Map.Entry<String, ElkNode> en : groupNodes.entrySet()) {
@@ -233,14 +234,14 @@ public final class GraphLayout {
             String to = ((ElkNode) e.getTargets().get(0)).getIdentifier();
             edges.add(new DisplayEdge(from, to, kept.get(i), pts));
         }
-        for (ProgramGraph.Edge e : straight) {
+        for (TraceGraph.Edge e : straight) {
             String a = keyOf(graph.vertices().get(e.from()), collapsed);
             String b = keyOf(graph.vertices().get(e.to()), collapsed);
             Box from = nodes.get(a).box();
             Box to = nodes.get(b).box();
             edges.add(new DisplayEdge(a, b, e, List.of(new double[] {from.cx(), from.y() + from.h()}, new double[] {to.cx(), to.y()})));
         }
-        return new Result(nodes, groups, edges, root.getWidth(), root.getHeight());
+        return new Result(nodes, groups, edges, root.getWidth(), root.getHeight(), Set.copyOf(collapsed));
     }
 
     /** A node's top-left corner in root coordinates. */

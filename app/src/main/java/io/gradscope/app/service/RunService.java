@@ -1,46 +1,193 @@
 package io.gradscope.app.service;
 
 import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramException;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.Map;
 import java.util.Set;
-import javafx.concurrent.Task;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /**
- * Runs a program and lays out its graph off the FX thread. The result is immutable: the run the
- * engine recorded and the positions to draw it at.
+ * Runs programs and lays out graphs off the UI thread, and hands immutable results back on it. It
+ * owns the run's task (one at a time, cancellable), the fall-back from CUDA to the CPU, and the
+ * mapping of engine errors to what the app shows. No JavaFX: the UI thread is an {@link Executor}
+ * ({@code Platform::runLater} in the app; the caller's own thread in tests).
  */
 public final class RunService {
-    private RunService() {
+    /** What to run. */
+    public record Request(String file, String source, DType dtype, Device device) {
     }
 
-    /** What a finished run hands to the UI. */
-    public record Result(ProgramRun run, GraphLayout.Result layout, long runMillis, long layoutMillis) {
+    /** Where a run goes: the device it runs on, and a notice when that is not the one asked for (or ""). */
+    public record Start(Device device, String notice) {
     }
 
-    /** A task that parses, checks, runs and lays out; it fails with the engine's exception on a mistake. */
-    public static Task<Result> task(String file, String source, RunOptions options) {
-        return new Task<>() {
+    /** What a finished run hands to the UI: the run, the graph read from its trace, positions to draw it at. */
+    public record Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis) {
+    }
+
+    /** Told on the UI thread how a run goes. */
+    public interface Listener {
+        /** The run is about to start, on this device. */
+        void started(Start start);
+
+        /** How far the run is, from 0 to 1, and what it is doing. */
+        void progress(double fraction, String message);
+
+        void succeeded(Result result);
+
+        void failed(RunError error);
+
+        void cancelled();
+    }
+
+    private final Executor worker;
+    private final Executor ui;
+    private FutureTask<Result> running;
+
+    public RunService(Executor worker, Executor ui) {
+        this.worker = worker;
+        this.ui = ui;
+    }
+
+    /** Runs on a new daemon thread each time, reporting through {@code ui}. */
+    public static RunService background(Executor ui) {
+        return new RunService(r -> {
+            Thread t = new Thread(r, "gradscope-run");
+            t.setDaemon(true);
+            t.start();
+        }, ui);
+    }
+
+    /** Runs on the caller's thread and reports before returning (tests, benchmarks). */
+    public static RunService direct() {
+        return new RunService(Runnable::run, Runnable::run);
+    }
+
+    public boolean isRunning() {
+        return running != null;
+    }
+
+    /**
+     * Starts a run unless one is running (then returns false). CUDA asked for where there is none runs
+     * on the CPU, and the listener's {@code started} says so.
+     */
+    public boolean run(Request request, Listener listener) {
+        if (running != null) {
+            return false;
+        }
+        Start start = new Start(request.device(), "");
+        if (request.device() == Device.CUDA && !Backends.cudaAvailable()) {
+            start = new Start(Device.CPU, "CUDA unavailable: " + Backends.cudaProblem() + "; ran on the CPU. ");
+        }
+        RunOptions options = new RunOptions(request.dtype(), 0, Map.of(), start.device());
+        AtomicReference<Runnable> pendingProgress = new AtomicReference<>();
+        FutureTask<Result> task = new FutureTask<>(() -> call(request, options, (f, m) -> {
+            // Coalesce: at most one progress report waits on the UI thread.
+            if (pendingProgress.getAndSet(() -> listener.progress(f, m)) == null) {
+                ui.execute(() -> pendingProgress.getAndSet(null).run());
+            }
+        })) {
             @Override
-            protected Result call() {
-                updateMessage("Running " + file + "…");
-                long t0 = System.nanoTime();
-                // Progress: the forward statements are the first half of the bar, the backward steps the second.
-                ProgramRun run = Program.parse(file, source).run(options, (phase, done, total) -> {
-                    double f = total == 0 ? 1 : (double) done / total;
-                    updateProgress(phase.equals("forward") ? f / 2 : 0.5 + f / 2, 1.0);
-                    updateMessage((phase.equals("forward") ? "Running " : "Backward pass of ") + file + ": " + done + " of " + total);
-                });
-                long t1 = System.nanoTime();
-                if (isCancelled()) {
-                    return null;
-                }
-                updateMessage("Laying out " + run.programGraph().vertices().size() + " nodes…");
-                GraphLayout.Result layout = GraphLayout.layout(run.programGraph(), Set.of());
-                long t2 = System.nanoTime();
-                return new Result(run, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+            protected void done() {
+                ui.execute(() -> finish(this, listener));
             }
         };
+        running = task;
+        listener.started(start);
+        listener.progress(0, "Running " + request.file() + "…");
+        worker.execute(task);
+        return true;
+    }
+
+    /** Cancels the running run (its listener is told). */
+    public void cancel() {
+        if (running != null) {
+            running.cancel(true);
+        }
+    }
+
+    private static Result call(Request request, RunOptions options, BiConsumer<Double, String> progress) {
+        String file = request.file();
+        long t0 = System.nanoTime();
+        // Progress: the forward statements are the first half of the bar, the backward steps the second.
+        ProgramRun run = Program.parse(file, request.source()).run(options, (phase, done, total) -> {
+            double f = total == 0 ? 1 : (double) done / total;
+            progress.accept(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
+                    (phase.equals("forward") ? "Running " : "Backward pass of ") + file + ": " + done + " of " + total);
+        });
+        TraceGraph graph = TraceGraph.of(run.trace());
+        long t1 = System.nanoTime();
+        if (Thread.currentThread().isInterrupted()) {
+            throw new CancellationException("run cancelled");
+        }
+        progress.accept(1.0, "Laying out " + graph.size() + " nodes…");
+        GraphLayout.Result layout = GraphLayout.layout(graph, Set.of());
+        long t2 = System.nanoTime();
+        return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+    }
+
+    private void finish(FutureTask<Result> done, Listener listener) {
+        if (done != running) {
+            return;
+        }
+        running = null;
+        if (done.isCancelled()) {
+            listener.cancelled();
+            return;
+        }
+        try {
+            listener.succeeded(done.get());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof CancellationException) {
+                listener.cancelled();
+            } else {
+                listener.failed(errorOf(e.getCause()));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            listener.cancelled();
+        }
+    }
+
+    /** What the app shows for a failed run: a program mistake at its position, an engine refusal, or an internal error. */
+    public static RunError errorOf(Throwable error) {
+        if (error instanceof ProgramException pe) {
+            return new RunError(pe.getMessage(), pe.what(), pe.line(), pe.column(),
+                    "Error at line " + pe.line() + ", column " + pe.column() + ": " + pe.what());
+        }
+        if (error instanceof GradscopeException ge) {
+            return new RunError("error: " + ge.getMessage(), ge.getMessage(), 0, 0, "error: " + ge.getMessage());
+        }
+        return new RunError("internal error: " + error, String.valueOf(error), 0, 0, "Internal error: " + error);
+    }
+
+    /** Lays out {@code graph} with the {@code collapsed} groups off the UI thread; {@code done} gets the result or the failure. */
+    public void layout(TraceGraph graph, Set<String> collapsed, BiConsumer<GraphLayout.Result, Throwable> done) {
+        Set<String> groups = Set.copyOf(collapsed);
+        worker.execute(() -> {
+            GraphLayout.Result result = null;
+            Throwable failure = null;
+            try {
+                result = GraphLayout.layout(graph, groups);
+            } catch (RuntimeException | Error e) {
+                failure = e;
+            }
+            GraphLayout.Result r = result;
+            Throwable f = failure;
+            ui.execute(() -> done.accept(r, f));
+        });
     }
 }

@@ -1,10 +1,10 @@
 package io.gradscope.app.view;
 
-import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.engine.program.ProgramGraph;
+import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
 import javafx.geometry.Insets;
 import javafx.scene.control.Label;
@@ -15,10 +15,12 @@ import javafx.scene.layout.VBox;
 /**
  * What the engine recorded for one vertex: name, op, VJP rule, shape, strides and dtype, its value
  * and its upstream gradient as heatmaps with statistics, and the contributions the current
- * backward step sends to each input.
+ * backward step sends to each input. It refreshes once per change of the view-model's
+ * {@link SweepViewModel#inspection() inspection}: once per step.
  */
 public final class Inspector extends ScrollPane {
-    private final SessionViewModel vm;
+    private final SweepViewModel vm;
+    private int refreshes;
     private final Label name = new Label("No run yet");
     private final Label op = new Label();
     private final Label rule = new Label();
@@ -28,7 +30,7 @@ public final class Inspector extends ScrollPane {
     private final Label contribTitle = new Label("Contributions sent");
     private final VBox contributions = new VBox(4);
 
-    public Inspector(SessionViewModel vm) {
+    public Inspector(SweepViewModel vm) {
         this.vm = vm;
         setId("inspector");
         name.setId("inspector-name");
@@ -47,10 +49,7 @@ public final class Inspector extends ScrollPane {
         setContent(box);
         setFitToWidth(true);
         setPrefWidth(320);
-        vm.cursor().addListener((o, a, b) -> refresh());
-        vm.selected().addListener((o, a, b) -> refresh());
-        vm.sweep().addListener((o, a, b) -> refresh());
-        vm.mode().addListener((o, a, b) -> refresh());
+        vm.inspection().addListener((o, a, b) -> refresh());
         refresh();
     }
 
@@ -62,11 +61,17 @@ public final class Inspector extends ScrollPane {
         return upstream;
     }
 
-    public void refresh() {
+    /** How many times it has refreshed (one per step: tests count). */
+    public int refreshes() {
+        return refreshes;
+    }
+
+    private void refresh() {
+        refreshes++;
         int id = vm.inspectedVertex();
-        ProgramGraph.Vertex v = vm.vertex(id);
+        TraceGraph.Vertex v = vm.vertex(id);
         if (v == null) {
-            name.setText(vm.sweep().get() == null ? "No run yet" : "Step or click a node");
+            name.setText(vm.recorded().get() == null ? "No run yet" : "Step or click a node");
             op.setText("");
             rule.setText("");
             layout.setText("");
@@ -83,8 +88,8 @@ public final class Inspector extends ScrollPane {
         rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
         layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
         value.show(t, "");
-        Sweep s = vm.sweep().get();
-        if (v.node() == null) {
+        Sweep s = vm.recorded().get();
+        if (!v.requiresGrad()) {
             upstream.show(null, "No gradient flows here (it does not need one).");
         } else if (vm.mode().get() == Sweep.Mode.FORWARD) {
             upstream.show(null, "Switch to the backward pass to see gradients.");
@@ -98,11 +103,11 @@ public final class Inspector extends ScrollPane {
         if (current) {
             List<Sweep.Contribution> cs = s.contributions(vm.cursor().get());
             if (cs.isEmpty()) {
-                contributions.getChildren().add(new Label(v.kind() == ProgramGraph.Kind.PARAM || v.kind() == ProgramGraph.Kind.INPUT
+                contributions.getChildren().add(new Label(v.kind() == TraceGraph.Kind.PARAM || v.kind() == TraceGraph.Kind.INPUT
                         ? "A leaf: this upstream gradient is its gradient." : "Nothing to send."));
             }
             for (Sweep.Contribution c : cs) {
-                ProgramGraph.Vertex to = vm.vertex(c.toVertex());
+                TraceGraph.Vertex to = vm.vertex(c.toVertex());
                 Heatmap h = new Heatmap("to input " + (c.input() + 1) + (to == null ? "" : " (" + to.title() + ")"));
                 h.show(c.gradient(), "");
                 contributions.getChildren().add(h);

@@ -1,5 +1,7 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.export.Exporter;
+import io.gradscope.app.viewmodel.SessionViewModel;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.prefs.Preferences;
 import javafx.application.Platform;
 import javafx.scene.control.Menu;
@@ -17,43 +20,60 @@ import javafx.scene.input.KeyCombination;
 import javafx.stage.FileChooser;
 import javafx.stage.Window;
 
-/** File, Run and View menus, recent files (kept in user preferences) and the bundled examples. */
+/**
+ * File, Run and View menus, recent files (kept in user preferences) and the bundled examples. Each
+ * item is a view-model command, an export, or a view action (fit, zoom); file dialogs are asked here.
+ */
 final class Menus {
     static final List<String> EXAMPLES = List.of("backprop_chain", "mlp", "softmax", "layernorm", "rmsnorm",
             "causal_attention", "transformer_block", "residual_checkpoint");
     private static final int RECENT = 8;
 
-    private final MainWindow w;
+    private final SessionViewModel vm;
+    private final Supplier<Window> window;
+    private final Exporter exporter;
     private final MenuBar bar = new MenuBar();
     private final Menu recent = new Menu("Open Recent");
     private final Preferences prefs = Preferences.userNodeForPackage(Menus.class);
 
-    Menus(MainWindow w) {
-        this.w = w;
+    Menus(SessionViewModel vm, GraphPanel graph, Exporter exporter, Supplier<Window> window) {
+        this.vm = vm;
+        this.window = window;
+        this.exporter = exporter;
         Menu file = new Menu("File");
         MenuItem open = item("Open…", "Shortcut+O", this::openDialog);
         Menu examples = new Menu("Open Example");
         for (String ex : EXAMPLES) {
-            examples.getItems().add(item(ex + ".grad", null, () -> w.openText(ex + ".grad", example(ex))));
+            examples.getItems().add(item(ex + ".grad", null, () -> vm.openText(ex + ".grad", example(ex))));
         }
-        MenuItem save = item("Save", "Shortcut+S", w::save);
+        MenuItem save = item("Save", "Shortcut+S", () -> {
+            if (!vm.save()) {
+                saveAs();
+            }
+        });
         MenuItem saveAs = item("Save As…", "Shortcut+Shift+S", this::saveAs);
-        MenuItem png = item("Export Graph as PNG…", null, () -> export("graph.png", "PNG image", "*.png"));
-        MenuItem svg = item("Export Graph as SVG…", null, () -> export("graph.svg", "SVG image", "*.svg"));
-        MenuItem json = item("Export Trace as JSON…", null, () -> export("trace.json", "JSON", "*.json"));
+        MenuItem png = item("Export Graph as PNG…", null, () -> export(Exporter.Format.PNG));
+        MenuItem svg = item("Export Graph as SVG…", null, () -> export(Exporter.Format.SVG));
+        MenuItem json = item("Export Trace as JSON…", null, () -> export(Exporter.Format.TRACE_JSON));
         MenuItem quit = item("Quit", "Shortcut+Q", Platform::exit);
         file.getItems().addAll(open, recent, examples, new SeparatorMenuItem(), save, saveAs, new SeparatorMenuItem(), png, svg, json,
                 new SeparatorMenuItem(), quit);
         Menu run = new Menu("Run");
-        run.getItems().addAll(item("Run", "Shortcut+Enter", w::run), item("Cancel", null, w::cancel));
+        run.getItems().addAll(item("Run", "Shortcut+Enter", vm::run), item("Cancel", null, vm::cancel));
         Menu view = new Menu("View");
-        view.getItems().addAll(item("Fit to Window", "Shortcut+0", () -> w.graphPanel().fit()),
-                item("Zoom In", "Shortcut+Equals", () -> w.graphPanel().zoom(0.8)),
-                item("Zoom Out", "Shortcut+Minus", () -> w.graphPanel().zoom(1.25)),
+        view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fit),
+                item("Zoom In", "Shortcut+Equals", () -> graph.zoom(0.8)),
+                item("Zoom Out", "Shortcut+Minus", () -> graph.zoom(1.25)),
                 new SeparatorMenuItem(),
-                item("Collapse All Groups", null, () -> w.setAllGroupsCollapsed(true)),
-                item("Expand All Groups", null, () -> w.setAllGroupsCollapsed(false)));
+                item("Collapse All Groups", null, vm.sweep()::collapseAll),
+                item("Expand All Groups", null, vm.sweep()::expandAll));
         bar.getMenus().addAll(file, run, view);
+        // A file opened or saved goes to the top of Open Recent.
+        vm.file().addListener((o, a, b) -> {
+            if (b != null) {
+                remember(b);
+            }
+        });
         refreshRecent();
     }
 
@@ -79,52 +99,36 @@ final class Menus {
         }
     }
 
-    private Window window() {
-        return w.getScene() == null ? null : w.getScene().getWindow();
-    }
-
     private void openDialog() {
         FileChooser fc = new FileChooser();
         fc.setTitle("Open a .grad program");
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(".grad programs", "*.grad"));
-        var f = fc.showOpenDialog(window());
+        var f = fc.showOpenDialog(window.get());
         if (f != null) {
-            w.open(f.toPath());
+            vm.open(f.toPath());
         }
     }
 
-    void saveAs() {
+    private void saveAs() {
         FileChooser fc = new FileChooser();
-        fc.setInitialFileName(w.viewModel().fileName().get());
-        var f = fc.showSaveDialog(window());
+        fc.setInitialFileName(vm.fileName().get());
+        var f = fc.showSaveDialog(window.get());
         if (f != null) {
-            w.saveTo(f.toPath());
-            remember(f.toPath());
+            vm.saveTo(f.toPath());
         }
     }
 
-    private void export(String name, String what, String pattern) {
+    private void export(Exporter.Format format) {
         FileChooser fc = new FileChooser();
-        fc.setInitialFileName(name);
-        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(what, pattern));
-        var f = fc.showSaveDialog(window());
-        if (f == null) {
-            return;
-        }
-        try {
-            if (pattern.equals("*.png")) {
-                w.exportPng(f.toPath());
-            } else if (pattern.equals("*.svg")) {
-                w.exportSvg(f.toPath());
-            } else {
-                w.exportTrace(f.toPath());
-            }
-        } catch (IOException e) {
-            w.statusBar().setText("Cannot write " + f + ": " + e.getMessage());
+        fc.setInitialFileName(format.fileName);
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(format.description, format.pattern));
+        var f = fc.showSaveDialog(window.get());
+        if (f != null) {
+            exporter.export(format, f.toPath());
         }
     }
 
-    void remember(Path p) {
+    private void remember(Path p) {
         List<String> list = recentPaths();
         String s = p.toAbsolutePath().toString();
         list.remove(s);
@@ -151,7 +155,7 @@ final class Menus {
         for (String s : recentPaths()) {
             Path p = Path.of(s);
             if (Files.exists(p)) {
-                recent.getItems().add(item(s, null, () -> w.open(p)));
+                recent.getItems().add(item(s, null, () -> vm.open(p)));
             }
         }
         recent.setDisable(recent.getItems().isEmpty());

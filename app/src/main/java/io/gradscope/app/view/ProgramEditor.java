@@ -1,5 +1,6 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.service.RunError;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import java.util.function.IntFunction;
 import javafx.geometry.Pos;
@@ -42,7 +43,7 @@ public final class ProgramEditor extends BorderPane {
         area.replaceText(vm.source().get());
         area.textProperty().addListener((o, a, b) -> {
             if (!b.equals(vm.source().get())) {
-                vm.source().set(b);
+                vm.edit(b);
             }
         });
         vm.source().addListener((o, a, b) -> {
@@ -68,7 +69,7 @@ public final class ProgramEditor extends BorderPane {
         return errorLine + 1;
     }
 
-    private void showError(SessionViewModel.RunError e) {
+    private void showError(RunError e) {
         int previous = errorLine;
         if (previous >= 0 && previous < area.getParagraphs().size()) {
             area.setParagraphStyle(previous, java.util.List.of());

@@ -1,7 +1,9 @@
 package io.gradscope.app.view;
 
-import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import javafx.animation.KeyFrame;
+import javafx.animation.Timeline;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
 import javafx.scene.control.Button;
@@ -13,12 +15,17 @@ import javafx.scene.control.Tooltip;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 import javafx.scene.layout.Region;
+import javafx.util.Duration;
 
-/** Start, back, play/pause, step, end; the pass being stepped; the speed; where the cursor is. */
+/**
+ * Start, back, play/pause, step, end; the pass being stepped; the speed; where the cursor is.
+ * While the view-model plays, a timeline steps it at its speed.
+ */
 public final class TransportBar extends HBox {
     private final Label where = new Label();
+    private final Timeline player = new Timeline();
 
-    public TransportBar(SessionViewModel vm) {
+    public TransportBar(SweepViewModel vm) {
         super(6);
         setId("transport");
         setPadding(new Insets(6, 10, 6, 10));
@@ -36,21 +43,20 @@ public final class TransportBar extends HBox {
             if (b == null) {
                 a.setSelected(true);
             } else {
-                vm.mode().set(b == fwd ? Sweep.Mode.FORWARD : Sweep.Mode.BACKWARD);
+                vm.setMode(b == fwd ? Sweep.Mode.FORWARD : Sweep.Mode.BACKWARD);
             }
         });
         vm.mode().addListener((o, a, b) -> (b == Sweep.Mode.FORWARD ? fwd : bwd).setSelected(true));
         Button start = button("|◀ Start", "Jump to the start (Home)", vm::toStart);
         Button back = button("◀ Back", "Step back (←)", vm::stepBack);
-        Button play = button("Play", "Play or pause (Space)", () -> vm.playing().set(!vm.playing().get()));
+        Button play = button("Play", "Play or pause (Space)", vm::togglePlaying);
         play.setId("play");
-        vm.playing().addListener((o, a, b) -> play.setText(b ? "Pause" : "Play"));
         Button step = button("Step ▶", "Step forward (→)", vm::stepForward);
         Button end = button("End ▶|", "Jump to the end (End)", vm::toEnd);
         Slider speed = new Slider(0.5, 20, vm.speed().get());
         speed.setPrefWidth(110);
         speed.setTooltip(new Tooltip("Steps per second while playing"));
-        vm.speed().bind(speed.valueProperty());
+        speed.valueProperty().addListener((o, a, b) -> vm.setSpeed(b.doubleValue()));
         Label speedLabel = new Label();
         speedLabel.textProperty().bind(speed.valueProperty().asString(java.util.Locale.ROOT, "%.1f steps/s"));
         where.setId("transport-where");
@@ -58,11 +64,22 @@ public final class TransportBar extends HBox {
         HBox.setHgrow(grow, Priority.ALWAYS);
         getChildren().addAll(fwd, bwd, new Label("  "), start, back, play, step, end, new Label("  speed"), speed, speedLabel,
                 grow, where);
-        Runnable update = () -> where.setText(describe(vm));
-        vm.cursor().addListener((o, a, b) -> update.run());
-        vm.mode().addListener((o, a, b) -> update.run());
-        vm.sweep().addListener((o, a, b) -> update.run());
-        update.run();
+        vm.inspection().addListener((o, a, b) -> where.setText(describe(vm)));
+        where.setText(describe(vm));
+        vm.playing().addListener((o, a, b) -> {
+            play.setText(b ? "Pause" : "Play");
+            playAt(vm, b);
+        });
+        vm.speed().addListener((o, a, b) -> playAt(vm, vm.playing().get()));
+    }
+
+    private void playAt(SweepViewModel vm, boolean on) {
+        player.stop();
+        if (on) {
+            player.getKeyFrames().setAll(new KeyFrame(Duration.seconds(1 / vm.speed().get()), e -> vm.stepForward()));
+            player.setCycleCount(Timeline.INDEFINITE);
+            player.play();
+        }
     }
 
     private static Button button(String text, String tip, Runnable action) {
@@ -73,8 +90,8 @@ public final class TransportBar extends HBox {
         return b;
     }
 
-    static String describe(SessionViewModel vm) {
-        if (vm.sweep().get() == null) {
+    static String describe(SweepViewModel vm) {
+        if (vm.recorded().get() == null) {
             return "No run yet";
         }
         String pass = vm.mode().get() == Sweep.Mode.FORWARD ? "Forward" : "Backward";

@@ -1,179 +1,218 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.engine.program.ProgramGraph;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.tensor.Tensor;
-import java.util.List;
-import javafx.beans.property.BooleanProperty;
-import javafx.beans.property.DoubleProperty;
-import javafx.beans.property.IntegerProperty;
-import javafx.beans.property.ObjectProperty;
-import javafx.beans.property.SimpleBooleanProperty;
-import javafx.beans.property.SimpleDoubleProperty;
-import javafx.beans.property.SimpleIntegerProperty;
-import javafx.beans.property.SimpleObjectProperty;
-import javafx.beans.property.SimpleStringProperty;
-import javafx.beans.property.StringProperty;
+import io.gradscope.app.service.RunError;
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
 
 /**
- * The state of one session, as properties the views bind to: the program text, the recorded run,
- * the error of the last run, the mode and cursor of the sweep, and the selection. Depends only on
- * javafx.base; stepping moves the cursor over the recorded trace and recomputes nothing.
+ * One session, as the AtlantaFX sampler's {@code MainModel} keeps its state: read-only properties
+ * (the program text and its file, dtype and device, whether a run is going and how far, the
+ * status line, the last run's error) changed only through named commands (edit, open, save, run,
+ * cancel, ...). Stepping the recorded run is {@link #sweep()}. Depends only on javafx.base: runs go
+ * through a {@link RunService}, so tests drive it without a window.
  */
 public final class SessionViewModel {
-    private final StringProperty source = new SimpleStringProperty("");
-    private final StringProperty fileName = new SimpleStringProperty("untitled.grad");
-    private final ObjectProperty<Sweep> sweep = new SimpleObjectProperty<>();
-    private final ObjectProperty<RunError> error = new SimpleObjectProperty<>();
-    private final ObjectProperty<Sweep.Mode> mode = new SimpleObjectProperty<>(Sweep.Mode.BACKWARD);
-    private final IntegerProperty cursor = new SimpleIntegerProperty(-1);
-    private final IntegerProperty selected = new SimpleIntegerProperty(-1);
-    private final BooleanProperty playing = new SimpleBooleanProperty(false);
-    private final DoubleProperty speed = new SimpleDoubleProperty(2.0);
+    private final RunService service;
+    private final ReadOnlyStringWrapper source = new ReadOnlyStringWrapper(this, "source", "");
+    private final ReadOnlyStringWrapper fileName = new ReadOnlyStringWrapper(this, "fileName", "untitled.grad");
+    private final ReadOnlyObjectWrapper<Path> file = new ReadOnlyObjectWrapper<>(this, "file");
+    private final ReadOnlyObjectWrapper<DType> dtype = new ReadOnlyObjectWrapper<>(this, "dtype", DType.FLOAT64);
+    private final ReadOnlyObjectWrapper<Device> device = new ReadOnlyObjectWrapper<>(this, "device", Device.CPU);
+    private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
+    private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
+    private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
+    private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
+    private final SweepViewModel sweep;
 
-    /** The error of the last run: the message as the command line prints it, and its position (0 if none). */
-    public record RunError(String message, String what, int line, int column) {
+    public SessionViewModel(RunService service) {
+        this.service = service;
+        this.sweep = new SweepViewModel(service, status::set);
     }
 
-    public SessionViewModel() {
-        mode.addListener((o, a, b) -> cursor.set(-1));
+    /** The floating-point dtypes a run can use. */
+    public static final DType[] DTYPES = {DType.FLOAT32, DType.FLOAT64};
+
+    public ReadOnlyStringProperty source() {
+        return source.getReadOnlyProperty();
     }
 
-    public StringProperty source() {
-        return source;
+    public ReadOnlyStringProperty fileName() {
+        return fileName.getReadOnlyProperty();
     }
 
-    public StringProperty fileName() {
-        return fileName;
+    /** The file the text was opened from or saved to; null for text that is not from a file. */
+    public ReadOnlyObjectProperty<Path> file() {
+        return file.getReadOnlyProperty();
     }
 
-    public ObjectProperty<Sweep> sweep() {
+    public ReadOnlyObjectProperty<DType> dtype() {
+        return dtype.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Device> device() {
+        return device.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty running() {
+        return running.getReadOnlyProperty();
+    }
+
+    /** How far the running run is, from 0 to 1. */
+    public ReadOnlyDoubleProperty progress() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** The status line. */
+    public ReadOnlyStringProperty status() {
+        return status.getReadOnlyProperty();
+    }
+
+    /** The error of the last run (null after a good one); the last good run stays on screen. */
+    public ReadOnlyObjectProperty<RunError> error() {
+        return error.getReadOnlyProperty();
+    }
+
+    /** Stepping through the last good run. */
+    public SweepViewModel sweep() {
         return sweep;
     }
 
-    public ObjectProperty<RunError> error() {
-        return error;
+    // ---- commands ---------------------------------------------------------------------------
+
+    /** The user changed the text (nothing runs until {@link #run()}). */
+    public void edit(String text) {
+        source.set(text);
     }
 
-    public ObjectProperty<Sweep.Mode> mode() {
-        return mode;
+    public void setDType(DType d) {
+        dtype.set(d);
     }
 
-    public IntegerProperty cursor() {
-        return cursor;
+    public void setDevice(Device d) {
+        device.set(d);
     }
 
-    public IntegerProperty selected() {
-        return selected;
+    /** Shows a line in the status bar. */
+    public void report(String line) {
+        status.set(line);
     }
 
-    public BooleanProperty playing() {
-        return playing;
+    /** Shows a program that is not from a file (an example, the default) and runs it. */
+    public void openText(String name, String text) {
+        file.set(null);
+        fileName.set(name);
+        source.set(text);
+        run();
     }
 
-    /** Steps per second while playing. */
-    public DoubleProperty speed() {
-        return speed;
+    /** Opens a program file (its text goes in the editor) and runs it. */
+    public void open(Path path) {
+        String text;
+        try {
+            text = Files.readString(path, StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            status.set("Cannot open " + path + ": " + e.getMessage());
+            return;
+        }
+        fileName.set(path.getFileName().toString());
+        file.set(path);
+        source.set(text);
+        run();
     }
 
-    /** A finished run: the sweep starts before its first step; the text and selection stay. */
-    public void showRun(ProgramRun run) {
-        playing.set(false);
-        error.set(null);
-        cursor.set(-1);
-        selected.set(-1);
-        sweep.set(new Sweep(run));
-    }
-
-    /** A failed run: the message is shown, the last good run stays on screen. */
-    public void showError(RunError e) {
-        playing.set(false);
-        error.set(e);
-    }
-
-    public int steps() {
-        Sweep s = sweep.get();
-        return s == null ? 0 : s.steps(mode.get());
-    }
-
-    public boolean stepForward() {
-        if (cursor.get() + 1 >= steps()) {
-            playing.set(false);
+    /** Saves to the file the text came from; false when it has none (ask where, then {@link #saveTo}). */
+    public boolean save() {
+        if (file.get() == null) {
             return false;
         }
-        cursor.set(cursor.get() + 1);
+        saveTo(file.get());
         return true;
     }
 
-    public boolean stepBack() {
-        if (cursor.get() < 0) {
-            return false;
+    public void saveTo(Path path) {
+        try {
+            Files.writeString(path, source.get(), StandardCharsets.UTF_8);
+            fileName.set(path.getFileName().toString());
+            file.set(path);
+            status.set("Saved " + path);
+        } catch (IOException e) {
+            status.set("Cannot save " + path + ": " + e.getMessage());
         }
-        cursor.set(cursor.get() - 1);
-        return true;
     }
 
-    public void toStart() {
-        cursor.set(-1);
-    }
-
-    public void toEnd() {
-        cursor.set(steps() - 1);
-    }
-
-    /** The vertex of the current step, or -1. */
-    public int currentVertex() {
-        Sweep s = sweep.get();
-        return s == null ? -1 : s.vertexAt(mode.get(), cursor.get());
-    }
-
-    /** What the inspector shows: the selected vertex, else the current one. */
-    public int inspectedVertex() {
-        return selected.get() >= 0 ? selected.get() : currentVertex();
-    }
-
-    public Sweep.State state(int vertex) {
-        Sweep s = sweep.get();
-        return s == null ? Sweep.State.OUTSIDE : s.state(mode.get(), cursor.get(), vertex);
-    }
-
-    /** The upstream gradient of a vertex as of the cursor (backward mode; null before it is complete). */
-    public Tensor upstream(int vertex) {
-        Sweep s = sweep.get();
-        if (s == null || mode.get() != Sweep.Mode.BACKWARD) {
-            return null;
+    /** Runs the text off the UI thread (unless a run is going); the result, or the error, comes back to it. */
+    public void run() {
+        if (running.get()) {
+            return;
         }
-        return s.upstream(cursor.get(), vertex);
+        sweep.pause();
+        String name = fileName.get();
+        running.set(true);
+        service.run(new RunService.Request(name, source.get(), dtype.get(), device.get()),
+                new RunService.Listener() {
+                    @Override
+                    public void started(RunService.Start start) {
+                        notice = start.notice();
+                        device.set(start.device());
+                    }
+
+                    @Override
+                    public void progress(double fraction, String message) {
+                        if (running.get()) {
+                            progress.set(fraction);
+                            status.set(message);
+                        }
+                    }
+
+                    @Override
+                    public void succeeded(RunService.Result r) {
+                        running.set(false);
+                        error.set(null);
+                        sweep.show(r.run(), r.graph(), r.layout());
+                        status.set(notice + String.format(Locale.ROOT,
+                                "Ran %s: objective %s · %d nodes · %d backward steps · run %d ms, layout %d ms", name,
+                                num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
+                                r.runMillis(), r.layoutMillis()));
+                    }
+
+                    @Override
+                    public void failed(RunError e) {
+                        running.set(false);
+                        sweep.pause();
+                        error.set(e);
+                        status.set(e.status());
+                    }
+
+                    @Override
+                    public void cancelled() {
+                        running.set(false);
+                        status.set("Run cancelled");
+                    }
+                });
     }
 
-    public ProgramGraph.Vertex vertex(int id) {
-        Sweep s = sweep.get();
-        return s == null || id < 0 || id >= s.graph().vertices().size() ? null : s.graph().vertices().get(id);
+    private static String num(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.4g", v);
     }
 
-    /**
-     * Selects the first vertex whose name is {@code query}, else whose name contains it, else whose op
-     * contains it (ignoring case); false when none.
-     */
-    public boolean find(String query) {
-        Sweep s = sweep.get();
-        if (s == null || query == null || query.isBlank()) {
-            return false;
-        }
-        String q = query.strip().toLowerCase(java.util.Locale.ROOT);
-        List<ProgramGraph.Vertex> vs = s.graph().vertices();
-        List<java.util.function.Predicate<ProgramGraph.Vertex>> tests = List.of(
-                v -> v.title().equals(query.strip()),
-                v -> v.title().toLowerCase(java.util.Locale.ROOT).contains(q),
-                v -> v.op().toLowerCase(java.util.Locale.ROOT).contains(q));
-        for (var test : tests) {
-            for (ProgramGraph.Vertex v : vs) {
-                if (test.test(v)) {
-                    selected.set(v.id());
-                    return true;
-                }
-            }
-        }
-        return false;
+    /** The notice of the run going (a device fall-back), put before its status line. */
+    private String notice = "";
+
+    public void cancel() {
+        service.cancel();
     }
 }

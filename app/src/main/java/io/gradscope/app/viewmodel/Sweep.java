@@ -1,21 +1,21 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.engine.program.ProgramGraph;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceEvent;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.Locale;
+import java.util.function.Predicate;
 
 /**
  * The steps of a recorded run, forward (one vertex per step, in creation order) or backward (the
  * engine's BackwardStep events, in the order it ran them), and what each vertex looks like at a
- * given cursor. Nothing is recomputed: it only reads the run. Cursor -1 is "before the first step".
+ * given cursor. Nothing is recomputed: it only reads the run's trace. Built in O(vertices + steps);
+ * every question about one step or one vertex is answered in O(1) (or in the op's arity).
+ * Cursor -1 is "before the first step".
  */
 public final class Sweep {
     /** Which pass is being stepped. */
@@ -25,21 +25,25 @@ public final class Sweep {
     public enum State { CURRENT, VISITED, PENDING, OUTSIDE }
 
     private final ProgramRun run;
-    private final ProgramGraph graph;
+    private final TraceGraph graph;
     private final List<TraceEvent.BackwardStep> backward;
+    /** The vertex of each backward step (-1: a node the graph does not show). */
     private final int[] backwardVertex;
-    private final Map<Integer, Integer> stepOfVertex = new HashMap<>();
+    /** The backward step of each vertex (-1: never reached). */
+    private final int[] backwardStepOf;
 
-    public Sweep(ProgramRun run) {
+    public Sweep(ProgramRun run, TraceGraph graph) {
         this.run = run;
-        this.graph = run.programGraph();
+        this.graph = graph;
         this.backward = run.trace().of(TraceEvent.BackwardStep.class);
         this.backwardVertex = new int[backward.size()];
+        this.backwardStepOf = new int[graph.size()];
+        Arrays.fill(backwardStepOf, -1);
         for (int i = 0; i < backward.size(); i++) {
-            ProgramGraph.Vertex v = graph.byNodeId(backward.get(i).node());
-            backwardVertex[i] = v == null ? -1 : v.id();
-            if (v != null) {
-                stepOfVertex.put(v.id(), i);
+            int v = graph.indexOf(backward.get(i).node());
+            backwardVertex[i] = v;
+            if (v >= 0) {
+                backwardStepOf[v] = i;
             }
         }
     }
@@ -48,15 +52,15 @@ public final class Sweep {
         return run;
     }
 
-    public ProgramGraph graph() {
+    public TraceGraph graph() {
         return graph;
     }
 
     public int steps(Mode mode) {
-        return mode == Mode.FORWARD ? graph.vertices().size() : backward.size();
+        return mode == Mode.FORWARD ? graph.size() : backward.size();
     }
 
-    /** The vertex a step is about. */
+    /** The vertex a step is about, or -1. */
     public int vertexAt(Mode mode, int step) {
         if (step < 0 || step >= steps(mode)) {
             return -1;
@@ -66,11 +70,16 @@ public final class Sweep {
 
     /** The step at which the backward sweep reaches a vertex, or -1 if it never does. */
     public int backwardStepOf(int vertex) {
-        return stepOfVertex.getOrDefault(vertex, -1);
+        return vertex < 0 || vertex >= backwardStepOf.length ? -1 : backwardStepOf[vertex];
+    }
+
+    /** The step at which a pass reaches a vertex, or -1. */
+    public int stepOf(Mode mode, int vertex) {
+        return mode == Mode.FORWARD ? (vertex >= 0 && vertex < graph.size() ? vertex : -1) : backwardStepOf(vertex);
     }
 
     public State state(Mode mode, int cursor, int vertex) {
-        int step = mode == Mode.FORWARD ? vertex : backwardStepOf(vertex);
+        int step = stepOf(mode, vertex);
         if (step < 0) {
             return State.OUTSIDE;
         }
@@ -95,33 +104,26 @@ public final class Sweep {
      * The edges that light up at the cursor: in the backward pass those along which the current step
      * sends contributions (to its inputs); in the forward pass those feeding the current vertex.
      */
-    public Set<ProgramGraph.Edge> activeEdges(Mode mode, int cursor) {
+    public List<TraceGraph.Edge> activeEdges(Mode mode, int cursor) {
         int v = vertexAt(mode, cursor);
         if (v < 0) {
-            return Collections.emptySet();
+            return List.of();
         }
-        Set<ProgramGraph.Edge> out = new HashSet<>();
         if (mode == Mode.FORWARD) {
-            for (ProgramGraph.Edge e : graph.edges()) {
-                if (e.to() == v) {
+            return graph.inEdges(v);
+        }
+        List<TraceGraph.Edge> out = new ArrayList<>();
+        for (TraceEvent.Contribution c : backward.get(cursor).contributions()) {
+            for (TraceGraph.Edge e : graph.inEdges(v)) {
+                if (e.input() == c.input()) {
                     out.add(e);
                 }
-            }
-            return out;
-        }
-        Set<Integer> inputs = new HashSet<>();
-        for (TraceEvent.Contribution c : backward.get(cursor).contributions()) {
-            inputs.add(c.input());
-        }
-        for (ProgramGraph.Edge e : graph.edges()) {
-            if (e.to() == v && inputs.contains(e.input())) {
-                out.add(e);
             }
         }
         return out;
     }
 
-    /** The contributions the current backward step sends, per input index, as (input vertex, gradient). */
+    /** The contributions a backward step sends, per input index, as (input vertex, gradient). */
     public List<Contribution> contributions(int step) {
         List<Contribution> out = new ArrayList<>();
         TraceEvent.BackwardStep s = backwardStep(step);
@@ -130,15 +132,29 @@ public final class Sweep {
         }
         int v = backwardVertex[step];
         for (TraceEvent.Contribution c : s.contributions()) {
-            int from = -1;
-            for (ProgramGraph.Edge e : graph.edges()) {
-                if (e.to() == v && e.input() == c.input()) {
-                    from = e.from();
-                }
-            }
-            out.add(new Contribution(c.input(), from, c.gradient()));
+            out.add(new Contribution(c.input(), v < 0 ? -1 : graph.inputOf(v, c.input()), c.gradient()));
         }
         return out;
+    }
+
+    /**
+     * The first vertex whose name is {@code query}, else whose name contains it, else whose op
+     * contains it (ignoring case); -1 when none.
+     */
+    public int find(String query) {
+        String q = query.strip().toLowerCase(Locale.ROOT);
+        List<Predicate<TraceGraph.Vertex>> tests = List.of(
+                v -> v.title().equals(query.strip()),
+                v -> v.title().toLowerCase(Locale.ROOT).contains(q),
+                v -> v.op().toLowerCase(Locale.ROOT).contains(q));
+        for (Predicate<TraceGraph.Vertex> test : tests) {
+            for (TraceGraph.Vertex v : graph.vertices()) {
+                if (test.test(v)) {
+                    return v.index();
+                }
+            }
+        }
+        return -1;
     }
 
     /** A contribution sent to input number {@code input}, the vertex {@code toVertex}. */

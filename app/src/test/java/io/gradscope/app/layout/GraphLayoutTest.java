@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramGraph;
 import io.gradscope.engine.program.RunOptions;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 class GraphLayoutTest {
     static final String SRC = "x = input(4, 3)\nW = param(3, 2)\nwith group(\"layer\"):\n    y = x @ W\n    h = relu(y)\nloss = sum(h)\n";
 
-    static ProgramGraph graph() {
-        return Program.parse("t.grad", SRC).run(new RunOptions(DType.FLOAT32, 0, Map.of())).programGraph();
+    static TraceGraph graph() {
+        return TraceGraph.of(Program.parse("t.grad", SRC).run(new RunOptions(DType.FLOAT32, 0, Map.of())).trace());
     }
 
     private static boolean overlap(GraphLayout.Box a, GraphLayout.Box b) {
@@ -57,7 +57,7 @@ class GraphLayoutTest {
             prev = "h" + i;
         }
         src.append("loss = sum(").append(prev).append(")\n");
-        ProgramGraph g = Program.parse("tied.grad", src.toString()).run(new RunOptions(DType.FLOAT32, 0, Map.of())).programGraph();
+        TraceGraph g = TraceGraph.of(Program.parse("tied.grad", src.toString()).run(new RunOptions(DType.FLOAT32, 0, Map.of())).trace());
         GraphLayout.Result r = GraphLayout.layout(g, Set.of());
         assertEquals(g.edges().size(), r.edges().size(), "every edge is drawn");
         var fromW = r.edges().stream().filter(e -> e.from().equals("v1")).toList();

@@ -4,11 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.app.export.Exporter;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.engine.program.ProgramGraph;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.tensor.TensorStats;
 import io.gradscope.engine.trace.TraceEvent;
+import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,25 +41,33 @@ class AppWindowTest {
         stage.show();
     }
 
+    private SweepViewModel sweep() {
+        return window.viewModel().sweep();
+    }
+
     private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> window.open(file));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.isRunning() && window.viewModel().sweep().get() != null
-                || window.viewModel().error().get() != null);
+        robot.interact(() -> window.viewModel().open(file));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
         WaitForAsyncUtils.waitForFxEvents();
     }
 
     @Test
     void stepsTheWholeBackwardSweepWithTheKeyboard(FxRobot robot) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
-        Sweep sweep = window.viewModel().sweep().get();
+        Sweep sweep = sweep().recorded().get();
         List<TraceEvent.BackwardStep> steps = sweep.run().trace().of(TraceEvent.BackwardStep.class);
         assertTrue(steps.size() >= 8, "steps: " + steps.size());
         robot.interact(() -> window.graphPanel().requestFocus());
         for (int i = 0; i < steps.size(); i++) {
+            int refreshes = window.inspector().refreshes();
             robot.type(KeyCode.RIGHT);
             WaitForAsyncUtils.waitForFxEvents();
-            assertEquals(i, window.viewModel().cursor().get(), "after " + (i + 1) + " presses");
-            ProgramGraph.Vertex v = sweep.graph().byNodeId(steps.get(i).node());
+            assertEquals(i, sweep().cursor().get(), "after " + (i + 1) + " presses");
+            assertEquals(refreshes + 1, window.inspector().refreshes(), "the inspector refreshes once per step");
+            TraceGraph.Vertex v = sweep.graph().vertex(sweep.graph().indexOf(steps.get(i).node()));
+            // The graph shows it as the current node.
+            assertTrue(window.graphPanel().styleOf("v" + v.index()).contains("#e0a800"), "current: " + v.title());
             // The inspector shows the current node and the engine's upstream gradient for it.
             assertEquals(v.title(), robot.lookup("#inspector-name").queryLabeled().getText());
             Tensor shown = window.inspector().upstreamMap().tensor();
@@ -64,13 +75,13 @@ class AppWindowTest {
             assertEquals(Heatmap.statsLine(TensorStats.of(steps.get(i).upstream())), window.inspector().upstreamMap().statsText());
         }
         robot.type(KeyCode.RIGHT);
-        assertEquals(steps.size() - 1, window.viewModel().cursor().get(), "the end is the end");
+        assertEquals(steps.size() - 1, sweep().cursor().get(), "the end is the end");
         robot.type(KeyCode.HOME);
-        assertEquals(-1, window.viewModel().cursor().get());
+        assertEquals(-1, sweep().cursor().get());
         robot.type(KeyCode.END);
-        assertEquals(steps.size() - 1, window.viewModel().cursor().get());
+        assertEquals(steps.size() - 1, sweep().cursor().get());
         robot.type(KeyCode.LEFT);
-        assertEquals(steps.size() - 2, window.viewModel().cursor().get());
+        assertEquals(steps.size() - 2, sweep().cursor().get());
     }
 
     @Test
@@ -85,25 +96,25 @@ class AppWindowTest {
         javafx.geometry.Point2D screen = panel.view().localToScreen(px.x, px.y);
         robot.clickOn(screen);
         WaitForAsyncUtils.waitForFxEvents();
-        assertEquals(1, window.viewModel().selected().get(), "W is vertex 1");
+        assertEquals(1, sweep().selected().get(), "W is vertex 1");
         assertEquals("W", robot.lookup("#inspector-name").queryLabeled().getText());
         robot.type(KeyCode.ESCAPE);
-        assertEquals(-1, window.viewModel().selected().get());
+        assertEquals(-1, sweep().selected().get());
     }
 
     @Test
     void theLogitsGradientRowsSumToZero(FxRobot robot) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         int logits = -1;
-        for (ProgramGraph.Vertex v : window.viewModel().sweep().get().graph().vertices()) {
+        for (TraceGraph.Vertex v : sweep().recorded().get().graph().vertices()) {
             if ("logits".equals(v.name())) {
-                logits = v.id();
+                logits = v.index();
             }
         }
         int id = logits;
         robot.interact(() -> {
-            window.viewModel().toEnd();
-            window.viewModel().selected().set(id);
+            sweep().toEnd();
+            sweep().select(id);
         });
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals("logits", robot.lookup("#inspector-name").queryLabeled().getText());
@@ -134,8 +145,8 @@ class AppWindowTest {
         robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
         robot.interact(() -> window.editor().area().requestFocus());
         robot.press(KeyCode.CONTROL).press(KeyCode.ENTER).release(KeyCode.ENTER).release(KeyCode.CONTROL);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.isRunning() && window.viewModel().error().get() == null
-                && window.viewModel().sweep().get() != null);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+                && window.viewModel().error().get() == null && sweep().recorded().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(!robot.lookup("#editor-error").queryLabeled().isVisible());
         assertEquals(0, window.editor().errorLine());
@@ -144,40 +155,44 @@ class AppWindowTest {
     @Test
     void withoutAGpuCudaFallsBackToTheCpuWithANotice(FxRobot robot) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.backend.Backends.cudaAvailable(), "a GPU is present");
-        robot.interact(() -> window.setDevice("cuda"));
+        robot.interact(() -> window.viewModel().setDevice(Device.CUDA));
         openAndWait(robot, Path.of("../assets/examples/backprop_chain.grad"));
         String text = window.statusBar().getText();
         assertTrue(text.startsWith("CUDA unavailable: ") && text.contains("ran on the CPU") && text.contains("objective"), text);
-        assertEquals(io.gradscope.engine.tensor.Device.CPU, window.viewModel().sweep().get().run().objective().device());
+        assertEquals(Device.CPU, sweep().recorded().get().run().objective().device());
+        assertEquals(Device.CPU, window.viewModel().device().get(), "the selector follows the fall-back");
     }
 
     @Test
     void groupsCollapseToOneNodeAndExportsWrite(FxRobot robot, @TempDir Path tmp) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/transformer_block.grad"));
         int before = window.graphPanel().currentLayout().nodes().size();
-        robot.interact(() -> window.setAllGroupsCollapsed(true));
+        // The layout of a collapse comes off the FX thread.
+        robot.interact(() -> sweep().collapseAll());
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.graphPanel().currentLayout().collapsed().isEmpty());
+        WaitForAsyncUtils.waitForFxEvents();
         int after = window.graphPanel().currentLayout().nodes().size();
         assertTrue(window.graphPanel().currentLayout().nodes().containsKey("g:attention"));
+        assertTrue(window.graphPanel().graph().getNode("g:attention") != null, "drawn");
         assertTrue(after < before, before + " -> " + after);
-        robot.interact(() -> window.setAllGroupsCollapsed(false));
+        robot.interact(() -> sweep().expandAll());
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.graphPanel().currentLayout().collapsed().isEmpty());
+        WaitForAsyncUtils.waitForFxEvents();
         assertEquals(before, window.graphPanel().currentLayout().nodes().size());
         Path png = tmp.resolve("graph.png");
         Path json = tmp.resolve("trace.json");
         Path svg = tmp.resolve("graph.svg");
-        robot.interact(() -> window.viewModel().cursor().set(2));
+        robot.interact(() -> sweep().jumpTo(2));
         robot.interact(() -> {
-            try {
-                window.exportPng(png);
-                window.exportTrace(json);
-                window.exportSvg(svg);
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
+            assertTrue(window.exporter().export(Exporter.Format.PNG, png));
+            assertTrue(window.exporter().export(Exporter.Format.TRACE_JSON, json));
+            assertTrue(window.exporter().export(Exporter.Format.SVG, svg));
         });
+        assertEquals("Wrote " + svg, window.statusBar().getText());
         byte[] head = java.util.Arrays.copyOf(Files.readAllBytes(png), 4);
         assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G'}, head);
         var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(json.toFile());
-        assertEquals(window.viewModel().sweep().get().run().trace().events().size(), tree.get("events").size());
+        assertEquals(sweep().recorded().get().run().trace().events().size(), tree.get("events").size());
         // The SVG is well-formed XML with a node per display node, an edge per drawn edge, and the lit edges orange.
         var doc = javax.xml.parsers.DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(svg.toFile());
         var layout = window.graphPanel().currentLayout();
@@ -186,7 +201,7 @@ class AppWindowTest {
                 javax.xml.xpath.XPathConstants.NUMBER)).intValue());
         assertEquals(layout.edges().size(), ((Number) xpath.evaluate("count(//*[@class='edge'])", doc,
                 javax.xml.xpath.XPathConstants.NUMBER)).intValue());
-        int lit = window.viewModel().sweep().get().activeEdges(window.viewModel().mode().get(), 2).size();
+        int lit = sweep().recorded().get().activeEdges(sweep().mode().get(), 2).size();
         assertTrue(lit > 0);
         assertEquals(lit, ((Number) xpath.evaluate("count(//*[@class='edge'][@stroke='#e0582b'])", doc,
                 javax.xml.xpath.XPathConstants.NUMBER)).intValue());

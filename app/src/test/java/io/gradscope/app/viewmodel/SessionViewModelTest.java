@@ -4,31 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramGraph;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.app.service.RunService;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
-import java.util.Map;
+import javafx.beans.value.WritableValue;
 import org.junit.jupiter.api.Test;
 
-/** The view-model without a window: cursor moves, node states at every step, the gradients shown. */
+/** The view-model without a window: runs through a same-thread service, cursor moves, node states, the gradients shown. */
 class SessionViewModelTest {
     static final String CHAIN = "X = input(4, 3)\nW = param(3, 2)\nY = X @ W\nh = relu(Y)\nloss = sum(h)\n";
 
     static SessionViewModel session() {
-        ProgramRun run = Program.parse("chain.grad", CHAIN).run(new RunOptions(DType.FLOAT64, 7, Map.of()));
-        SessionViewModel vm = new SessionViewModel();
-        vm.showRun(run);
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.openText("chain.grad", CHAIN);
         return vm;
     }
 
     @Test
     void theBackwardSweepVisitsLossReluMatmulThenTheWeights() {
-        SessionViewModel vm = session();
+        SweepViewModel vm = session().sweep();
         assertEquals(4, vm.steps());
         assertEquals(-1, vm.cursor().get());
         List<String> order = new java.util.ArrayList<>();
@@ -47,7 +46,7 @@ class SessionViewModelTest {
 
     @Test
     void nodeStatesFollowTheCursor() {
-        SessionViewModel vm = session();
+        SweepViewModel vm = session().sweep();
         // vertices: 0 X, 1 W, 2 Y, 3 h, 4 loss
         Sweep.State[][] expected = {
             {Sweep.State.OUTSIDE, Sweep.State.PENDING, Sweep.State.PENDING, Sweep.State.PENDING, Sweep.State.PENDING},
@@ -56,28 +55,31 @@ class SessionViewModelTest {
             {Sweep.State.OUTSIDE, Sweep.State.PENDING, Sweep.State.CURRENT, Sweep.State.VISITED, Sweep.State.VISITED},
             {Sweep.State.OUTSIDE, Sweep.State.CURRENT, Sweep.State.VISITED, Sweep.State.VISITED, Sweep.State.VISITED}};
         for (int step = -1; step < 4; step++) {
-            vm.cursor().set(step);
+            vm.jumpTo(step);
             for (int v = 0; v < 5; v++) {
                 assertEquals(expected[step + 1][v], vm.state(v), "vertex " + v + " at cursor " + step);
+                // The drawn nodes' looks, kept step by step, agree.
+                assertEquals(expected[step + 1][v], vm.graphStates().state("v" + v), "drawn v" + v + " at cursor " + step);
             }
         }
         // Back again: stepping back only moves the cursor.
         vm.stepBack();
         assertEquals(Sweep.State.CURRENT, vm.state(2));
-        vm.mode().set(Sweep.Mode.FORWARD);
+        vm.setMode(Sweep.Mode.FORWARD);
         assertEquals(-1, vm.cursor().get(), "switching the pass starts it over");
         assertEquals(5, vm.steps());
         vm.stepForward();
         assertEquals(Sweep.State.CURRENT, vm.state(0));
         assertEquals(Sweep.State.PENDING, vm.state(4));
+        assertEquals(Sweep.State.CURRENT, vm.graphStates().state("v0"));
     }
 
     @Test
     void theUpstreamGradientShownIsTheEnginesAndMatchesAnIndependentComputation() {
-        SessionViewModel vm = session();
-        ProgramGraph g = vm.sweep().get().graph();
-        double[] x = g.vertices().get(0).value().toDoubleArray();
-        double[] y = g.vertices().get(2).value().toDoubleArray();
+        SweepViewModel vm = session().sweep();
+        TraceGraph g = vm.recorded().get().graph();
+        double[] x = g.vertex(0).value().toDoubleArray();
+        double[] y = g.vertex(2).value().toDoubleArray();
         assertNull(vm.upstream(3), "h has not been reached before the first step");
         vm.toEnd();
         // d loss / d h = 1 everywhere; d loss / d Y = [Y > 0]; d loss / d W = Xᵀ [Y > 0].
@@ -97,31 +99,119 @@ class SessionViewModelTest {
             }
         }
         assertArrayEquals(dw, vm.upstream(1).toDoubleArray(), 1e-12);
-        assertArrayEquals(vm.sweep().get().run().gradient("W").toDoubleArray(), vm.upstream(1).toDoubleArray(), 0);
+        assertArrayEquals(vm.recorded().get().run().gradient("W").toDoubleArray(), vm.upstream(1).toDoubleArray(), 0);
         assertNull(vm.upstream(0), "X needs no gradient");
     }
 
     @Test
     void theCurrentStepLightsTheEdgesItSendsAlong() {
-        SessionViewModel vm = session();
-        vm.cursor().set(2); // Y = X @ W sends only to W (X needs no gradient)
-        var edges = vm.sweep().get().activeEdges(vm.mode().get(), vm.cursor().get());
+        SweepViewModel vm = session().sweep();
+        vm.jumpTo(2); // Y = X @ W sends only to W (X needs no gradient)
+        var edges = vm.recorded().get().activeEdges(vm.mode().get(), vm.cursor().get());
         assertEquals(1, edges.size());
-        assertEquals(1, edges.iterator().next().from(), "the edge from W");
-        var sent = vm.sweep().get().contributions(2);
+        assertEquals(1, edges.get(0).from(), "the edge from W");
+        assertEquals(GraphStates.EdgeLook.ACTIVE, vm.graphStates().look(edges.get(0)));
+        var sent = vm.recorded().get().contributions(2);
         assertEquals(1, sent.size());
         assertEquals(1, sent.get(0).toVertex());
     }
 
     @Test
     void findSelectsByNameAndSelectionWinsOverTheCursor() {
-        SessionViewModel vm = session();
+        SessionViewModel session = session();
+        SweepViewModel vm = session.sweep();
         vm.stepForward();
         assertEquals(4, vm.inspectedVertex());
         assertTrue(vm.find("W"));
         assertEquals(1, vm.inspectedVertex());
+        assertEquals("Found W", session.status().get());
         assertTrue(vm.find("rel"), "a partial match of an op name");
         assertEquals(3, vm.selected().get());
+        assertEquals("v3", vm.graphStates().selectedKey());
         assertFalse(vm.find("nothing"));
+        assertEquals("No node named 'nothing'", session.status().get());
+    }
+
+    @Test
+    void aRunReportsItsResultAndAMistakeKeepsTheLastGoodRun() {
+        SessionViewModel vm = session();
+        assertTrue(vm.status().get().startsWith("Ran chain.grad: objective "), vm.status().get());
+        assertTrue(vm.status().get().contains(" · 5 nodes · 4 backward steps · "), vm.status().get());
+        Sweep good = vm.sweep().recorded().get();
+        vm.edit("x = input(32, 784)\nW = param(128, 10)\nlogits = x @ W\nloss = sum(logits)\n");
+        vm.run();
+        assertEquals("chain.grad:3:12: error: '@' needs matching inner dimensions: [32, 784] @ [128, 10] (784 != 128)",
+                vm.error().get().message());
+        assertEquals(3, vm.error().get().line());
+        assertEquals("Error at line 3, column 12: '@' needs matching inner dimensions: [32, 784] @ [128, 10] (784 != 128)",
+                vm.status().get());
+        assertSame(good, vm.sweep().recorded().get(), "the last good run stays on screen");
+        assertFalse(vm.running().get());
+        vm.edit(CHAIN);
+        vm.setDType(DType.FLOAT32);
+        vm.run();
+        assertNull(vm.error().get());
+        assertEquals(DType.FLOAT32, vm.sweep().recorded().get().run().objective().dtype());
+    }
+
+    @Test
+    void withoutAGpuCudaFallsBackToTheCpuWithANotice() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.backend.Backends.cudaAvailable(), "a GPU is present");
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.setDevice(Device.CUDA);
+        vm.openText("chain.grad", CHAIN);
+        assertTrue(vm.status().get().startsWith("CUDA unavailable: ") && vm.status().get().contains("ran on the CPU"),
+                vm.status().get());
+        assertEquals(Device.CPU, vm.device().get(), "the device selector follows");
+        assertEquals(Device.CPU, vm.sweep().recorded().get().run().objective().device());
+    }
+
+    @Test
+    void collapsingAGroupLaysItOutAgainAndKeepsTheCursor() {
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.openText("g.grad", "x = input(4, 3)\nW = param(3, 2)\nwith group(\"layer\"):\n    y = x @ W\n    h = relu(y)\nloss = sum(h)\n");
+        SweepViewModel s = vm.sweep();
+        s.jumpTo(1);
+        s.toggleGroup("layer");
+        assertEquals(java.util.Set.of("layer"), s.layout().get().collapsed());
+        assertTrue(s.layout().get().nodes().containsKey("g:layer"));
+        assertEquals(1, s.cursor().get());
+        assertEquals(Sweep.State.CURRENT, s.graphStates().state("g:layer"), "h, the current step, is inside");
+        s.expandAll();
+        assertTrue(s.layout().get().nodes().containsKey("v3"));
+        s.collapseAll();
+        assertEquals(java.util.Set.of("layer"), s.layout().get().collapsed());
+    }
+
+    @Test
+    void cancelStopsARunningRunAndTheLastGoodRunStays() throws Exception {
+        // A worker thread, and this test's thread as the UI thread (it runs what is handed to it).
+        java.util.concurrent.BlockingQueue<Runnable> ui = new java.util.concurrent.LinkedBlockingQueue<>();
+        SessionViewModel vm = new SessionViewModel(new RunService(r -> new Thread(r).start(), ui::add));
+        StringBuilder big = new StringBuilder("x = param(64, 64)\nh0 = tanh(x)\n");
+        for (int i = 1; i < 20_000; i++) {
+            big.append("h").append(i).append(" = tanh(h").append(i - 1).append(" @ x)\n");
+        }
+        vm.edit(big.append("loss = sum(h19999)\n").toString());
+        vm.run();
+        assertTrue(vm.running().get());
+        vm.run(); // ignored while one is running
+        vm.cancel();
+        while (vm.running().get()) {
+            ui.take().run();
+        }
+        assertEquals("Run cancelled", vm.status().get());
+        assertNull(vm.sweep().recorded().get());
+        assertNull(vm.error().get());
+    }
+
+    @Test
+    void theStateIsReadOnlyProperties() {
+        SessionViewModel vm = session();
+        for (Object p : List.of(vm.source(), vm.fileName(), vm.file(), vm.dtype(), vm.device(), vm.running(), vm.progress(),
+                vm.status(), vm.error(), vm.sweep().recorded(), vm.sweep().layout(), vm.sweep().mode(), vm.sweep().cursor(),
+                vm.sweep().selected(), vm.sweep().playing(), vm.sweep().speed(), vm.sweep().inspection(), vm.sweep().graphChange())) {
+            assertFalse(p instanceof WritableValue, p + " is writable");
+        }
     }
 }

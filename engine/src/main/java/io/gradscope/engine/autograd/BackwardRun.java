@@ -99,6 +99,11 @@ public final class BackwardRun {
         return done;
     }
 
+    /** The node the next {@link #step()} processes, or null when the sweep is finished. */
+    public Node next() {
+        return ready.peek();
+    }
+
     /** Processes the next node and returns what happened (also published to open recorders). */
     public TraceEvent.BackwardStep step() {
         Node node = ready.poll();

@@ -3,8 +3,6 @@ package io.gradscope.engine.autograd;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.tensor.Tensor;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,27 +12,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Node {
     private static final AtomicLong SEQUENCE = new AtomicLong();
-    private static final ThreadLocal<Deque<String>> GROUPS = ThreadLocal.withInitial(ArrayDeque::new);
 
     private final long id = SEQUENCE.incrementAndGet();
     private final Op op;
     private final OpContext context;
     private final Tensor output;
-    private final List<String> groups;
     private String label;
 
     private Node(Op op, OpContext context, Tensor output) {
         this.op = op;
         this.context = context;
         this.output = output;
-        Deque<String> open = GROUPS.get();
-        if (open.isEmpty()) {
-            this.groups = List.of();
-        } else {
-            java.util.List<String> g = new java.util.ArrayList<>();
-            open.descendingIterator().forEachRemaining(g::add);
-            this.groups = List.copyOf(g);
-        }
     }
 
     /** The node of a leaf tensor that needs a gradient. */
@@ -47,23 +35,12 @@ public final class Node {
         return new Node(op, context, output);
     }
 
-    /** Runs {@code body} with new nodes inside the named group (groups nest). */
-    public static void inGroup(String name, Runnable body) {
-        GROUPS.get().push(name);
-        try {
-            body.run();
-        } finally {
-            GROUPS.get().pop();
-        }
-    }
-
-    /** Enters a group for nodes created from now on this thread; pair with {@link #popGroup()}. */
-    public static void pushGroup(String name) {
-        GROUPS.get().push(name);
-    }
-
-    public static void popGroup() {
-        GROUPS.get().pop();
+    /**
+     * Takes the next id of the nodes' sequence without making a node: the trace names values that
+     * have no node with it, so one id never means two values.
+     */
+    public static long reserveId() {
+        return SEQUENCE.incrementAndGet();
     }
 
     public long id() {
@@ -90,11 +67,6 @@ public final class Node {
     /** The op's inputs (empty for a leaf). */
     public List<Tensor> inputs() {
         return context == null ? List.of() : context.inputs();
-    }
-
-    /** Enclosing groups, outermost first. */
-    public List<String> groups() {
-        return groups;
     }
 
     /** The user's name for this value (a program's statement name), or null. */

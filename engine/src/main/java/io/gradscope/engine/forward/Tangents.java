@@ -4,6 +4,7 @@ import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -112,7 +113,7 @@ public final class Tangents {
             return;
         }
         l.suspended = true;
-        try (var off = GradMode.disable()) {
+        try (Recorder.Paused quiet = Recorder.pause(); var off = GradMode.disable()) {
             for (int i = 0; i < t.length; i++) {
                 Tensor in = ctx.input(i);
                 if (t[i] == null && in.dtype().isFloating()) {

@@ -72,14 +72,7 @@ public final class Ops {
             out.attach(Node.of(op, ctx, out));
         }
         if (!GradMode.inBackward() && Recorder.active()) {
-            List<Long> ids = new ArrayList<>();
-            List<int[]> inShapes = new ArrayList<>();
-            for (Tensor t : inputs) {
-                ids.add(t.node() == null ? -1L : t.node().id());
-                inShapes.add(t.shape());
-            }
-            Recorder.emit(new TraceEvent.OpForward(out.node() == null ? -1 : out.node().id(), op.name(), op.label(),
-                    ids, inShapes, out.shape()));
+            Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), inputs, out));
         }
         return out;
     }

@@ -61,7 +61,7 @@ final class ViewOps {
                 } else if (out[i] < 0) {
                     throw new GradscopeException("reshape: negative dimension " + out[i] + " in " + Shapes.str(shape));
                 } else {
-                    known *= out[i];
+                    known = Shapes.timesSaturating(known, out[i]);
                 }
             }
             if (free >= 0) {
@@ -72,7 +72,7 @@ final class ViewOps {
                 out[free] = (int) (n / known);
             } else if (known != n) {
                 throw new GradscopeException("reshape: cannot reshape " + Shapes.str(in) + " (" + n + " elements) to "
-                        + Shapes.str(shape) + " (" + known + " elements)");
+                        + Shapes.str(shape) + " (" + Shapes.numelText(shape) + " elements)");
             }
             return out;
         }

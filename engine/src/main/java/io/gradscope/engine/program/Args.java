@@ -112,6 +112,9 @@ final class Args {
         if (v instanceof NumVal n && n.integral() && Math.abs(n.value()) <= Integer.MAX_VALUE) {
             return (int) n.value();
         }
+        if (v instanceof NumVal n && n.integral()) {
+            throw error(pos, fn() + "(): " + what + " must be at most 2147483647 in size, not " + n.shown());
+        }
         throw error(pos, fn() + "(): " + what + " must be an integer, not " + Value.kind(v));
     }
 

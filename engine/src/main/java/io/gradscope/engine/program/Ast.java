@@ -12,7 +12,11 @@ public final class Ast {
         Pos pos();
     }
 
-    public record Num(Pos pos, double value, boolean integral) implements Expr {
+    /** A number; {@code text} is as written (echoed in messages: a double cannot hold every integer). */
+    public record Num(Pos pos, double value, boolean integral, String text) implements Expr {
+        public Num(Pos pos, double value, boolean integral) {
+            this(pos, value, integral, null);
+        }
     }
 
     public record Str(Pos pos, String value) implements Expr {

@@ -2,10 +2,10 @@ package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.ops.Op;
-import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
@@ -19,6 +19,8 @@ import io.gradscope.engine.program.Value.TupleVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -39,19 +41,20 @@ final class Interpreter {
     final Map<String, Value> values = new LinkedHashMap<>();
     private final Map<String, Pos> definedAt = new HashMap<>();
     final List<Leaf> leaves = new ArrayList<>();
-    final List<String> groupsSeen = new ArrayList<>();
     final List<List<String>> segments = new ArrayList<>();
     private final List<List<String>> openSegments = new ArrayList<>();
     private long bytes;
-    private final long memoryLimit = Runtime.getRuntime().maxMemory();
+    private long gradientBytes;
+    private ProgramException memoryProblem;
+    private final long memoryLimit = io.gradscope.engine.memory.HeapLimit.bytes();
+    private final LabelClasses labelClasses = new LabelClasses();
+    /** The values whose gradient the backward pass computes (their bytes count twice). */
+    private final Set<Value> needGrad = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** Where each recorded node's statement is (a failure in the backward pass points there). */
+    final Map<Node, Pos> nodePos = new java.util.IdentityHashMap<>();
     Value objective;
     String objectiveName;
     Pos objectivePos;
-    /** The display graph, built while running (not while checking). */
-    final List<ProgramGraph.Vertex> vertices = new ArrayList<>();
-    final List<ProgramGraph.Edge> edges = new ArrayList<>();
-    private final java.util.IdentityHashMap<Tensor, Integer> vertexOf = new java.util.IdentityHashMap<>();
-    private final java.util.ArrayDeque<String> groupStack = new java.util.ArrayDeque<>();
 
     /** Told after every statement: how many have run, of how many. */
     java.util.function.BiConsumer<Integer, Integer> onStatement = (done, total) -> { };
@@ -81,13 +84,33 @@ final class Interpreter {
             throw error(new Pos(1, 1), "the program is empty: it needs at least one statement, and the last one is the objective");
         }
         statementsTotal = count(program);
-        exec(program, true);
+        try {
+            exec(program, true);
+        } finally {
+            Recorder.at(0, 0);
+        }
         if (!(objective instanceof TensorVal t) || t.shape().length != 0) {
             String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + Value.kind(objective);
             String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
             throw error(objectivePos, "the objective must be a scalar, but " + who + " " + shape
                     + "; reduce it with sum() or mean()");
         }
+        if (!((TensorVal) objective).dtype().isFloating()) {
+            String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
+            throw error(objectivePos, "the objective must be a float scalar, but " + who + " holds integers (labels), "
+                    + "which have no gradient");
+        }
+        if (memoryProblem != null) {
+            throw memoryProblem;
+        }
+        if (traced(objective) >= 0) {
+            Recorder.emit(new TraceEvent.Objective(traced(objective)));
+        }
+    }
+
+    /** The trace's id for a value this run computed; -1 when checking, not recording, or for a literal constant. */
+    private long traced(Value v) {
+        return !checking && Recorder.active() && v instanceof TensorVal t && t.tensor() != null ? Recorder.idOf(t.tensor()) : -1;
     }
 
     private void exec(List<Ast.Stmt> stmts, boolean lastBlock) {
@@ -127,27 +150,28 @@ final class Interpreter {
             if (c.args().size() != 1 || !(c.args().get(0) instanceof Ast.Str name) || !c.keywords().isEmpty()) {
                 throw error(c.pos(), "group() takes one string, the group's name: with group(\"hidden\"):");
             }
-            groupsSeen.add(name.value());
-            Node.pushGroup(name.value());
-            groupStack.addLast(name.value());
+            Recorder.enterGroup(name.value());
             try {
                 exec(w.body(), last);
             } finally {
-                Node.popGroup();
-                groupStack.removeLast();
+                Recorder.exitGroup();
             }
         } else if (c.function().equals("checkpoint")) {
             if (!c.args().isEmpty() || !c.keywords().isEmpty()) {
                 throw error(c.pos(), "checkpoint() takes no arguments: with checkpoint():");
             }
             List<String> seg = new ArrayList<>();
+            int number = segments.size();
+            segments.add(seg);
             openSegments.add(seg);
+            Recorder.enterSegment(number);
             try {
                 exec(w.body(), last);
             } finally {
                 openSegments.remove(openSegments.size() - 1);
+                Recorder.exitSegment();
             }
-            segments.add(List.copyOf(seg));
+            segments.set(number, List.copyOf(seg));
         } else {
             throw error(c.pos(), "'with' takes group(\"name\") or checkpoint(), not " + c.function() + "()"
                     + Names.didYouMean(c.function(), Functions.CONTEXTS));
@@ -179,43 +203,16 @@ final class Interpreter {
             if (t.tensor() != null && t.tensor().node() != null && t.tensor().node().label() == null) {
                 t.tensor().node().setLabel(name);
             }
-            nameVertex(t.tensor(), name);
+            if (traced(t) >= 0) {
+                Recorder.at(a.pos().line(), a.pos().column());
+                Recorder.emit(new TraceEvent.Named(traced(t), name, Recorder.source()));
+            }
         }
         values.put(name, v);
         definedAt.put(name, a.pos());
         for (List<String> seg : openSegments) {
             seg.add(name);
         }
-    }
-
-    private int addVertex(Tensor t, String name, ProgramGraph.Kind kind, String op, String rule, Pos pos) {
-        int id = vertices.size();
-        vertices.add(new ProgramGraph.Vertex(id, name, kind, op, rule, t, t.node(), List.copyOf(groupStack), pos.line()));
-        vertexOf.put(t, id);
-        return id;
-    }
-
-    /** Gives the vertex of {@code t} the statement's name (the first name wins). */
-    private void nameVertex(Tensor t, String name) {
-        Integer id = t == null ? null : vertexOf.get(t);
-        if (id != null && vertices.get(id).name() == null) {
-            ProgramGraph.Vertex v = vertices.get(id);
-            vertices.set(id, new ProgramGraph.Vertex(id, name, v.kind(), v.op(), v.rule(), v.value(), v.node(), v.groups(), v.line()));
-        }
-    }
-
-    /** The display graph, with the objective's vertex marked. */
-    ProgramGraph programGraph() {
-        List<ProgramGraph.Vertex> vs = new ArrayList<>(vertices);
-        if (objective instanceof TensorVal t && t.tensor() != null) {
-            Integer id = vertexOf.get(t.tensor());
-            if (id != null) {
-                ProgramGraph.Vertex v = vs.get(id);
-                vs.set(id, new ProgramGraph.Vertex(id, v.name(), ProgramGraph.Kind.OBJECTIVE, v.op(), v.rule(), v.value(), v.node(),
-                        v.groups(), v.line()));
-            }
-        }
-        return new ProgramGraph(List.copyOf(vs), List.copyOf(edges));
     }
 
     private Value leaf(String name, Ast.Call c) {
@@ -251,10 +248,10 @@ final class Interpreter {
             }
         }
         DType dt = leaf.kind() == Leaf.Kind.LABELS ? DType.INT64 : options.dtype();
-        account(c.pos(), "'" + name + "'", shape, dt);
+        account(c.pos(), "'" + name + "'", shape, dt, leaf.grad());
         leaves.add(leaf);
         if (checking) {
-            return new TensorVal(shape, dt, null);
+            return declared(leaf, new TensorVal(shape, dt, null));
         }
         Tensor t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
                 () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options).toDevice(options.device())));
@@ -262,13 +259,35 @@ final class Interpreter {
             t.setRequiresGrad(true);
             t.node().setLabel(name);
         }
-        ProgramGraph.Kind kind = switch (leaf.kind()) {
-            case INPUT -> ProgramGraph.Kind.INPUT;
-            case PARAM -> ProgramGraph.Kind.PARAM;
-            case LABELS -> ProgramGraph.Kind.LABELS;
-        };
-        addVertex(t, name, kind, fn, "", c.pos());
-        return new TensorVal(shape, dt, t);
+        if (Recorder.active()) {
+            TraceEvent.LeafKind kind = switch (leaf.kind()) {
+                case INPUT -> TraceEvent.LeafKind.INPUT;
+                case PARAM -> TraceEvent.LeafKind.PARAM;
+                case LABELS -> TraceEvent.LeafKind.LABELS;
+            };
+            Recorder.at(c.pos().line(), c.pos().column());
+            Recorder.emit(TraceEvent.Leaf.of(name, kind, t));
+        }
+        return declared(leaf, new TensorVal(shape, dt, t));
+    }
+
+    private TensorVal declared(Leaf leaf, TensorVal v) {
+        if (leaf.kind() == Leaf.Kind.LABELS) {
+            labelClasses.declare(v, leaf.name(), leaf.classes());
+        }
+        if (leaf.grad()) {
+            needGrad.add(v);
+        }
+        return v;
+    }
+
+    /** The result of {@code op}: it needs a gradient when an input does, and labels stay labels through views. */
+    private TensorVal result(Op op, List<TensorVal> inputs, TensorVal out, boolean grad) {
+        if (grad) {
+            needGrad.add(out);
+        }
+        labelClasses.follow(op.name(), inputs, out);
+        return out;
     }
 
     private int[] dims(Args a) {
@@ -281,30 +300,31 @@ final class Interpreter {
         return d;
     }
 
-    /** Refuses a tensor that cannot fit in memory before it is allocated. */
-    private void account(Pos pos, String what, int[] shape, DType dt) {
+    /**
+     * Refuses a tensor that cannot fit in memory before it is allocated. A value that needs a gradient
+     * counts twice (the backward pass keeps a gradient of its size); a total past the heap's limit is
+     * reported after the whole check, so that a shape error further down is reported first.
+     */
+    private void account(Pos pos, String what, int[] shape, DType dt, boolean withGradient) {
         long n = Shapes.numel(shape);
         double need = (double) n * dt.bytes();
         if (n > Shapes.MAX_NUMEL || need > memoryLimit) {
             throw error(pos, what + " of shape " + Shapes.str(shape) + " needs " + human(need) + " (" + dt + "), more than "
                     + (n > Shapes.MAX_NUMEL ? "a tensor can hold (" + Shapes.MAX_NUMEL + " elements)"
-                    : "the " + human(memoryLimit) + " this Java process may use"));
+                    : io.gradscope.engine.memory.HeapLimit.limit() + " (" + io.gradscope.engine.memory.HeapLimit.RAISE + ")"));
         }
         bytes += (long) need;
-        if (bytes > memoryLimit) {
-            throw error(pos, "the program needs more than the " + human(memoryLimit) + " of memory this Java process may use"
-                    + " by this point (" + human(bytes) + ")");
+        gradientBytes += withGradient ? (long) need : 0;
+        if (memoryProblem == null && bytes + gradientBytes > memoryLimit) {
+            memoryProblem = error(pos, "the program needs " + human(bytes + gradientBytes) + " by this point ("
+                    + human(bytes) + " of values" + (gradientBytes > 0 ? ", " + human(gradientBytes) + " of their gradients in the "
+                    + "backward pass" : "") + "), more than " + io.gradscope.engine.memory.HeapLimit.limit() + " ("
+                    + io.gradscope.engine.memory.HeapLimit.RAISE + ")");
         }
     }
 
     static String human(double b) {
-        String[] u = {"bytes", "KB", "MB", "GB", "TB", "PB", "EB"};
-        int i = 0;
-        while (b >= 1024 && i < u.length - 1) {
-            b /= 1024;
-            i++;
-        }
-        return i == 0 ? (long) b + " bytes" : String.format(java.util.Locale.ROOT, "%.1f %s", b, u[i]);
+        return io.gradscope.engine.memory.HeapLimit.human(b);
     }
 
     private TensorVal constant(double v, Pos pos) {
@@ -326,7 +346,7 @@ final class Interpreter {
 
     Value eval(Ast.Expr e) {
         if (e instanceof Ast.Num n) {
-            return new NumVal(n.value(), n.integral());
+            return new NumVal(n.value(), n.integral(), n.text());
         }
         if (e instanceof Ast.Str s) {
             return new StrVal(s.value());
@@ -367,7 +387,8 @@ final class Interpreter {
     private Value unary(Ast.Unary u) {
         Value v = eval(u.operand());
         if (v instanceof NumVal n) {
-            return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral());
+            return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral(),
+                    n.text() == null ? null : u.op() + n.text());
         }
         TensorVal t = tensorOperand(v, u.operand().pos(), "unary '" + u.op() + "'");
         return u.op().equals("-") ? apply(OpSpecs.byOperator("-", 1).create(Map.of()), List.of(t), u.pos()) : t;
@@ -461,27 +482,31 @@ final class Interpreter {
         } catch (GradscopeException e) {
             throw error(pos, e.getMessage());
         }
-        DType dt = dtypes.length > 0 && dtypes[0].isFloating() ? dtypes[0] : options.dtype();
-        if (!OpRegistry.spec(op.name()).view()) {
-            account(pos, "the result of " + op.name(), out, dt);
+        String mismatch = labelClasses.problem(op.name(), inputs);
+        if (mismatch != null) {
+            throw error(pos, mismatch);
+        }
+        // A view keeps its input's dtype (labels stay int64 through reshape, as they do when run).
+        boolean view = OpRegistry.spec(op.name()).view();
+        DType dt = dtypes.length > 0 && (dtypes[0].isFloating() || view) ? dtypes[0] : options.dtype();
+        boolean grad = dt.isFloating() && inputs.stream().anyMatch(needGrad::contains);
+        if (!view) {
+            account(pos, "the result of " + op.name(), out, dt, grad);
         }
         if (checking) {
-            return new TensorVal(out, dt, null);
+            return result(op, inputs, new TensorVal(out, dt, null), grad);
         }
         Tensor[] ts = new Tensor[inputs.size()];
         for (int i = 0; i < ts.length; i++) {
             ts[i] = inputs.get(i).tensor();
         }
         try {
+            Recorder.at(pos.line(), pos.column());
             Tensor t = Ops.apply(op, ts);
-            int id = addVertex(t, null, ProgramGraph.Kind.OP, op.label(), op.rule(), pos);
-            for (int i = 0; i < ts.length; i++) {
-                Integer from = vertexOf.get(ts[i]);
-                if (from != null) {
-                    edges.add(new ProgramGraph.Edge(from, id, i));
-                }
+            if (t.node() != null) {
+                nodePos.put(t.node(), pos);
             }
-            return new TensorVal(t.shape(), t.dtype(), t);
+            return result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad);
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {

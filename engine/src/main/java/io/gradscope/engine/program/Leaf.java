@@ -22,10 +22,14 @@ public record Leaf(String name, Kind kind, int[] shape, boolean grad, String ini
             if (given.dtype() != DType.INT64) {
                 throw new GradscopeException("labels need integers (<i8 or <i4), not " + given.dtype());
             }
-            double[] v = given.toDoubleArray();
-            for (int i = 0; i < v.length; i++) {
-                if (v[i] < 0 || v[i] >= classes) {
-                    throw new GradscopeException("label " + (long) v[i] + " at index " + i + " is outside [0, " + classes + ")");
+            // The longs themselves, not doubles: a label past 2^53 is echoed as written.
+            Tensor c = given.toDevice(io.gradscope.engine.tensor.Device.CPU).contiguous();
+            long[] v = c.storage().longs();
+            long n = c.numel();
+            for (int i = 0; i < n; i++) {
+                long label = v[c.offset() + i];
+                if (label < 0 || label >= classes) {
+                    throw new GradscopeException("label " + label + " at index " + i + " is outside [0, " + classes + ")");
                 }
             }
             return given;

@@ -30,6 +30,11 @@ final class Lexer {
     private Lexer(String file, String src) {
         this.file = file;
         this.src = src;
+        if (src.startsWith("\uFEFF")) {
+            // A UTF-8 byte-order mark: skipped, as Python does; columns count from after it.
+            i = 1;
+            lineStart = 1;
+        }
     }
 
     static List<Token> tokens(String file, String src) {
@@ -100,11 +105,11 @@ final class Lexer {
                 i += (src.charAt(i) == '\r' && i + 1 < src.length() && src.charAt(i + 1) == '\n') ? 2 : 1;
                 line++;
                 lineStart = i;
-            } else if (Character.isLetter(c) || c == '_') {
+            } else if (Character.isLetter(src.codePointAt(i)) || c == '_') {
                 Pos p = pos();
                 int s = i;
-                while (i < src.length() && (Character.isLetterOrDigit(src.charAt(i)) || src.charAt(i) == '_')) {
-                    i++;
+                while (i < src.length() && (Character.isLetterOrDigit(src.codePointAt(i)) || src.charAt(i) == '_')) {
+                    i += Character.charCount(src.codePointAt(i));
                 }
                 out.add(new Token(Token.Kind.NAME, src.substring(s, i), p));
             } else if (Character.isDigit(c) || (c == '.' && i + 1 < src.length() && Character.isDigit(src.charAt(i + 1)))) {
@@ -219,11 +224,22 @@ final class Lexer {
                 return;
             }
         }
-        String shown = c < 32 || c == 127 || c == '\uFFFD' || Character.isISOControl(c)
-                ? String.format("\\x%02x", (int) c) : String.valueOf(c);
         if (c == '\uFFFD') {
             throw error(p, "this is not text: bytes that are not UTF-8 (a binary file?)");
         }
-        throw error(p, "unexpected character '" + shown + "'");
+        if (c < 32 || c == 127) {
+            throw error(p, "unexpected character '" + String.format("\\x%02x", (int) c) + "'");
+        }
+        // The whole code point (an emoji is two chars), and its number, since some are invisible.
+        int cp = src.codePointAt(i);
+        if (cp < 128) {
+            throw error(p, "unexpected character '" + c + "'");
+        }
+        String code = String.format("U+%04X", cp);
+        if (Character.isISOControl(cp) || Character.isSpaceChar(cp) || Character.getType(cp) == Character.FORMAT
+                || (Character.isSurrogate(c) && cp == c)) {
+            throw error(p, "unexpected invisible character " + code);
+        }
+        throw error(p, "unexpected character '" + new String(Character.toChars(cp)) + "' (" + code + ")");
     }
 }

@@ -20,6 +20,11 @@ final class Parser {
     /** Longest run of + - or * / @ operators in one expression (evaluation recurses along it). */
     static final int MAX_CHAIN = 1000;
 
+    /** Deepest nesting of with-blocks accepted (running them recurses; Python stops at 20). */
+    static final int MAX_BLOCKS = 100;
+
+    private static final Set<String> RESERVED = Set.of("True", "False", "None");
+
     private static final Set<String> KEYWORDS_OUTSIDE = Set.of("for", "while", "if", "elif", "else", "def", "class",
             "return", "lambda", "import", "from", "try", "except", "finally", "raise", "yield", "global", "nonlocal",
             "del", "pass", "break", "continue", "assert", "async", "await", "and", "or", "not", "in", "is");
@@ -39,6 +44,7 @@ final class Parser {
     private final List<Token> toks;
     private int p;
     private int depth;
+    private int blocks;
 
     private Parser(String file, List<Token> toks) {
         this.file = file;
@@ -104,6 +110,9 @@ final class Parser {
                     + "(name = expression) and 'with group(...)' or 'with checkpoint()' blocks");
         }
         if (t.kind() == Kind.NAME && toks.get(p + 1).is("=")) {
+            if (RESERVED.contains(t.text())) {
+                throw error(t.pos(), "'" + t.text() + "' is a reserved word and cannot be assigned to; choose another name");
+            }
             next();
             next();
             Expr value = expression();
@@ -124,6 +133,17 @@ final class Parser {
 
     private Stmt with() {
         Token w = next();
+        if (++blocks > MAX_BLOCKS) {
+            throw error(w.pos(), "'with' blocks nested too deeply (more than " + MAX_BLOCKS + " levels)");
+        }
+        try {
+            return withBody(w);
+        } finally {
+            blocks--;
+        }
+    }
+
+    private Stmt withBody(Token w) {
         Expr ctx = expression();
         if (!(ctx instanceof Ast.Call call)) {
             throw error(ctx.pos(), "'with' takes group(\"name\") or checkpoint()");
@@ -279,7 +299,7 @@ final class Parser {
             case NUMBER -> {
                 boolean integral = !t.text().contains(".") && !t.text().contains("e") && !t.text().contains("E");
                 try {
-                    return new Ast.Num(t.pos(), Double.parseDouble(t.text()), integral);
+                    return new Ast.Num(t.pos(), Double.parseDouble(t.text()), integral, t.text());
                 } catch (NumberFormatException ex) {
                     throw error(t.pos(), "invalid number '" + t.text() + "'");
                 }

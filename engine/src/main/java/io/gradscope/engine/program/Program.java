@@ -3,7 +3,6 @@ package io.gradscope.engine.program;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Gradients;
-import io.gradscope.engine.autograd.Graph;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -30,6 +29,9 @@ import java.util.Map;
  * }</pre>
  */
 public final class Program {
+    /** Largest program file read (a program is text; anything near this is not one). */
+    static final long MAX_BYTES = 32L << 20;
+
     private final String file;
     private final List<Ast.Stmt> statements;
 
@@ -45,11 +47,25 @@ public final class Program {
 
     /** Reads and parses a file; text that is not UTF-8 is an error at its first bad line. */
     public static Program load(Path path) {
+        if (path.toString().isEmpty()) {
+            throw new GradscopeException("no program given: the path is empty");
+        }
+        String problem = InputFiles.problem(path);
+        if (problem != null) {
+            throw new GradscopeException("cannot read " + path + ": " + problem
+                    + (path.toString().equals("-") && problem.equals("no such file")
+                    ? " (a program is not read from standard input; give its file)" : ""));
+        }
         byte[] bytes;
         try {
+            long size = Files.size(path);
+            if (size > MAX_BYTES) {
+                throw new GradscopeException("cannot read " + path + ": a program of " + size + " bytes is too large (at most "
+                        + MAX_BYTES + ")");
+            }
             bytes = Files.readAllBytes(path);
         } catch (IOException e) {
-            throw new GradscopeException("cannot read " + path + ": " + (e.getMessage() == null ? e : e.getMessage()));
+            throw new GradscopeException("cannot read " + path + ": " + InputFiles.reason(e));
         }
         String name = path.toString();
         return parse(name, decode(name, bytes));
@@ -80,6 +96,23 @@ public final class Program {
         return file;
     }
 
+    /** Every name the program assigns, leaves and computed values alike, with where it is assigned. */
+    public Map<String, Pos> assignedNames() {
+        Map<String, Pos> out = new LinkedHashMap<>();
+        collectNames(statements, out);
+        return out;
+    }
+
+    private static void collectNames(List<Ast.Stmt> stmts, Map<String, Pos> out) {
+        for (Ast.Stmt s : stmts) {
+            if (s instanceof Ast.Assign a) {
+                out.putIfAbsent(a.name(), a.pos());
+            } else if (s instanceof Ast.With w) {
+                collectNames(w.body(), out);
+            }
+        }
+    }
+
     /** The dtype the program last passed its check in, and the leaves it found (a run need not check twice). */
     private volatile DType checkedIn;
     private volatile List<Leaf> checkedLeaves;
@@ -94,6 +127,16 @@ public final class Program {
         checkedLeaves = List.copyOf(in.leaves);
         checkedIn = dtype;
         return checkedLeaves;
+    }
+
+    /** Out of memory in the backward pass: said at the statement whose gradient was being computed. */
+    private RuntimeException outOfMemoryInBackward(Interpreter in, io.gradscope.engine.autograd.Node node, Throwable e) {
+        String what = "out of memory in the backward pass" + (node == null ? "" : " (the gradient through " + node.opName()
+                + (node.label() != null ? " '" + node.label() + "'" : "") + ")")
+                + (e instanceof io.gradscope.engine.memory.HeapLimit.OutOfMemory m ? ", " + m.doing() : "")
+                + "; " + io.gradscope.engine.memory.HeapLimit.hint();
+        Pos pos = in.nodePos.get(node);
+        return pos != null ? new ProgramException(file, pos, what) : new GradscopeException(what);
     }
 
     /** Runs the forward pass only, recording nothing, and returns the objective (for finite differences). */
@@ -151,13 +194,17 @@ public final class Program {
                     if (Thread.currentThread().isInterrupted()) {
                         throw new java.util.concurrent.CancellationException("backward pass cancelled");
                     }
-                    sweep.step();
+                    io.gradscope.engine.autograd.Node next = sweep.next();
+                    try {
+                        sweep.step();
+                    } catch (io.gradscope.engine.memory.HeapLimit.OutOfMemory | OutOfMemoryError e) {
+                        throw outOfMemoryInBackward(in, next, e);
+                    }
                     progress.update("backward", sweep.stepsDone(), total);
                 }
                 grads = sweep.finish();
             }
-            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, Graph.of(objective), in.programGraph(),
-                    List.copyOf(in.groupsSeen), List.copyOf(in.segments), rec.trace());
+            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, List.copyOf(in.segments), rec.trace());
         }
     }
 }

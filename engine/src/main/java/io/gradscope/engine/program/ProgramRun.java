@@ -1,18 +1,19 @@
 package io.gradscope.engine.program;
 
 import io.gradscope.engine.autograd.Gradients;
-import io.gradscope.engine.autograd.Graph;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Trace;
+import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The result of running a program: the objective, every named value, the gradients of the
- * leaves that need one, the graph and the trace of everything the engine did.
+ * leaves that need one, the checkpoint segments (statement names), and the trace of everything
+ * the engine did. The graph is the trace's: {@link TraceGraph#of(Trace)}.
  */
 public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
-                         Graph graph, ProgramGraph programGraph, List<String> groups, List<List<String>> checkpointSegments, Trace trace) {
+                         List<List<String>> checkpointSegments, Trace trace) {
 
     /** The gradient of the objective for a leaf that needs one (zeros if it does not reach the objective). */
     public Tensor gradient(String leaf) {
@@ -22,5 +23,10 @@ public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf
         }
         Tensor g = gradients == null ? null : gradients.of(t);
         return g != null ? g : Tensor.zeros(t.dtype(), t.shape());
+    }
+
+    /** The groups the program's values are in, each once, in order of appearance (read from the trace). */
+    public List<String> groups() {
+        return TraceGraph.of(trace).groupNames();
     }
 }

@@ -14,7 +14,23 @@ sealed interface Value {
         }
     }
 
-    record NumVal(double value, boolean integral) implements Value {
+    /** A number; {@code text} is the literal as written, when it is one (null for a computed number). */
+    record NumVal(double value, boolean integral, String text) implements Value {
+        NumVal(double value, boolean integral) {
+            this(value, integral, null);
+        }
+
+        /** The number as the user wrote it, or exactly (an integer past 2^63 in full, not clamped). */
+        String shown() {
+            if (text != null) {
+                return text;
+            }
+            if (!integral || Double.isInfinite(value) || Double.isNaN(value)) {
+                return Double.toString(value);
+            }
+            return Math.abs(value) < 0x1p63 ? Long.toString((long) value)
+                    : new java.math.BigDecimal(value).toBigInteger().toString();
+        }
     }
 
     record StrVal(String value) implements Value {
@@ -34,7 +50,7 @@ sealed interface Value {
             return t.describe();
         }
         if (v instanceof NumVal n) {
-            return "the number " + (n.integral() ? Long.toString((long) n.value()) : Double.toString(n.value()));
+            return "the number " + n.shown();
         }
         if (v instanceof StrVal s) {
             return "the string \"" + s.value() + "\"";

@@ -24,6 +24,24 @@ public final class Shapes {
         return n;
     }
 
+    /** {@code a * b} for element counts, {@link Long#MAX_VALUE} when it overflows. */
+    public static long timesSaturating(long a, long b) {
+        try {
+            return Math.multiplyExact(a, b);
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    /** The exact element count in decimal, even where it overflows a long (for messages). */
+    public static String numelText(int[] shape) {
+        java.math.BigInteger n = java.math.BigInteger.ONE;
+        for (int d : shape) {
+            n = n.multiply(java.math.BigInteger.valueOf(d));
+        }
+        return n.toString();
+    }
+
     /** Row-major (C order) strides for a shape. */
     public static int[] contiguousStrides(int[] shape) {
         int[] s = new int[shape.length];

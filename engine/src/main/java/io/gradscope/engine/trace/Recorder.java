@@ -1,12 +1,17 @@
 package io.gradscope.engine.trace;
 
+import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
- * Collects the events the engine publishes on the current thread while it is open.
+ * Collects the events the engine publishes on the current thread while it is open, and keeps the
+ * thread's source context (position, groups, checkpoint segment) that events are stamped with.
  *
  * <pre>{@code
  * try (Recorder rec = Recorder.start()) {
@@ -18,6 +23,7 @@ import java.util.List;
  */
 public final class Recorder implements AutoCloseable {
     private static final ThreadLocal<Deque<Recorder>> ACTIVE = ThreadLocal.withInitial(ArrayDeque::new);
+    private static final ThreadLocal<Context> CONTEXT = ThreadLocal.withInitial(Context::new);
 
     private final List<TraceEvent> events = new ArrayList<>();
     private boolean closed;
@@ -25,11 +31,38 @@ public final class Recorder implements AutoCloseable {
     private Recorder() {
     }
 
+    /** The thread's source context, and the ids of values without a node named while recording. */
+    private static final class Context {
+        final Deque<String> groups = new ArrayDeque<>();
+        final Deque<Integer> segments = new ArrayDeque<>();
+        int line;
+        int column;
+        Source source = Source.NONE;
+        final Map<Tensor, Long> ids = new IdentityHashMap<>();
+
+        void changed() {
+            source = new Source(line, column, new ArrayList<>(groups), segments.isEmpty() ? -1 : segments.peekLast());
+        }
+    }
+
     /** Starts recording on this thread; recorders nest, every open one receives each event. */
     public static Recorder start() {
         Recorder r = new Recorder();
         ACTIVE.get().push(r);
         return r;
+    }
+
+    /** Recording held back; closing resumes it. */
+    public interface Paused extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Holds back this thread's recorders until closed (e.g. for the ops inside a JVP, which are not the program's). */
+    public static Paused pause() {
+        Deque<Recorder> open = ACTIVE.get();
+        ACTIVE.set(new ArrayDeque<>());
+        return () -> ACTIVE.set(open);
     }
 
     /** True when some recorder is listening on this thread. */
@@ -54,6 +87,81 @@ public final class Recorder implements AutoCloseable {
         if (!closed) {
             closed = true;
             ACTIVE.get().remove(this);
+            if (ACTIVE.get().isEmpty()) {
+                CONTEXT.get().ids.clear();
+            }
         }
+    }
+
+    // ---- value ids ---------------------------------------------------------------------------
+
+    /**
+     * The id the trace knows {@code t} by: its autograd node's id, else the id {@link #name} gave
+     * it while recording; -1 for a value never named (a literal constant).
+     */
+    public static long idOf(Tensor t) {
+        if (t.node() != null) {
+            return t.node().id();
+        }
+        Long id = CONTEXT.get().ids.get(t);
+        return id == null ? -1 : id;
+    }
+
+    /**
+     * The id of {@code t}, giving it one from the nodes' sequence when it has neither a node nor an
+     * id yet; the id lasts until the outermost recorder of this thread closes.
+     */
+    public static long name(Tensor t) {
+        long id = idOf(t);
+        if (id < 0) {
+            id = Node.reserveId();
+            CONTEXT.get().ids.put(t, id);
+        }
+        return id;
+    }
+
+    // ---- source context ----------------------------------------------------------------------
+
+    /** Where the events published now come from. */
+    public static Source source() {
+        return CONTEXT.get().source;
+    }
+
+    /** Sets the program position (1-based line and column; 0, 0 for none) of what runs next. */
+    public static void at(int line, int column) {
+        Context c = CONTEXT.get();
+        if (c.line != line || c.column != column) {
+            c.line = line;
+            c.column = column;
+            c.changed();
+        }
+    }
+
+    /** Enters a group (groups nest); pair with {@link #exitGroup()}. */
+    public static void enterGroup(String name) {
+        Context c = CONTEXT.get();
+        c.groups.addLast(name);
+        c.changed();
+    }
+
+    /** Leaves the innermost group. */
+    public static void exitGroup() {
+        Context c = CONTEXT.get();
+        c.groups.removeLast();
+        c.changed();
+    }
+
+    /** Enters checkpoint segment number {@code segment} (segments nest); pair with {@link #exitSegment()}. */
+    public static void enterSegment(int segment) {
+        Context c = CONTEXT.get();
+        c.segments.addLast(segment);
+        c.changed();
+    }
+
+    /** Leaves the innermost checkpoint segment. */
+    public static void exitSegment() {
+        Context c = CONTEXT.get();
+        c.segments.removeLast();
+        c.changed();
     }
 }

@@ -2,17 +2,59 @@ package io.gradscope.engine.trace;
 
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What the engine did, as immutable records. Stepping, replay, the memory timeline and the
- * inspector all read these; nothing calls back into a UI.
+ * What the engine did, as immutable records. Stepping, replay, the memory timeline, the graph view
+ * and the inspector all read these; nothing calls back into a UI.
+ *
+ * <p>Every value the trace names has an id, {@code node}: its autograd node's id when it has one
+ * (so {@link BackwardStep#node()} refers to it), else an id of its own from the same sequence.
+ * An input id of -1 is a value the trace never named (a literal constant, or a tensor made before
+ * recording started).
  */
 public sealed interface TraceEvent {
 
-    /** A forward op ran: {@code node} was produced by {@code op} from the nodes in {@code inputs} (-1: a constant). */
-    record OpForward(long node, String op, String label, List<Long> inputs, List<int[]> inputShapes,
-                     int[] outputShape) implements TraceEvent {
+    /**
+     * A forward op ran: the value {@code node} was produced by {@code op} ({@code label}: with its
+     * attributes; {@code rule}: its VJP as text) from the values in {@code inputs}, at {@code source}.
+     */
+    record OpForward(long node, String op, String label, String rule, List<Long> inputs, List<int[]> inputShapes,
+                     int[] outputShape, Tensor value, boolean requiresGrad, Source source) implements TraceEvent {
+
+        /** The event for an op applied to {@code inputs} giving {@code output}, at the recorder's current source. */
+        public static OpForward of(String op, String label, String rule, Tensor[] inputs, Tensor output) {
+            List<Long> ids = new ArrayList<>(inputs.length);
+            List<int[]> shapes = new ArrayList<>(inputs.length);
+            for (Tensor t : inputs) {
+                ids.add(Recorder.idOf(t));
+                shapes.add(t.shape());
+            }
+            return new OpForward(Recorder.name(output), op, label, rule, List.copyOf(ids), List.copyOf(shapes), output.shape(),
+                    output, output.requiresGrad(), Recorder.source());
+        }
+    }
+
+    /** What a program declared a leaf as. */
+    enum LeafKind { INPUT, PARAM, LABELS }
+
+    /** A program declared a leaf: {@code name = input(...)}, {@code param(...)} or {@code labels(...)}. */
+    record Leaf(long node, String name, LeafKind kind, Tensor value, boolean requiresGrad, Source source)
+            implements TraceEvent {
+
+        /** The event for a leaf {@code value} declared as {@code name}, at the recorder's current source. */
+        public static Leaf of(String name, LeafKind kind, Tensor value) {
+            return new Leaf(Recorder.name(value), name, kind, value, value.requiresGrad(), Recorder.source());
+        }
+    }
+
+    /** A program statement bound {@code name} to the value {@code node}. */
+    record Named(long node, String name, Source source) implements TraceEvent {
+    }
+
+    /** The value {@code node} is the program's objective (its last statement). */
+    record Objective(long node) implements TraceEvent {
     }
 
     /**

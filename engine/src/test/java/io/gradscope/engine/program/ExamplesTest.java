@@ -75,7 +75,8 @@ class ExamplesTest {
     void groupsAndCheckpointSegmentsAreRecorded() {
         ProgramRun t = Program.load(EXAMPLES.resolve("transformer_block.grad")).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
         assertEquals(List.of("attention", "mlp"), t.groups());
-        assertTrue(t.graph().nodes().stream().anyMatch(n -> n.groups().equals(List.of("mlp"))));
+        assertTrue(io.gradscope.engine.trace.TraceGraph.of(t.trace()).vertices().stream()
+                .anyMatch(v -> v.groups().equals(List.of("mlp"))));
         ProgramRun c = Program.load(EXAMPLES.resolve("residual_checkpoint.grad")).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
         assertEquals(List.of(List.of("h1", "h2"), List.of("h3", "h4")), c.checkpointSegments());
     }

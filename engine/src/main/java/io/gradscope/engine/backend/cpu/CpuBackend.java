@@ -43,8 +43,9 @@ public final class CpuBackend implements Backend {
                 case INT64 -> new long[(int) numel];
             };
         } catch (OutOfMemoryError e) {
-            throw new GradscopeException("out of memory allocating " + numel * dtype.bytes() + " bytes for a "
-                    + dtype + " tensor of " + numel + " elements");
+            throw io.gradscope.engine.memory.HeapLimit.outOfMemory("allocating "
+                    + io.gradscope.engine.memory.HeapLimit.human(numel * dtype.bytes()) + " for a " + dtype + " tensor of "
+                    + numel + " elements");
         }
         Storage s = new Storage(dtype, Device.CPU, numel, data, category, this::onRelease);
         long now = live.addAndGet(s.bytes());

@@ -1,10 +1,10 @@
-package io.gradscope.app.view;
+package io.gradscope.app.export;
 
 import io.gradscope.app.layout.GraphLayout;
-import io.gradscope.engine.program.ProgramGraph;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.Collection;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The graph as SVG, drawn from the same layout and styles as the view: group boxes, routed edges
@@ -14,14 +14,16 @@ public final class SvgExport {
     private SvgExport() {
     }
 
+    /** The value a style gives {@code key} (the last one, as in CSS), or {@code dflt}. */
     private static String attr(String style, String key, String dflt) {
+        String value = dflt;
         for (String part : style.split(";")) {
             String[] kv = part.split(":", 2);
             if (kv.length == 2 && kv[0].trim().equals(key)) {
-                return kv[1].trim().replace("px", "");
+                value = kv[1].trim().replace("px", "");
             }
         }
-        return dflt;
+        return value;
     }
 
     private static String esc(String s) {
@@ -29,8 +31,8 @@ public final class SvgExport {
     }
 
     /** The SVG document; {@code styleOf} gives each display node's current style (kind + state). */
-    public static String svg(ProgramGraph graph, GraphLayout.Result layout, Map<String, String> styleOf,
-                             Set<ProgramGraph.Edge> active) {
+    public static String svg(TraceGraph graph, GraphLayout.Result layout, Function<String, String> styleOf,
+                             Collection<TraceGraph.Edge> active) {
         double pad = 20;
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -60,9 +62,9 @@ public final class SvgExport {
         }
         for (GraphLayout.DisplayNode d : layout.nodes().values()) {
             GraphLayout.Box b = d.box();
-            String style = styleOf.getOrDefault(d.key(), "");
-            String label = d.vertex() >= 0 ? GraphLayout.label(graph.vertices().get(d.vertex())) : GraphLayout.groupLabel(d.group(), 0)
-                    .replace("  (0 nodes)", "");
+            String style = styleOf.apply(d.key());
+            style = style == null ? "" : style;
+            String label = d.vertex() >= 0 ? GraphLayout.label(graph.vertex(d.vertex())) : GraphLayout.groupLabel(d.group(), d.members());
             sb.append(String.format(Locale.ROOT, "<g class=\"node\" id=\"%s\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
                     + "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
                     + "dominant-baseline=\"central\" fill=\"%s\">%s</text></g>%n", esc(d.key()), b.x(), b.y(), b.w(), b.h(),

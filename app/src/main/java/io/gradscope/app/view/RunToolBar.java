@@ -1,0 +1,64 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.SessionViewModel;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import javafx.scene.control.Button;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressBar;
+import javafx.scene.control.TextField;
+import javafx.scene.control.ToolBar;
+
+/** Run and Cancel, the dtype and the device, the run's progress, finding a node, and the view's Fit and zoom. */
+final class RunToolBar extends ToolBar {
+
+    RunToolBar(SessionViewModel vm, GraphPanel graph) {
+        Button run = new Button("Run ▶");
+        run.setId("run");
+        run.setOnAction(e -> vm.run());
+        run.disableProperty().bind(vm.running());
+        Button cancel = new Button("Cancel");
+        cancel.setId("cancel");
+        cancel.setOnAction(e -> vm.cancel());
+        cancel.disableProperty().bind(vm.running().not());
+        ComboBox<DType> dtype = new ComboBox<>();
+        dtype.getItems().addAll(SessionViewModel.DTYPES);
+        follow(dtype, vm.dtype().get(), vm::setDType);
+        vm.dtype().addListener((o, a, b) -> dtype.setValue(b));
+        ComboBox<Device> device = new ComboBox<>();
+        device.setId("device");
+        device.getItems().addAll(Device.values());
+        follow(device, vm.device().get(), vm::setDevice);
+        vm.device().addListener((o, a, b) -> device.setValue(b));
+        ProgressBar progress = new ProgressBar();
+        progress.setPrefWidth(120);
+        progress.visibleProperty().bind(vm.running());
+        progress.progressProperty().bind(vm.progress());
+        TextField find = new TextField();
+        find.setId("find");
+        find.setPromptText("Find node by name…");
+        find.setOnAction(e -> {
+            if (vm.sweep().find(find.getText())) {
+                graph.centerOn(vm.sweep().keyOf(vm.sweep().selected().get()));
+            }
+        });
+        Button fit = new Button("Fit");
+        fit.setOnAction(e -> graph.fit());
+        Button zoomIn = new Button("+");
+        zoomIn.setOnAction(e -> graph.zoom(0.8));
+        Button zoomOut = new Button("−");
+        zoomOut.setOnAction(e -> graph.zoom(1.25));
+        getItems().addAll(run, cancel, new Label("dtype"), dtype, new Label("device"), device, progress, new Label("   "), find, fit,
+                zoomIn, zoomOut);
+    }
+
+    private static <T> void follow(ComboBox<T> box, T initial, java.util.function.Consumer<T> command) {
+        box.setValue(initial);
+        box.valueProperty().addListener((o, a, b) -> {
+            if (b != null) {
+                command.accept(b);
+            }
+        });
+    }
+}

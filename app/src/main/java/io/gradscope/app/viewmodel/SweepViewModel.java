@@ -1,0 +1,301 @@
+package io.gradscope.app.viewmodel;
+
+import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import javafx.beans.property.ReadOnlyIntegerProperty;
+import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+
+/**
+ * Stepping through a recorded run: the pass, the cursor, the selection, playback, collapsed groups
+ * and their layout. State is read-only properties changed only through the commands here. After
+ * each command the graph's looks move by what changed ({@link #graphChange()}) and the inspector's
+ * subject is set once ({@link #inspection()}). Depends only on javafx.base; recomputes nothing.
+ */
+public final class SweepViewModel {
+    /** What the inspector shows: one value per step, selection or pass change. */
+    public record Inspection(Sweep sweep, Sweep.Mode mode, int cursor, int vertex) {
+    }
+
+    private final RunService service;
+    private final Consumer<String> report;
+    private final ReadOnlyObjectWrapper<Sweep> recorded = new ReadOnlyObjectWrapper<>(this, "recorded");
+    private final ReadOnlyObjectWrapper<GraphLayout.Result> layout = new ReadOnlyObjectWrapper<>(this, "layout");
+    private final ReadOnlyObjectWrapper<Sweep.Mode> mode = new ReadOnlyObjectWrapper<>(this, "mode", Sweep.Mode.BACKWARD);
+    private final ReadOnlyIntegerWrapper cursor = new ReadOnlyIntegerWrapper(this, "cursor", -1);
+    private final ReadOnlyIntegerWrapper selected = new ReadOnlyIntegerWrapper(this, "selected", -1);
+    private final ReadOnlyBooleanWrapper playing = new ReadOnlyBooleanWrapper(this, "playing");
+    private final ReadOnlyDoubleWrapper speed = new ReadOnlyDoubleWrapper(this, "speed", 2.0);
+    private final ReadOnlyObjectWrapper<Inspection> inspection = new ReadOnlyObjectWrapper<>(this, "inspection");
+    private final ReadOnlyObjectWrapper<GraphStates.Change> graphChange = new ReadOnlyObjectWrapper<>(this, "graphChange");
+    private GraphStates states;
+    private int layoutRequest;
+
+    /** {@code report} shows a line in the status bar. */
+    public SweepViewModel(RunService service, Consumer<String> report) {
+        this.service = service;
+        this.report = report;
+    }
+
+    /** The recorded run being stepped, or null before the first run. */
+    public ReadOnlyObjectProperty<Sweep> recorded() {
+        return recorded.getReadOnlyProperty();
+    }
+
+    /** Where the graph's nodes are drawn (with its collapsed groups). */
+    public ReadOnlyObjectProperty<GraphLayout.Result> layout() {
+        return layout.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Sweep.Mode> mode() {
+        return mode.getReadOnlyProperty();
+    }
+
+    public ReadOnlyIntegerProperty cursor() {
+        return cursor.getReadOnlyProperty();
+    }
+
+    /** The selected vertex, or -1. */
+    public ReadOnlyIntegerProperty selected() {
+        return selected.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty playing() {
+        return playing.getReadOnlyProperty();
+    }
+
+    /** Steps per second while playing. */
+    public ReadOnlyDoubleProperty speed() {
+        return speed.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Inspection> inspection() {
+        return inspection.getReadOnlyProperty();
+    }
+
+    /** The drawn nodes and edges whose look the last command changed (a new layout is drawn whole instead). */
+    public ReadOnlyObjectProperty<GraphStates.Change> graphChange() {
+        return graphChange.getReadOnlyProperty();
+    }
+
+    /** How every drawn node and edge looks now (null before the first run). */
+    public GraphStates graphStates() {
+        return states;
+    }
+
+    /** Shows a finished run: the sweep starts before its first step, nothing selected, every group expanded. */
+    public void show(ProgramRun run, TraceGraph graph, GraphLayout.Result drawnAt) {
+        pause();
+        layoutRequest++;
+        states = null; // until the layout is shown: nothing drawn to restyle
+        cursor.set(-1);
+        selected.set(-1);
+        recorded.set(new Sweep(run, graph));
+        showLayout(drawnAt);
+    }
+
+    public void setMode(Sweep.Mode m) {
+        if (m == mode.get()) {
+            return;
+        }
+        mode.set(m);
+        cursor.set(-1);
+        if (recorded.get() != null) {
+            graphChange.set(restate(layout.get()).all());
+        }
+        publish();
+    }
+
+    public boolean stepForward() {
+        if (cursor.get() + 1 >= steps()) {
+            pause();
+            return false;
+        }
+        return jumpTo(cursor.get() + 1);
+    }
+
+    public boolean stepBack() {
+        return cursor.get() >= 0 && jumpTo(cursor.get() - 1);
+    }
+
+    public void toStart() {
+        jumpTo(-1);
+    }
+
+    public void toEnd() {
+        jumpTo(steps() - 1);
+    }
+
+    /** Moves the cursor to {@code step} (-1: before the first); false when there is no such step. */
+    public boolean jumpTo(int step) {
+        if (step < -1 || step >= steps() || step == cursor.get()) {
+            return step == cursor.get() && step >= -1;
+        }
+        cursor.set(step);
+        publish();
+        return true;
+    }
+
+    /** Selects a vertex (-1: none); the inspector shows it instead of the current step's. */
+    public void select(int vertex) {
+        selected.set(vertex(vertex) != null ? vertex : -1);
+        publish();
+    }
+
+    /** Selects the vertex drawn as {@code key} ("v12"); a group or nothing clears the selection. */
+    public void selectKey(String key) {
+        select(key != null && key.startsWith("v") ? Integer.parseInt(key.substring(1)) : -1);
+    }
+
+    /**
+     * Selects the first vertex whose name is {@code query}, else whose name contains it, else whose op
+     * contains it (ignoring case); false when none.
+     */
+    public boolean find(String query) {
+        int found = recorded.get() == null || query == null || query.isBlank() ? -1 : recorded.get().find(query);
+        if (found >= 0) {
+            select(found);
+            report.accept("Found " + vertex(found).title());
+        } else if (recorded.get() != null) {
+            report.accept("No node named '" + query + "'");
+        }
+        return found >= 0;
+    }
+
+    /** Plays from the start when at the end. */
+    public void play() {
+        if (cursor.get() >= steps() - 1) {
+            toStart();
+        }
+        playing.set(true);
+    }
+
+    public void pause() {
+        playing.set(false);
+    }
+
+    public void togglePlaying() {
+        if (playing.get()) {
+            pause();
+        } else {
+            play();
+        }
+    }
+
+    public void setSpeed(double stepsPerSecond) {
+        speed.set(Math.max(0.1, stepsPerSecond));
+    }
+
+    /** Collapses a group (by path) into one node, or expands it; the new layout comes off the UI thread. */
+    public void toggleGroup(String path) {
+        if (recorded.get() == null || path == null) {
+            return;
+        }
+        Set<String> next = new HashSet<>(layout.get().collapsed());
+        if (!next.remove(path)) {
+            next.add(path);
+        }
+        relayout(next);
+    }
+
+    /** Collapses every outermost group. */
+    public void collapseAll() {
+        if (recorded.get() != null) {
+            relayout(recorded.get().graph().vertices().stream().filter(v -> !v.groups().isEmpty()).map(v -> v.groups().get(0))
+                    .collect(Collectors.toSet()));
+        }
+    }
+
+    public void expandAll() {
+        if (recorded.get() != null) {
+            relayout(Set.of());
+        }
+    }
+
+    private void relayout(Set<String> collapsed) {
+        int request = ++layoutRequest;
+        Sweep s = recorded.get();
+        service.layout(s.graph(), collapsed, (result, failure) -> {
+            if (request != layoutRequest) {
+                return; // a newer run or layout replaced it
+            }
+            if (failure != null) {
+                report.accept("Layout failed: " + failure);
+            } else {
+                showLayout(result);
+            }
+        });
+    }
+
+    /** Draws a new layout (its listeners draw it whole, with fresh states). */
+    private void showLayout(GraphLayout.Result drawnAt) {
+        restate(drawnAt);
+        layout.set(drawnAt);
+        publish();
+    }
+
+    private GraphStates restate(GraphLayout.Result drawnAt) {
+        states = new GraphStates(recorded.get(), mode.get(), drawnAt.collapsed(), cursor.get());
+        states.update(cursor.get(), selected.get());
+        return states;
+    }
+
+    /** Moves the looks to the cursor and selection, then sets the inspector's subject: once per command. */
+    private void publish() {
+        GraphStates.Change change = states == null ? null : states.update(cursor.get(), selected.get());
+        if (change != null && !change.isEmpty()) {
+            graphChange.set(change);
+        }
+        inspection.set(new Inspection(recorded.get(), mode.get(), cursor.get(), inspectedVertex()));
+    }
+
+    public int steps() {
+        Sweep s = recorded.get();
+        return s == null ? 0 : s.steps(mode.get());
+    }
+
+    /** The vertex of the current step, or -1. */
+    public int currentVertex() {
+        Sweep s = recorded.get();
+        return s == null ? -1 : s.vertexAt(mode.get(), cursor.get());
+    }
+
+    /** What the inspector shows: the selected vertex, else the current one. */
+    public int inspectedVertex() {
+        return selected.get() >= 0 ? selected.get() : currentVertex();
+    }
+
+    public Sweep.State state(int vertex) {
+        Sweep s = recorded.get();
+        return s == null ? Sweep.State.OUTSIDE : s.state(mode.get(), cursor.get(), vertex);
+    }
+
+    /** The upstream gradient of a vertex as of the cursor (backward pass; null before it is complete). */
+    public Tensor upstream(int vertex) {
+        Sweep s = recorded.get();
+        return s == null || mode.get() != Sweep.Mode.BACKWARD ? null : s.upstream(cursor.get(), vertex);
+    }
+
+    /** A vertex of the recorded graph, or null. */
+    public TraceGraph.Vertex vertex(int index) {
+        Sweep s = recorded.get();
+        return s == null || index < 0 || index >= s.graph().size() ? null : s.graph().vertex(index);
+    }
+
+    /** The drawn node of a vertex under the current layout, or null. */
+    public String keyOf(int vertex) {
+        return states == null ? null : states.keyOf(vertex);
+    }
+}

@@ -1,0 +1,411 @@
+package io.gradscope.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.RandomAccessFile;
+import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 19: every bad input is one line and exit status 2, never a stack trace, a hang or lost files.
+ * Each test here failed before the fix.
+ */
+class BadInputCommandTest {
+    private static final Duration NO_HANG = Duration.ofSeconds(30);
+
+    @TempDir
+    Path tmp;
+
+    private Path program(String text) throws IOException {
+        Path p = tmp.resolve("p.grad");
+        Files.writeString(p, text);
+        return p;
+    }
+
+    private static Cli.Result run(String... args) {
+        return assertTimeoutPreemptively(NO_HANG, () -> Cli.run(args), "hung: " + String.join(" ", args));
+    }
+
+    private static void assertOneLineError(Cli.Result r, String expected) {
+        assertEquals(expected, r.err().strip());
+        assertEquals(2, r.status(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertEquals("", r.out());
+    }
+
+    private static byte[] npy(String header, int dataBytes) {
+        StringBuilder h = new StringBuilder(header);
+        while ((10 + h.length() + 1) % 64 != 0) {
+            h.append(' ');
+        }
+        h.append('\n');
+        ByteBuffer b = ByteBuffer.allocate(10 + h.length() + dataBytes).order(ByteOrder.LITTLE_ENDIAN);
+        b.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0}).putShort((short) h.length());
+        b.put(h.toString().getBytes(StandardCharsets.ISO_8859_1));
+        return b.array();
+    }
+
+    private static void mkfifo(Path p) throws Exception {
+        Process mk;
+        try {
+            mk = new ProcessBuilder("mkfifo", p.toString()).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            Assumptions.abort("no mkfifo here: " + e.getMessage());
+            return;
+        }
+        Assumptions.assumeTrue(mk.waitFor(10, TimeUnit.SECONDS) && mk.exitValue() == 0, "mkfifo failed");
+    }
+
+    // ---- 1, 2: inputs over 2 GB, one copy ---------------------------------------------------------
+
+    @Test
+    void anInputFileOverTwoGigabytesIsRead() throws IOException {
+        Path p = program("x = input(2, 3)\nloss = sum(x)\n");
+        Path f = tmp.resolve("x.npy");
+        ByteBuffer data = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 1; i <= 6; i++) {
+            data.putFloat(i);
+        }
+        byte[] head = npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", 0);
+        Files.write(f, head);
+        Files.write(f, data.array(), java.nio.file.StandardOpenOption.APPEND);
+        try (RandomAccessFile raf = new RandomAccessFile(f.toFile(), "rw")) {
+            raf.setLength((5L << 29) + 7); // sparse: 2.5 GiB long, six floats of data
+        }
+        Cli.Result r = run("run", p.toString(), "--input", "x=" + f);
+        assertEquals(0, r.status(), r.err());
+        assertEquals("21.0", r.out().strip());
+    }
+
+    // ---- 3: errors that escaped as stack traces --------------------------------------------------
+
+    @Test
+    void devZeroAsAnInputOrAProgramIsRefusedAtOnce() throws IOException {
+        Path zero = Path.of("/dev/zero");
+        Assumptions.assumeTrue(Files.exists(zero), "no /dev/zero here");
+        Path p = program("x = input(2)\nloss = sum(x)\n");
+        assertOneLineError(run("run", p.toString(), "--input", "x=/dev/zero"),
+                "error: --input x=/dev/zero: cannot read: not a regular file (a character device); only regular files are read");
+        assertOneLineError(run("run", "/dev/zero"),
+                "error: cannot read /dev/zero: not a regular file (a character device); only regular files are read");
+    }
+
+    @Test
+    void threeThousandNestedGroupsAreOneLine() throws IOException {
+        StringBuilder sb = new StringBuilder("x = param(3)\n");
+        for (int i = 0; i < 3000; i++) {
+            sb.append(" ".repeat(i)).append("with group(\"g").append(i).append("\"):\n");
+        }
+        sb.append(" ".repeat(3000)).append("y = sum(x)\n");
+        Path p = program(sb.toString());
+        assertOneLineError(run("run", p.toString()), p + ":102:101: error: 'with' blocks nested too deeply (more than 100 levels)");
+    }
+
+    @Test
+    void anUnknownNameOfFortyThousandCharactersIsOneLine() throws IOException {
+        String name = "n".repeat(40_000);
+        Path p = program(name + " = param(3)\nl = sum(" + name + "x)\n");
+        assertOneLineError(run("run", p.toString()), p + ":2:9: error: unknown name '" + name + "x'");
+    }
+
+    @Test
+    void errorsThatAreNotExceptionsAreStillOneLineAndStatusTwo() {
+        StringWriter s = new StringWriter();
+        assertEquals(2, GradscopeCommand.report(new StackOverflowError(), new PrintWriter(s, true)));
+        assertEquals("error: the program is nested too deeply to run (the Java stack overflowed)", s.toString().strip());
+        s = new StringWriter();
+        assertEquals(2, GradscopeCommand.report(new OutOfMemoryError("Java heap space"), new PrintWriter(s, true)));
+        assertTrue(s.toString().startsWith("error: out of memory (the Java heap's limit is ")
+                && s.toString().contains("GiB; raise it with ./gradscope --max-memory SIZE"), s.toString());
+        assertEquals(1, s.toString().strip().lines().count());
+        s = new StringWriter();
+        assertEquals(2, GradscopeCommand.report(new java.nio.file.AccessDeniedException("/srv/out/grad"), new PrintWriter(s, true)));
+        assertEquals("error: /srv/out/grad: permission denied", s.toString().strip(), "the path and the reason, not the path alone");
+    }
+
+    // ---- 4: malformed .npy headers ---------------------------------------------------------------
+
+    @Test
+    void malformedNpyHeadersAreOneLineErrors() throws IOException {
+        Path p = program("x = input(3)\nloss = sum(x)\n");
+        Path f = tmp.resolve("bad.npy");
+        Files.write(f, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", 0));
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f),
+                "error: --input x=" + f + ": bad shape in .npy header: (-1,) has a negative dimension");
+        ByteBuffer v2 = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        v2.put(new byte[] {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0}).putInt(0x7ffffff8);
+        Files.write(f, v2.array());
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f),
+                "error: --input x=" + f + ": truncated .npy header (it declares 2147483640 bytes, the file has 52 after the preamble)");
+        Files.write(f, npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1073741824, 1073741824, 4), }", 0));
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f), "error: --input x=" + f
+                + ": its shape (1073741824, 1073741824, 4) has 4611686018427387904 elements, more than a tensor can hold (2147483639)");
+        Files.write(f, npy("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12));
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f), "error: --input x=" + f
+                + ": a structured dtype (a record with named fields) is not supported (expected <f4, <f8, <i8 or <i4)");
+    }
+
+    // ---- 5: --out loses nothing ------------------------------------------------------------------
+
+    private static final String MLP = "x = input(2)\nW = param(2)\nY = x * W\nl = sum(Y)\n";
+
+    @Test
+    void anOutFolderWhoseGradIsAFileIsRefusedBeforeRunningAndLeftAlone() throws IOException {
+        Path p = program(MLP);
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("objective.npy"), "old objective");
+        Files.writeString(out.resolve("grad"), "a plain file");
+        assertOneLineError(run("run", p.toString(), "--out", out.toString()), "error: --out " + out
+                + ": 'grad' in it is a file, where an earlier run writes a folder; give a new or empty folder, or one an earlier run wrote");
+        assertEquals("old objective", Files.readString(out.resolve("objective.npy")));
+        assertEquals("a plain file", Files.readString(out.resolve("grad")));
+        assertEquals(List.of("grad", "objective.npy"), list(out));
+        assertEquals(List.of("out", "p.grad"), list(tmp), "no temporary folder left beside it");
+    }
+
+    @Test
+    void anEarlierRunsResultsAreReplacedWholeAndSaidSo() throws IOException {
+        Path p = program(MLP);
+        Path out = tmp.resolve("out");
+        Files.createDirectories(out.resolve("grad"));
+        Files.createDirectories(out.resolve("value"));
+        Npy.write(Tensor.scalar(99, DType.FLOAT32), out.resolve("objective.npy"));
+        Npy.write(Tensor.scalar(1, DType.FLOAT32), out.resolve("grad/OLD.npy"));
+        Cli.Result r = run("run", p.toString(), "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertEquals("gradscope: replaced the earlier results in " + out
+                + " (2 files; not written by this run, so no longer there: grad/OLD.npy)", r.err().strip());
+        assertFalse(Files.exists(out.resolve("grad/OLD.npy")), "stale result removed");
+        assertEquals(Double.parseDouble(r.out().strip()), Npy.read(out.resolve("objective.npy")).item(), 1e-6);
+        assertEquals(List.of("W.npy"), list(out.resolve("grad")));
+        assertEquals(List.of("W.npy", "Y.npy", "l.npy", "x.npy"), list(out.resolve("value")));
+        assertEquals(List.of("out", "p.grad"), list(tmp), "no temporary folder left beside it");
+    }
+
+    @Test
+    void anEmptyOutPathAFileOrAFolderOfOtherFilesIsRefusedUntouched() throws IOException {
+        Path p = program(MLP);
+        assertOneLineError(run("run", p.toString(), "--out", ""), "error: --out: the path is empty; name the folder for the results");
+        assertOneLineError(run("run", p.toString(), "--out", p.toString()), "error: --out " + p + ": is a file, not a folder");
+        assertEquals(MLP, Files.readString(p));
+        Path mine = tmp.resolve("mine");
+        Files.createDirectories(mine);
+        Files.writeString(mine.resolve("notes.txt"), "mine");
+        assertOneLineError(run("run", p.toString(), "--out", mine.toString()), "error: --out " + mine
+                + ": it holds 'notes.txt', which an earlier run did not write; give a new or empty folder, or one an earlier run wrote");
+        assertEquals(List.of("notes.txt"), list(mine));
+        Path under = p.resolve("out");
+        assertOneLineError(run("run", p.toString(), "--out", under.toString()), "error: --out " + under + ": '" + p
+                + "' is a file, not a folder");
+    }
+
+    @Test
+    void anOutFolderThatCannotBeCreatedIsRefusedBeforeRunning() throws IOException {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        Path p = program(MLP);
+        Cli.Result r = run("run", p.toString(), "--out", "/proc/gradscope-out");
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().startsWith("error: --out /proc/gradscope-out: cannot create a folder in /proc ("), r.err());
+        assertEquals("", r.out(), "refused before running: no objective printed");
+    }
+
+    @Test
+    void aNewOutFolderIsCreatedWithItsParents() throws IOException {
+        Path p = program(MLP);
+        Path out = tmp.resolve("a/b/out");
+        Cli.Result r = run("run", p.toString(), "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertEquals("", r.err());
+        assertEquals(List.of("grad", "objective.npy", "value"), list(out));
+        assertEquals(List.of("out"), list(tmp.resolve("a/b")));
+    }
+
+    private static List<String> list(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(x -> x.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    // ---- 6: FIFOs --------------------------------------------------------------------------------
+
+    @Test
+    void aFifoIsRefusedInsteadOfWaitedOn() throws Exception {
+        Path fifo = tmp.resolve("fifo.npy");
+        mkfifo(fifo);
+        Path p = program("x = input(2)\nloss = sum(x)\n");
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + fifo),
+                "error: --input x=" + fifo + ": cannot read: not a regular file (a named pipe); only regular files are read");
+        assertOneLineError(run("run", fifo.toString()),
+                "error: cannot read " + fifo + ": not a regular file (a named pipe); only regular files are read");
+    }
+
+    // ---- 7: the display, and open's file ---------------------------------------------------------
+
+    @Test
+    void openReportsAMissingFileBeforeLookingForADisplay() {
+        Path missing = tmp.resolve("missing.grad");
+        assertOneLineError(run("open", missing.toString()), "error: cannot read " + missing + ": no such file");
+        assertOneLineError(run("open", tmp.toString()), "error: cannot read " + tmp + ": is a directory");
+    }
+
+    /** Runs {@code gradscope ARGS} in a new JVM with {@code jvm} options and a DISPLAY; returns the status and stderr. */
+    private static Cli.Result launch(List<String> jvm, String display, String... args) throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        List<String> cmd = new ArrayList<>(List.of(java));
+        cmd.addAll(jvm);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.gradscope.app.Launcher"));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        if (display == null) {
+            pb.environment().remove("DISPLAY");
+        } else {
+            pb.environment().put("DISPLAY", display);
+        }
+        pb.environment().remove("WAYLAND_DISPLAY");
+        Process proc = pb.start();
+        try {
+            byte[] err = proc.getErrorStream().readAllBytes();
+            assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "did not finish: " + cmd);
+            return new Cli.Result(proc.exitValue(), "", new String(err, StandardCharsets.UTF_8));
+        } finally {
+            proc.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aDisplayThatCannotBeOpenedIsOneLineAndStatusTwo() throws Exception {
+        // A separate JVM: JavaFX starts once per process, and this one may already run it (Monocle).
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> launch(List.of(), ":7413"));
+        assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
+                + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
+    }
+
+    @Test
+    void outOfMemoryInTheBackwardPassNamesTheStatementAndTheHeapLimit() throws Exception {
+        // Forward: x and y, 61 MiB each, pass the estimate (values and gradients: 244 MiB of 256); the backward
+        // pass's temporaries (two products of the same size, and their sum) do not fit.
+        Path p = program("x = param(16000000)\ny = x * x\nl = sum(y)\n");
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> launch(List.of("-Xmx256m"), null, "run", p.toString(), "--dtype", "float32"));
+        assertEquals(2, r.status(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith(p + ":") && r.err().contains(": error: out of memory in the backward pass (the gradient through "),
+                r.err());
+        // 256.0 MiB with G1; a little less where the JVM picks another collector (a survivor space is not counted).
+        assertTrue(java.util.regex.Pattern.compile("the Java heap's limit is 2[45][0-9]\\.[0-9] MiB; raise it with "
+                + "\\./gradscope --max-memory SIZE").matcher(r.err()).find(), r.err());
+    }
+
+    // ---- 8: class counts -------------------------------------------------------------------------
+
+    @Test
+    void labelsWithMoreClassesThanTheLogitsFailForEverySeed() throws IOException {
+        Path p = program("z = param(4, 3)\nt = labels(4, classes=5)\nl = cross_entropy(z, t)\n");
+        for (int seed = 0; seed < 6; seed++) {
+            assertOneLineError(run("run", p.toString(), "--seed", Integer.toString(seed)), p + ":3:5: error: cross_entropy: the "
+                    + "labels 't' are declared with classes=5 but the logits [4, 3] have 3 classes (the last dimension)");
+        }
+    }
+
+    // ---- 9: bench --only -------------------------------------------------------------------------
+
+    @Test
+    void benchOnlyAnUnknownWorkloadNamesItAndListsTheKnownOnes() {
+        Cli.Result r = run("bench", "--only", "nosuchworkload");
+        assertEquals(2, r.status());
+        assertTrue(r.err().startsWith("error: --only nosuchworkload: no cpu workload's key contains 'nosuchworkload'; the workloads "
+                + "are sgemm_256_gflops, "), r.err());
+        assertTrue(r.err().contains("graph_10k_build_backward_ms"), r.err());
+        assertEquals(1, r.err().strip().lines().count());
+        assertEquals("", r.out());
+    }
+
+    // ---- messages that did not say enough --------------------------------------------------------
+
+    @Test
+    void fileErrorsSayWhy() throws IOException {
+        Path missing = tmp.resolve("missing.grad");
+        assertOneLineError(run("run", missing.toString()), "error: cannot read " + missing + ": no such file");
+        assertOneLineError(run("run", tmp.toString()), "error: cannot read " + tmp + ": is a directory");
+        assertOneLineError(run("run", ""), "error: no program given: the path is empty");
+        if (!Files.exists(Path.of("-"))) {
+            assertOneLineError(run("run", "-"),
+                    "error: cannot read -: no such file (a program is not read from standard input; give its file)");
+        }
+        Path p = program("x = input(2)\nloss = sum(x)\n");
+        Path none = tmp.resolve("none.npy");
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + none), "error: --input x=" + none + ": cannot read: no such file");
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + tmp), "error: --input x=" + tmp + ": cannot read: is a directory");
+    }
+
+    @Test
+    void permissionDeniedIsSaid() throws IOException {
+        Path p = program("x = input(2)\nloss = sum(x)\n");
+        Path locked = tmp.resolve("locked.grad");
+        Files.writeString(locked, "x = param(2)\nl = sum(x)\n");
+        Assumptions.assumeTrue(locked.toFile().setReadable(false, false) && !Files.isReadable(locked),
+                "this user can read any file (root)");
+        assertOneLineError(run("run", locked.toString()), "error: cannot read " + locked + ": permission denied");
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + locked),
+                "error: --input x=" + locked + ": cannot read: permission denied");
+    }
+
+    @Test
+    void aComputedValueGivenWithInputIsSaidToBeComputed() throws IOException {
+        Path p = program(MLP);
+        Path y = tmp.resolve("y.npy");
+        Npy.write(Tensor.zeros(DType.FLOAT32, 2), y);
+        assertOneLineError(run("run", p.toString(), "--input", "Y=" + y), "error: --input Y=" + y
+                + ": 'Y' is computed by the program (line 3), not a leaf; only input(...), param(...) and labels(...) can be given");
+    }
+
+    @Test
+    void aLabelPastTwoToTheFiftyThreeIsEchoedExactly() throws IOException {
+        Path p = program("z = param(2, 3)\nt = labels(2, classes=3)\nl = cross_entropy(z, t)\n");
+        Path t = tmp.resolve("t.npy");
+        Npy.write(Tensor.ofLongs(new long[] {0, (1L << 53) + 1}, 2), t);
+        assertOneLineError(run("run", p.toString(), "--input", "t=" + t),
+                "error: --input t=" + t + ": label 9007199254740993 at index 1 is outside [0, 3)");
+    }
+
+    @Test
+    void aFloat64InputIsReadIntoAFloat32Run() throws IOException {
+        Path p = program("x = input(2, 3)\nloss = sum(x * x)\n");
+        Path x = tmp.resolve("x.npy");
+        Npy.write(Tensor.of(new double[] {1, 2, 3, 4, 5, 6}, 2, 3), x);
+        Path out = tmp.resolve("out");
+        Cli.Result r = run("run", p.toString(), "--input", "x=" + x, "--out", out.toString());
+        assertEquals(0, r.status(), r.err());
+        assertEquals("91.0", r.out().strip());
+        Tensor v = Npy.read(out.resolve("value/x.npy"), DType.FLOAT32);
+        assertArrayEquals(new float[] {1, 2, 3, 4, 5, 6}, v.storage().floats());
+    }
+
+    @Test
+    void theHelpSaysHowToRaiseTheMemoryLimit() {
+        Cli.Result r = run("--help");
+        assertTrue(r.out().contains("--max-memory SIZE") && r.out().contains("JAVA_OPTS"), r.out());
+    }
+}

@@ -1,0 +1,87 @@
+package io.gradscope.engine.program;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+
+/**
+ * What is wrong with a file a user named, in words: "no such file", "permission denied", "is a
+ * directory", "not a regular file (a named pipe)". Files are checked before they are opened, because
+ * opening a named pipe blocks until a writer comes and a device like {@code /dev/zero} never ends.
+ *
+ * <pre>{@code
+ * String problem = InputFiles.problem(Path.of("x.npy"));   // null when it can be read
+ * }</pre>
+ */
+public final class InputFiles {
+    private InputFiles() {
+    }
+
+    /** Null when {@code file} is a regular file this process may read; else what is wrong with it. */
+    public static String problem(Path file) {
+        if (file.toString().isEmpty()) {
+            return "the path is empty";
+        }
+        BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(file, BasicFileAttributes.class);
+        } catch (IOException e) {
+            return reason(e);
+        }
+        if (a.isDirectory()) {
+            return "is a directory";
+        }
+        if (!a.isRegularFile()) {
+            return "not a regular file (" + kind(file) + "); only regular files are read";
+        }
+        if (!Files.isReadable(file)) {
+            return "permission denied";
+        }
+        return null;
+    }
+
+    /** An I/O failure in words, without the path it names (the caller says which file). */
+    public static String reason(IOException e) {
+        if (e instanceof NoSuchFileException) {
+            return "no such file";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof NotDirectoryException) {
+            return "a part of the path is not a directory";
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            return "it already exists";
+        }
+        if (e instanceof java.nio.file.DirectoryNotEmptyException) {
+            return "the folder is not empty";
+        }
+        if (e instanceof FileSystemException f && f.getReason() != null) {
+            String r = f.getReason();
+            return r.isEmpty() ? r : Character.toLowerCase(r.charAt(0)) + r.substring(1);
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /** "a named pipe", "a character device", ... from the file's Unix mode where the platform has one. */
+    private static String kind(Path file) {
+        try {
+            int type = (Integer) Files.getAttribute(file, "unix:mode") & 0170000;
+            return switch (type) {
+                case 0010000 -> "a named pipe";
+                case 0020000 -> "a character device";
+                case 0060000 -> "a block device";
+                case 0140000 -> "a socket";
+                default -> "a special file";
+            };
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+            return "a special file";
+        }
+    }
+}
