@@ -19,13 +19,13 @@ import io.gradscope.engine.sparse.SparseMatrix;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -49,6 +49,10 @@ import picocli.CommandLine.Parameters;
                 + "greedy (default 10; 0 for plain greedy).",
             "", "Exit status: 0 success; 2 a mistake in the program, an option or a file (one line); 1 an internal failure."})
 public final class JacobianCommand implements Callable<Integer> {
+    /** What {@code --out DIR} holds after a run (an earlier run's files may be replaced, nothing else). */
+    static final OutputFolder.Layout LAYOUT = new OutputFolder.Layout(
+            Set.of("jacobian.npy", "jacobian.mtx", "pattern.mtx", "colors.npy", "summary.json"), Set.of());
+
     /** The largest Jacobian written densely (128 MiB of float64). */
     static final long MAX_DENSE = 1L << 24;
 
@@ -103,6 +107,7 @@ public final class JacobianCommand implements Callable<Integer> {
             throw new GradscopeException("--hessian evaluates by star coloring; --coloring " + coloring + " does not apply");
         }
         ColoringOptions.check(order, recolor);
+        OutputFolder folder = out == null ? null : OutputFolder.check(out, LAYOUT);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         GraphJacobian j;
@@ -149,8 +154,16 @@ public final class JacobianCommand implements Callable<Integer> {
         s.put("dense_vjps", j.rows());
         s.put("dense_jvps", j.cols());
         s.put("nonzeros_found", result.nonzeros().nnz());
-        List<String> wrote = out == null ? List.of() : write(result, structure, c, options, s);
+        List<String> wrote = new ArrayList<>();
+        String replaced = null;
+        if (folder != null) {
+            SparseMatrix values = result;
+            Pattern used = structure;
+            Coloring colors = c;
+            replaced = folder.write(dir -> wrote.addAll(write(dir, values, used, colors, options, s)));
+        }
         print(s, j, wrote);
+        OutputFolder.report(replaced);
         return 0;
     }
 
@@ -167,9 +180,8 @@ public final class JacobianCommand implements Callable<Integer> {
         return column.count() < row.count() ? column : row;
     }
 
-    private List<String> write(SparseMatrix result, Pattern structure, Coloring c, RunOptions options, Map<String, Object> s)
-            throws IOException {
-        Files.createDirectories(out);
+    private static List<String> write(Path out, SparseMatrix result, Pattern structure, Coloring c, RunOptions options,
+            Map<String, Object> s) throws IOException {
         List<String> wrote = new ArrayList<>();
         long entries = (long) result.rows() * result.cols();
         if (entries <= MAX_DENSE) {
