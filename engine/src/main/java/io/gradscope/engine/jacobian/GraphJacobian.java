@@ -5,6 +5,7 @@ import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -83,12 +84,16 @@ public final class GraphJacobian implements JacobianOperator {
 
     @Override
     public double[] vjp(double[] u) {
-        return vjp(Tensor.fromDoubles(graph.of.dtype(), graph.of.device(), u, graph.of.shape())).toDoubleArray();
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            return vjp(Tensor.fromDoubles(graph.of.dtype(), graph.of.device(), u, graph.of.shape())).toDoubleArray();
+        }
     }
 
     @Override
     public double[] jvp(double[] v) {
-        return jvp(Tensor.fromDoubles(graph.wrt.dtype(), graph.wrt.device(), v, graph.wrt.shape())).toDoubleArray();
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            return jvp(Tensor.fromDoubles(graph.wrt.dtype(), graph.wrt.device(), v, graph.wrt.shape())).toDoubleArray();
+        }
     }
 
     /** {@code uᵀJ} as a tensor shaped like {@code wrt}, for {@code u} shaped like the output. */
@@ -110,12 +115,15 @@ public final class GraphJacobian implements JacobianOperator {
         jvps++;
         check(v, graph.wrt, "tangent");
         if (graph.nodes.isEmpty()) {
-            return zeros(graph.of);
+            try (Recorder.Paused quiet = Recorder.pause()) {
+                return zeros(graph.of);
+            }
         }
         Map<Node, Tensor> tangent = new HashMap<>();
         Map<Node, Integer> uses = new HashMap<>(graph.consumers);
         tangent.put(graph.wrtNode, v);
-        try (var off = GradMode.disable()) {
+        // The products' own arithmetic never enters an open trace.
+        try (Recorder.Paused quiet = Recorder.pause(); var off = GradMode.disable()) {
             for (Node n : graph.nodes) {
                 if (n == graph.wrtNode) {
                     continue;
@@ -143,12 +151,14 @@ public final class GraphJacobian implements JacobianOperator {
     private Tensor reverse(Tensor u, boolean record) {
         check(u, graph.of, "cotangent");
         if (graph.nodes.isEmpty()) {
-            return zeros(graph.wrt);
+            try (Recorder.Paused quiet = Recorder.pause()) {
+                return zeros(graph.wrt);
+            }
         }
         Map<Node, Tensor> upstream = new HashMap<>();
         upstream.put(graph.ofNode, u);
         List<Node> nodes = graph.nodes;
-        try (var mode = record ? GradMode.enable() : GradMode.disable()) {
+        try (Recorder.Paused quiet = Recorder.pause(); var mode = record ? GradMode.enable() : GradMode.disable()) {
             for (int k = nodes.size() - 1; k >= 0; k--) {
                 Node n = nodes.get(k);
                 Tensor g = upstream.remove(n);

@@ -5,6 +5,7 @@ import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
 
 /**
  * Hessians of a scalar as the Jacobian of its gradient: one reverse sweep records the gradient's
@@ -29,13 +30,15 @@ public final class Hessians {
         if (f.rank() != 0) {
             throw new GradscopeException("a Hessian needs a scalar, but the value has shape " + Shapes.str(f.shape()));
         }
-        GraphJacobian gradient = GraphJacobian.of(f, wrt);
-        Tensor g = gradient.vjpRecorded(Ops.constant(1, f));
-        if (g.node() == null || !g.requiresGrad()) {
-            // The gradient is a constant (f is linear in wrt, or does not depend on it): a zero Hessian.
-            g = Tensor.zeros(wrt.dtype(), wrt.device(), wrt.shape());
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            GraphJacobian gradient = GraphJacobian.of(f, wrt);
+            Tensor g = gradient.vjpRecorded(Ops.constant(1, f));
+            if (g.node() == null || !g.requiresGrad()) {
+                // The gradient is a constant (f is linear in wrt, or does not depend on it): a zero Hessian.
+                g = Tensor.zeros(wrt.dtype(), wrt.device(), wrt.shape());
+            }
+            return GraphJacobian.of(g, wrt);
         }
-        return GraphJacobian.of(g, wrt);
     }
 
     /** The Hessian's pattern: the gradient's, made symmetric (a valid pattern for a symmetric matrix). */

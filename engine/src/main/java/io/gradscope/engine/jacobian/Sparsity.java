@@ -5,6 +5,7 @@ import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +74,11 @@ public enum Sparsity {
     }
 
     private Pattern rule(Op op, int input, int[][] shapes, OpContext ctx) {
-        return this == GLOBAL ? op.dependencies(input, shapes) : op.localDependencies(input, ctx);
+        if (this == GLOBAL) {
+            return op.dependencies(input, shapes);
+        }
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            return op.localDependencies(input, ctx);
+        }
     }
 }

@@ -14,6 +14,7 @@ import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.sparse.SparseMatrix;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Function;
@@ -161,6 +162,23 @@ class JacobianTest {
         assertEquals(3, h.jvps(), "3 Hessian-vector products instead of " + n);
         assertClose(expected, hess.toDense(), 1e-10, 1e-9, "the Hessian");
         assertClose(expected, Jacobians.denseByRows(h).toDense(), 1e-10, 1e-9, "dense, reverse-over-reverse");
+    }
+
+    @Test
+    void productsAndPatternsLeaveAnOpenTraceAlone() {
+        try (Recorder rec = Recorder.start()) {
+            Tensor x = Tensor.of(new double[] {0.5, -1, 2}, 3).setRequiresGrad(true);
+            Tensor y = Ops.sum(Ops.relu(Ops.mul(x, x)));
+            int events = rec.trace().events().size();
+            GraphJacobian j = GraphJacobian.of(Ops.relu(x), x);
+            int withJ = rec.trace().events().size();
+            assertTrue(withJ > events, "the relu itself is the program's");
+            Jacobians.denseByRows(j);
+            Jacobians.denseByColumns(j);
+            j.pattern(Sparsity.LOCAL);
+            Jacobians.denseByColumns(Hessians.of(y, x));
+            assertEquals(withJ, rec.trace().events().size(), "no event from the products");
+        }
     }
 
     @Test
