@@ -69,9 +69,9 @@ public final class JacobianCommand implements Callable<Integer> {
     @Option(names = "--dense", description = "Evaluate every row (one VJP each; with --coloring column, every column by a JVP).")
     boolean dense;
 
-    @Option(names = "--pattern", paramLabel = "global|local", defaultValue = "global",
-            description = "global: holds for every input; local: at these values, a subset (ReLU at negative inputs, "
-                    + "-inf masks, amax's losers). Default: ${DEFAULT-VALUE}.")
+    @Option(names = "--pattern", paramLabel = "global|local",
+            description = "global: holds for every input (the default); local: at these values, a subset (ReLU at negative "
+                    + "inputs, -inf masks, amax's losers).")
     String pattern;
 
     @Option(names = "--hessian", description = "The Hessian of the scalar NODE instead (the Jacobian of its gradient).")
@@ -94,7 +94,10 @@ public final class JacobianCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Sparsity sparsity = switch (pattern) {
+        if (dense && pattern != null) {
+            throw new GradscopeException("--dense evaluates without a pattern; leave out --pattern " + pattern);
+        }
+        Sparsity sparsity = switch (pattern == null ? "global" : pattern) {
             case "global" -> Sparsity.GLOBAL;
             case "local" -> Sparsity.LOCAL;
             default -> throw new GradscopeException("--pattern must be global or local, not '" + pattern + "'");
@@ -175,9 +178,22 @@ public final class JacobianCommand implements Callable<Integer> {
         if (kind != null) {
             return ColoringOptions.color(structure, kind, order, recolor);
         }
-        Coloring row = ColoringOptions.color(structure, Coloring.Kind.ROW, order, recolor);
-        Coloring column = ColoringOptions.color(structure, Coloring.Kind.COLUMN, order, recolor);
-        return column.count() < row.count() ? column : row;
+        // The lower bounds first: a partition whose bound is far above the other's is not worth coloring
+        // (its conflict graph can be huge: every pair of columns in a dense row).
+        Coloring.Kind cheaper = structure.maxRowCount() < structure.maxColumnCount() ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
+        Coloring.Kind other = cheaper == Coloring.Kind.ROW ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
+        Coloring best = ColoringOptions.color(structure, cheaper, order, recolor);
+        if (Colorings.lowerBound(structure, other) < best.count()) {
+            try {
+                Coloring c = ColoringOptions.color(structure, other, order, recolor);
+                if (c.count() < best.count() || (c.count() == best.count() && c.kind() == Coloring.Kind.ROW)) {
+                    best = c;
+                }
+            } catch (GradscopeException tooLarge) {
+                // Its conflict graph is too large to build: keep the partition found.
+            }
+        }
+        return best;
     }
 
     private static List<String> write(Path out, SparseMatrix result, Pattern structure, Coloring c, RunOptions options,

@@ -162,6 +162,8 @@ class JacobianCommandTest {
                 "error: --coloring star is for symmetric matrices: use it with --hessian");
         assertOneLineError(Cli.run("jacobian", prog, "--of", "h", "--wrt", "W", "--pattern", "loose"),
                 "error: --pattern must be global or local, not 'loose'");
+        assertOneLineError(Cli.run("jacobian", prog, "--of", "h", "--wrt", "W", "--dense", "--pattern", "local"),
+                "error: --dense evaluates without a pattern; leave out --pattern local");
         assertOneLineError(Cli.run("jacobian", prog, "--of", "h", "--wrt", "W", "--order", "random"),
                 "error: --order must be one of natural, largest-first, smallest-last, incidence-degree, "
                         + "dynamic-largest-first or best, not 'random'");
