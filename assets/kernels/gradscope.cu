@@ -10,19 +10,46 @@
 #include <math_constants.h>
 
 #define MAX_RANK 16
+#define INDEX32_MAX 0x7fffffffLL
 
-__device__ __forceinline__ long long operand_offset(const int* meta, int op, long long linear) {
+// The element offsets of NOPS operands for the element at C-order index `linear` of the shape.
+// The host coalesces dimensions first (a contiguous operand is rank 1), and the outermost
+// dimension needs no division (its index is what is left). I is the index type: unsigned int
+// where the element count allows, so the divisions are 32-bit.
+template <typename I, int NOPS>
+__device__ __forceinline__ void operand_offsets(const int* meta, I linear, long long* off) {
     int rank = meta[0];
     const int* shape = meta + 1;
-    const int* st = meta + 1 + rank + op * (rank + 1);
-    long long off = st[rank];
-    for (int d = rank - 1; d >= 0; d--) {
-        int s = shape[d];
-        int i = (int)(linear % s);
+    const int* st = meta + 1 + rank;
+    for (int op = 0; op < NOPS; op++) off[op] = st[op * (rank + 1) + rank];
+    for (int d = rank - 1; d > 0; d--) {
+        I s = (I)shape[d];
+        I i = linear % s;
         linear /= s;
-        off += (long long)i * st[d];
+        for (int op = 0; op < NOPS; op++) off[op] += (long long)i * st[op * (rank + 1) + d];
     }
-    return off;
+    if (rank > 0) {
+        for (int op = 0; op < NOPS; op++) off[op] += (long long)linear * st[op * (rank + 1)];
+    }
+}
+
+// Calls f(offsets) for each of the n elements, grid-stride.
+template <int NOPS, typename F>
+__device__ __forceinline__ void for_each_element(const int* meta, long long n, F f) {
+    long long off[NOPS];
+    if (n <= INDEX32_MAX) {
+        unsigned un = (unsigned)n;
+        for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < un; i += gridDim.x * blockDim.x) {
+            operand_offsets<unsigned, NOPS>(meta, i, off);
+            f(off);
+        }
+    } else {
+        for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < (unsigned long long)n;
+             i += (unsigned long long)gridDim.x * blockDim.x) {
+            operand_offsets<unsigned long long, NOPS>(meta, i, off);
+            f(off);
+        }
+    }
 }
 
 // Unary kinds, in the order of io.gradscope.engine.backend.UnaryKind.
@@ -81,74 +108,172 @@ __device__ double binary_op(int k, double a, double b) {
 
 template <typename T>
 __device__ void fill_t(T* out, const int* meta, long long n, double v) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        out[operand_offset(meta, 0, i)] = (T)v;
-    }
+    for_each_element<1>(meta, n, [&](const long long* off) { out[off[0]] = (T)v; });
 }
 
 template <typename S, typename D>
 __device__ void copy_t(D* out, const S* src, const int* meta, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        out[operand_offset(meta, 0, i)] = (D)src[operand_offset(meta, 1, i)];
-    }
+    for_each_element<2>(meta, n, [&](const long long* off) { out[off[0]] = (D)src[off[1]]; });
 }
 
 template <typename T>
 __device__ void unary_t(int kind, double p, T* out, const T* x, const int* meta, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        out[operand_offset(meta, 0, i)] = (T)unary_op(kind, p, (double)x[operand_offset(meta, 1, i)]);
-    }
+    for_each_element<2>(meta, n, [&](const long long* off) { out[off[0]] = (T)unary_op(kind, p, (double)x[off[1]]); });
 }
 
 template <typename T>
 __device__ void binary_t(int kind, T* out, const T* a, const T* b, const int* meta, long long n) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
-        double va = (double)a[operand_offset(meta, 1, i)];
-        double vb = (double)b[operand_offset(meta, 2, i)];
-        out[operand_offset(meta, 0, i)] = (T)binary_op(kind, va, vb);
+    for_each_element<3>(meta, n, [&](const long long* off) {
+        out[off[0]] = (T)binary_op(kind, (double)a[off[1]], (double)b[off[2]]);
+    });
+}
+
+// Reductions. meta = rank, inShape[rank], xStrides[rank], xOffset, outStrides[rank], outOffset,
+// with the host's coalesced dimensions; an output stride of -1 marks a reduced dimension. out has
+// the keepdim shape. Sums are in double, in a fixed order (deterministic); MAX propagates NaN.
+struct ReduceMeta {
+    int rank;
+    const int* shape;
+    const int* xs;
+    int xoff;
+    const int* os;
+    int ooff;
+    long long m;  // the reduced elements per output
+};
+
+__device__ __forceinline__ ReduceMeta reduce_meta(const int* meta) {
+    ReduceMeta r;
+    r.rank = meta[0];
+    r.shape = meta + 1;
+    r.xs = meta + 1 + r.rank;
+    r.xoff = r.xs[r.rank];
+    r.os = r.xs + r.rank + 1;
+    r.ooff = r.os[r.rank];
+    r.m = 1;
+    for (int d = 0; d < r.rank; d++)
+        if (r.os[d] < 0) r.m *= r.shape[d];
+    return r;
+}
+
+__device__ __forceinline__ double reduce_init(int kind) {
+    return kind == 0 ? 0.0 : -CUDART_INF;
+}
+
+__device__ __forceinline__ double reduce_combine(int kind, double acc, double v) {
+    if (kind == 0) return acc + v;
+    return (v != v || acc != acc) ? CUDART_NAN : fmax(acc, v);
+}
+
+// Output o (C order over the kept dimensions): its x base offset and its out offset.
+__device__ __forceinline__ void kept_offsets(const ReduceMeta& r, long long o, long long* base, long long* dst) {
+    long long b = r.xoff, t = r.ooff;
+    for (int d = r.rank - 1; d >= 0; d--) {
+        if (r.os[d] < 0) continue;
+        int i = (int)(o % r.shape[d]);
+        o /= r.shape[d];
+        b += (long long)i * r.xs[d];
+        t += (long long)i * r.os[d];
+    }
+    *base = b;
+    *dst = t;
+}
+
+// The x offset (from the base) of reduced element j, C order over the reduced dimensions; the
+// outermost reduced dimension needs no division (one reduced dimension: none at all).
+template <typename I>
+__device__ __forceinline__ long long reduced_offset(const ReduceMeta& r, int outer, I j) {
+    long long off = 0;
+    for (int d = r.rank - 1; d > outer; d--) {
+        if (r.os[d] >= 0) continue;
+        I s = (I)r.shape[d];
+        I i = j % s;
+        j /= s;
+        off += (long long)i * r.xs[d];
+    }
+    return off + (long long)j * r.xs[outer];
+}
+
+__device__ __forceinline__ int outer_reduced(const ReduceMeta& r) {
+    for (int d = 0; d < r.rank; d++)
+        if (r.os[d] < 0) return d;
+    return -1;
+}
+
+// Reduces x[base + reduced j] for j in [j0, j1), stepping by `step`, into acc.
+template <typename T, typename I>
+__device__ __forceinline__ double reduce_range(int kind, const T* x, const ReduceMeta& r, int outer, long long base, I j0, I j1,
+                                               I step, double acc) {
+    if (outer < 0) return j0 < j1 ? reduce_combine(kind, acc, (double)x[base]) : acc;
+    for (I j = j0; j < j1; j += step) acc = reduce_combine(kind, acc, (double)x[base + reduced_offset<I>(r, outer, j)]);
+    return acc;
+}
+
+// Many outputs: one thread per output element, a serial loop over its reduced elements.
+template <typename T>
+__device__ void reduce_t(int kind, T* out, const T* x, const int* meta, long long nOut) {
+    ReduceMeta r = reduce_meta(meta);
+    int outer = outer_reduced(r);
+    for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < nOut; o += (long long)gridDim.x * blockDim.x) {
+        long long base, dst;
+        kept_offsets(r, o, &base, &dst);
+        double acc = r.m <= INDEX32_MAX ? reduce_range<T, unsigned>(kind, x, r, outer, base, 0u, (unsigned)r.m, 1u, reduce_init(kind))
+                                        : reduce_range<T, unsigned long long>(kind, x, r, outer, base, 0ull, (unsigned long long)r.m, 1ull, reduce_init(kind));
+        out[dst] = (T)acc;
     }
 }
 
-// Reduction: meta = rank, inShape[rank], xStrides[rank], xOffset, outStrides[rank], outOffset.
-// out has the keepdim shape: size 1 where a dimension is reduced. One thread per output element,
-// summing in double in a fixed order (deterministic).
+// Block-wide sum or NaN-propagating max (blockDim.x a power of two, at most 256); all threads get it.
+__device__ double block_reduce(int kind, double v, double* sh) {
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < (unsigned)s) sh[threadIdx.x] = reduce_combine(kind, sh[threadIdx.x], sh[threadIdx.x + s]);
+        __syncthreads();
+    }
+    double res = sh[0];
+    __syncthreads();
+    return res;
+}
+
+// Few outputs: `splits` blocks per output (grid x = nOut * splits), each reducing `chunk`
+// consecutive reduced elements with all its threads, then a tree in shared memory. With one split
+// the block writes the output; otherwise partial[o * splits + s], combined by reduce_finish.
 template <typename T>
-__device__ void reduce_t(int kind, T* out, const T* x, const int* meta, long long nOut) {
-    int rank = meta[0];
-    const int* shape = meta + 1;
-    const int* xs = meta + 1 + rank;
-    int xoff = xs[rank];
-    const int* os = xs + rank + 1;
-    int ooff = os[rank];
-    // Which dimensions are reduced: those whose output stride is marked -1 by the host.
-    long long m = 1;
-    for (int d = 0; d < rank; d++) if (os[d] < 0) m *= shape[d];
+__device__ void reduce_blocks_t(int kind, T* out, double* partial, const T* x, const int* meta, long long nOut, int splits,
+                                long long chunk) {
+    __shared__ double sh[256];
+    ReduceMeta r = reduce_meta(meta);
+    int outer = outer_reduced(r);
+    long long o = blockIdx.x / splits;
+    int s = (int)(blockIdx.x % splits);
+    if (o >= nOut) return;  // the whole block: the barriers below stay uniform
+    long long base, dst;
+    kept_offsets(r, o, &base, &dst);
+    long long j0 = s * chunk;
+    long long j1 = j0 + chunk < r.m ? j0 + chunk : r.m;
+    double acc = reduce_init(kind);
+    if (r.m <= INDEX32_MAX) {
+        acc = reduce_range<T, unsigned>(kind, x, r, outer, base, (unsigned)j0 + threadIdx.x, (unsigned)j1, blockDim.x, acc);
+    } else {
+        acc = reduce_range<T, unsigned long long>(kind, x, r, outer, base, (unsigned long long)j0 + threadIdx.x,
+                                                  (unsigned long long)j1, blockDim.x, acc);
+    }
+    acc = block_reduce(kind, acc, sh);
+    if (threadIdx.x == 0) {
+        if (splits == 1) out[dst] = (T)acc;
+        else partial[o * splits + s] = acc;
+    }
+}
+
+// The second pass: one thread per output combines its splits' partials in order.
+template <typename T>
+__device__ void reduce_finish_t(int kind, T* out, const double* partial, const int* meta, long long nOut, int splits) {
+    ReduceMeta r = reduce_meta(meta);
     for (long long o = blockIdx.x * (long long)blockDim.x + threadIdx.x; o < nOut; o += (long long)gridDim.x * blockDim.x) {
-        // Unravel o over the kept dimensions (C order), find the x base offset and the out offset.
-        long long rest = o;
-        long long base = xoff;
-        long long dst = ooff;
-        for (int d = rank - 1; d >= 0; d--) {
-            if (os[d] < 0) continue;
-            int i = (int)(rest % shape[d]);
-            rest /= shape[d];
-            base += (long long)i * xs[d];
-            dst += (long long)i * os[d];
-        }
-        double acc = kind == 0 ? 0.0 : -CUDART_INF;
-        for (long long j = 0; j < m; j++) {
-            long long r = j;
-            long long off = base;
-            for (int d = rank - 1; d >= 0; d--) {
-                if (os[d] >= 0) continue;
-                int i = (int)(r % shape[d]);
-                r /= shape[d];
-                off += (long long)i * xs[d];
-            }
-            double v = (double)x[off];
-            if (kind == 0) acc += v;
-            else acc = (v != v || acc != acc) ? CUDART_NAN : fmax(acc, v);
-        }
+        long long base, dst;
+        kept_offsets(r, o, &base, &dst);
+        double acc = reduce_init(kind);
+        for (int s = 0; s < splits; s++) acc = reduce_combine(kind, acc, partial[o * splits + s]);
         out[dst] = (T)acc;
     }
 }
@@ -156,20 +281,26 @@ __device__ void reduce_t(int kind, T* out, const T* x, const int* meta, long lon
 // Batched matmul C[p] = A[p] B[p]: A [M, K] with strides (ars, acs), B [K, N] (brs, bcs), C
 // contiguous [M, N] at p*M*N. aOff/bOff: per-batch element offsets. 64x64 tiles, 16x16 threads,
 // each thread a 4x4 block of C in registers; BK = 16 columns of A / rows of B per shared tile.
+// The tiles of every matrix are numbered along grid x alone (column tile fastest, then row
+// tile, then batch entry from p0): grid y and z stop at 65,535, x at 2^31 - 1.
 #define TM 64
 #define TN 64
 #define TK 16
 template <typename T>
 __device__ void matmul_t(const T* A, const T* B, T* C, const long long* aOff, const long long* bOff, int M, int N, int K,
-                         int ars, int acs, int brs, int bcs) {
+                         int ars, int acs, int brs, int bcs, int p0) {
     __shared__ T As[TK][TM + 1];
     __shared__ T Bs[TK][TN + 1];
-    int p = blockIdx.z;
+    unsigned colTiles = (N + TN - 1) / TN, rowTiles = (M + TM - 1) / TM;
+    unsigned tile = blockIdx.x;
+    int col0 = (int)(tile % colTiles) * TN;
+    tile /= colTiles;
+    int row0 = (int)(tile % rowTiles) * TM;
+    long long p = p0 + (long long)(tile / rowTiles);
     const T* a = A + aOff[p];
     const T* b = B + bOff[p];
-    T* c = C + (long long)p * M * N;
+    T* c = C + p * M * N;
     int tx = threadIdx.x, ty = threadIdx.y;
-    int row0 = blockIdx.y * TM, col0 = blockIdx.x * TN;
     T acc[4][4];
     for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) acc[i][j] = 0;
     int tid = ty * 16 + tx;
@@ -203,13 +334,20 @@ __device__ void matmul_t(const T* A, const T* B, T* C, const long long* aOff, co
     }
 }
 
-template <typename T>
-__device__ void onehot_t(const long long* labels, T* out, long long n, int classes) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n * classes; i += (long long)gridDim.x * blockDim.x) {
-        long long row = i / classes;
-        int col = (int)(i % classes);
+template <typename T, typename I>
+__device__ __forceinline__ void onehot_loop(const long long* labels, T* out, I total, I classes) {
+    for (I i = blockIdx.x * (I)blockDim.x + threadIdx.x; i < total; i += (I)gridDim.x * blockDim.x) {
+        I row = i / classes;
+        long long col = (long long)(i - row * classes);
         out[i] = labels[row] == col ? (T)1 : (T)0;
     }
+}
+
+template <typename T>
+__device__ void onehot_t(const long long* labels, T* out, long long n, int classes) {
+    long long total = n * classes;
+    if (total <= INDEX32_MAX) onehot_loop<T, unsigned>(labels, out, (unsigned)total, (unsigned)classes);
+    else onehot_loop<T, unsigned long long>(labels, out, (unsigned long long)total, (unsigned long long)classes);
 }
 
 // Block-wide sum of a double (blockDim.x a power of two, at most 1024).
@@ -346,7 +484,9 @@ extern "C" __global__ void fill_##S(T* out, const int* meta, long long n, double
 extern "C" __global__ void unary_##S(int kind, double p, T* out, const T* x, const int* meta, long long n) { unary_t<T>(kind, p, out, x, meta, n); } \
 extern "C" __global__ void binary_##S(int kind, T* out, const T* a, const T* b, const int* meta, long long n) { binary_t<T>(kind, out, a, b, meta, n); } \
 extern "C" __global__ void reduce_##S(int kind, T* out, const T* x, const int* meta, long long n) { reduce_t<T>(kind, out, x, meta, n); } \
-extern "C" __global__ void matmul_##S(const T* a, const T* b, T* c, const long long* ao, const long long* bo, int M, int N, int K, int ars, int acs, int brs, int bcs) { matmul_t<T>(a, b, c, ao, bo, M, N, K, ars, acs, brs, bcs); } \
+extern "C" __global__ void reduce_blocks_##S(int kind, T* out, double* partial, const T* x, const int* meta, long long n, int splits, long long chunk) { reduce_blocks_t<T>(kind, out, partial, x, meta, n, splits, chunk); } \
+extern "C" __global__ void reduce_finish_##S(int kind, T* out, const double* partial, const int* meta, long long n, int splits) { reduce_finish_t<T>(kind, out, partial, meta, n, splits); } \
+extern "C" __global__ void matmul_##S(const T* a, const T* b, T* c, const long long* ao, const long long* bo, int M, int N, int K, int ars, int acs, int brs, int bcs, int p0) { matmul_t<T>(a, b, c, ao, bo, M, N, K, ars, acs, brs, bcs, p0); } \
 extern "C" __global__ void onehot_##S(const long long* labels, T* out, long long n, int classes) { onehot_t<T>(labels, out, n, classes); } \
 extern "C" __global__ void softmax_##S(const T* x, T* y, int rows, int d, int log_) { softmax_t<T>(x, y, rows, d, log_); } \
 extern "C" __global__ void softmax_back_##S(const T* y, const T* g, T* dx, int rows, int d, int log_) { softmax_back_t<T>(y, g, dx, rows, d, log_); } \

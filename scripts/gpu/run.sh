@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu/prepare.sh here; DEVICE=cpu checks the script itself anywhere): the CUDA test suite, the shared
 # conformance cases through `gradscope run --device cuda` checked with NumPy, Gradscope's GPU
-# bench, and PyTorch's torch.mm at 4096 (TF32 off) as the baseline. Writes everything to $OUT.
+# bench, and PyTorch's torch.mm at 4096 (TF32 off) as the baseline. Writes everything to $OUT:
+# glibc.txt (checked first), gpu.txt, tests.txt (the whole test log), conformance.txt, bench.txt,
+# torch.txt. Without a GPU, JAVA_TOOL_OPTIONS=-Dgradscope.cuda.driver=engine/target/cuda-standin/libcuda.so.1
+# runs the tests and the conformance cases on the tests' driver stand-in (the bench would crawl).
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
 OUT="${OUT:-/tmp/gpu-out}"
 mkdir -p "$OUT"
-JAVA="$root/.gpu/jre/bin/java --add-modules jdk.incubator.vector"
+# First the C library: the jlinked runtime was built against a glibc, and an older one fails
+# with a cryptic loader error.
+glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+need=$(cat "$root/.gpu/glibc-needed" 2>/dev/null || echo 2.34)
+echo "glibc ${glibc:-unknown} (the runtime needs $need or newer)" | tee "$OUT/glibc.txt"
+if [ -z "$glibc" ] || [ "$(printf '%s\n%s\n' "$need" "$glibc" | sort -V | head -1)" != "$need" ]; then
+  echo "this machine's glibc is too old for .gpu/jre: stopping" | tee -a "$OUT/glibc.txt"
+  exit 1
+fi
+# JCuda's driver binding is loaded from .gpu/native (nothing is unpacked into /tmp).
+JAVA="$root/.gpu/jre/bin/java --add-modules jdk.incubator.vector -Djava.library.path=$root/.gpu/native"
 CP="$root/.gpu/lib/*"
 # JUnit's console launcher does not expand "*": list the jars.
 JARS=$(ls "$root"/.gpu/lib/*.jar | grep -v console-standalone | tr '\n' ':')
-nvidia-smi -L | tee "$OUT/gpu.txt"
+nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
 
-echo "== CUDA op-table parity and kernel tests" | tee "$OUT/tests.txt"
+# The whole test log stays in $OUT/tests.txt; the console gets its summary.
+echo "== CUDA tests: op-table parity, kernels, the backend's own tests" | tee "$OUT/tests.txt"
 (cd engine && $JAVA -jar "$root"/.gpu/lib/junit-platform-console-standalone-*.jar \
    execute -cp "$root/.gpu/test-classes/engine:$JARS" --select-class io.gradscope.engine.ops.CudaParityTest \
-   --select-class io.gradscope.engine.backend.KernelPtxTest --details=summary --disable-banner) 2>&1 | tail -40 | tee -a "$OUT/tests.txt"
+   --select-class io.gradscope.engine.backend.KernelPtxTest --select-class io.gradscope.engine.backend.LayerNormPrecisionTest \
+   --select-package io.gradscope.engine.backend.cuda --details=tree --disable-banner --disable-ansi-colors) >> "$OUT/tests.txt" 2>&1
+tail -25 "$OUT/tests.txt"
 
 echo "== conformance through gradscope run --device cuda" | tee "$OUT/conformance.txt"
 for dir in engine/src/test/resources/conformance/*/; do

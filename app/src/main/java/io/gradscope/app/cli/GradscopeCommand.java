@@ -15,8 +15,8 @@ import picocli.CommandLine.Command;
             "Programs are .grad files (a Python subset); PyTorch is the reference for every value and gradient.",
             "",
             "Without a command, opens the desktop app on the chain from the backpropagation post."},
-        subcommands = {OpenCommand.class, RunCommand.class, JvpCommand.class, HvpCommand.class, JacobianCommand.class,
-            ColorCommand.class, BenchCommand.class,
+        subcommands = {OpenCommand.class, RunCommand.class, JvpCommand.class, HvpCommand.class, GradcheckCommand.class,
+            DiffCommand.class, JacobianCommand.class, ColorCommand.class, BenchCommand.class,
             BenchUiCommand.class},
         footer = {"", "Memory: the launcher takes --max-memory SIZE (e.g. ./gradscope --max-memory 16g run ...) to raise the "
                 + "Java heap's limit, and passes JAVA_OPTS to java (e.g. JAVA_OPTS=-Xmx16g).",

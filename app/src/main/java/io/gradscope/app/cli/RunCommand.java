@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
             "", "Memory: the Java heap's limit is printed with an out-of-memory error; raise it with "
                 + "./gradscope --max-memory SIZE run ... (e.g. 16g) or JAVA_OPTS=-Xmx16g.",
             "", "Exit status: 0 success; 2 a mistake in the program, an option or an input file, reported as one line "
-                + "FILE:LINE:COL: error: WHAT (or error: WHAT); 1 an internal failure."})
+                + "FILE:LINE:COL: error: WHAT (or error: WHAT); 3 with --check-finite, a NaN or infinity was found; "
+                + "1 an internal failure."})
 public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run.")
     Path program;
@@ -37,6 +38,10 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--out", paramLabel = "DIR", description = "Write objective, gradients and values as .npy files here.")
     Path out;
+
+    @Option(names = "--check-finite", description = "Find where a NaN or infinity was born (forward or backward): print "
+            + "it as FILE:LINE:COL: warning: ... with its inputs' statistics, and exit 3.")
+    boolean checkFinite;
 
     @Override
     public Integer call() throws IOException {
@@ -48,7 +53,7 @@ public final class RunCommand implements Callable<Integer> {
         if (folder != null) {
             OutputFolder.report(folder.write(dir -> write(result, dir)));
         }
-        return 0;
+        return Finite.report(program, result, checkFinite);
     }
 
     static String format(double v, DType dt) {

@@ -164,6 +164,35 @@ class AppWindowTest {
     }
 
     @Test
+    void switchedToCudaTheRunAndTheInspectorUseTheDevice(FxRobot robot) throws Exception {
+        // In CI this runs on the CUDA driver stand-in (the tests' CPU libcuda.so.1).
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.gradscope.engine.backend.Backends.cudaAvailable(),
+                () -> "CUDA unavailable: " + io.gradscope.engine.backend.Backends.cudaProblem());
+        robot.interact(() -> window.viewModel().setDevice(Device.CUDA));
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        assertEquals(null, window.viewModel().error().get());
+        Sweep sweep = sweep().recorded().get();
+        assertEquals(io.gradscope.engine.tensor.Device.CUDA, sweep.run().objective().device());
+        String text = window.statusBar().getText();
+        assertTrue(!text.contains("unavailable") && text.contains("objective"), text);
+        List<TraceEvent.BackwardStep> steps = sweep.run().trace().of(TraceEvent.BackwardStep.class);
+        robot.interact(() -> window.graphPanel().requestFocus());
+        for (int i = 0; i < 3; i++) {
+            robot.type(KeyCode.RIGHT);
+            WaitForAsyncUtils.waitForFxEvents();
+            // The inspector reads the device tensor back (on the FX thread, not the run's).
+            Tensor shown = window.inspector().upstreamMap().tensor();
+            assertArrayEquals(steps.get(i).upstream().toDoubleArray(), shown.toDoubleArray(), 0, "step " + i);
+        }
+        // The same program on the CPU gives the same objective.
+        robot.interact(() -> window.viewModel().setDevice(Device.CPU));
+        double onCuda = sweep.run().objective().item();
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        assertEquals(io.gradscope.engine.tensor.Device.CPU, sweep().recorded().get().run().objective().device());
+        assertEquals(sweep().recorded().get().run().objective().item(), onCuda, 1e-9 * Math.abs(onCuda));
+    }
+
+    @Test
     void groupsCollapseToOneNodeAndExportsWrite(FxRobot robot, @TempDir Path tmp) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/transformer_block.grad"));
         int before = window.graphPanel().currentLayout().nodes().size();

@@ -42,7 +42,7 @@ class KernelPtxTest {
     @Test
     void everyLaunchedKernelIsInThePtx() throws IOException {
         String ptx = Files.readString(PTX);
-        for (String k : new String[] {"fill", "unary", "binary", "reduce", "matmul", "onehot", "softmax", "softmax_back",
+        for (String k : new String[] {"fill", "unary", "binary", "reduce", "reduce_blocks", "reduce_finish", "matmul", "onehot", "softmax", "softmax_back",
             "layernorm", "layernorm_back", "column_sums"}) {
             for (String s : new String[] {"f32", "f64"}) {
                 assertTrue(ptx.contains(".entry " + k + "_" + s + "("), "missing kernel " + k + "_" + s);

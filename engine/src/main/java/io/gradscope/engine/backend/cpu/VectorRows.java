@@ -1,12 +1,15 @@
 package io.gradscope.engine.backend.cpu;
 
+import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShape;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Float32 softmax rows with the Vector API (a vectorized exp); used only when the module is
- * present ({@link CpuMatmul#VECTOR}). Sums are kept per lane in float, as PyTorch's float kernels do.
+ * Float32 softmax and LayerNorm rows with the Vector API (a vectorized exp); used only when the
+ * module is present ({@link CpuMatmul#VECTOR}). Softmax sums are kept per lane in float, as
+ * PyTorch's float kernels do; LayerNorm's statistics are in double.
  */
 final class VectorRows {
     private VectorRows() {
@@ -82,59 +85,59 @@ final class VectorRows {
         }
     }
 
-    private static float sum(float[] x, int xo, int d) {
-        int l = S.length();
-        int vEnd = d - d % l;
-        FloatVector acc = FloatVector.zero(S);
-        for (int i = 0; i < vEnd; i += l) {
-            acc = acc.add(FloatVector.fromArray(S, x, xo + i));
-        }
-        float s = acc.reduceLanes(VectorOperators.ADD);
-        for (int i = vEnd; i < d; i++) {
-            s += x[xo + i];
-        }
-        return s;
+    /** Double lanes, and float lanes of the same count (half the width), for float rows computed in double. */
+    private static final VectorSpecies<Double> D = DoubleVector.SPECIES_PREFERRED;
+    private static final VectorSpecies<Float> SH = VectorSpecies.of(float.class, VectorShape.forBitSize(D.vectorBitSize() / 2));
+
+    private static DoubleVector widen(float[] a, int at) {
+        return (DoubleVector) FloatVector.fromArray(SH, a, at).convertShape(VectorOperators.F2D, D, 0);
+    }
+
+    private static void narrow(DoubleVector v, float[] a, int at) {
+        ((FloatVector) v.convertShape(VectorOperators.D2F, SH, 0)).intoArray(a, at);
     }
 
     /**
-     * One LayerNorm row. The mean is computed, then corrected by the mean of the residuals, so an
-     * offset of 1000 costs no precision; the variance is taken around the corrected mean.
+     * One LayerNorm row, as the CUDA kernel computes it: the mean, the centring and the variance
+     * (two passes) in double, each value rounded to float once at the end. NOTE: a float mean
+     * loses the row's precision when the mean is large against the spread (a row around 1000 came
+     * out 2.3e-4 off); PyTorch too accumulates float rows in a wider type.
      */
     static void layerNormRow(float[] x, int xo, float[] w, float[] b, double eps, float[] out, int oo, float[] xhat,
                              int ho, float[] rstd, int ro, int d) {
-        int l = S.length();
+        int l = D.length();
         int vEnd = d - d % l;
-        float mean = sum(x, xo, d) / d;
-        FloatVector acc = FloatVector.zero(S);
-        FloatVector sq = FloatVector.zero(S);
+        DoubleVector acc = DoubleVector.zero(D);
         for (int i = 0; i < vEnd; i += l) {
-            FloatVector c = FloatVector.fromArray(S, x, xo + i).sub(mean);
-            acc = acc.add(c);
+            acc = acc.add(widen(x, xo + i));
+        }
+        double sum = acc.reduceLanes(VectorOperators.ADD);
+        for (int i = vEnd; i < d; i++) {
+            sum += x[xo + i];
+        }
+        double mean = sum / d;
+        DoubleVector sq = DoubleVector.zero(D);
+        for (int i = 0; i < vEnd; i += l) {
+            DoubleVector c = widen(x, xo + i).sub(mean);
             sq = c.fma(c, sq);
         }
-        double resid = acc.reduceLanes(VectorOperators.ADD);
         double ss = sq.reduceLanes(VectorOperators.ADD);
         for (int i = vEnd; i < d; i++) {
             double c = x[xo + i] - mean;
-            resid += c;
             ss += c * c;
         }
-        double delta = resid / d;
-        // Σ(c − δ)² = Σc² − dδ²: the variance around the corrected mean.
-        double var = Math.max(ss / d - delta * delta, 0);
-        float m = (float) (mean + delta);
-        float r = (float) (1 / Math.sqrt(var + eps));
+        double r = 1 / Math.sqrt(ss / d + eps);
         for (int i = 0; i < vEnd; i += l) {
-            FloatVector h = FloatVector.fromArray(S, x, xo + i).sub(m).mul(r);
-            h.intoArray(xhat, ho + i);
-            h.fma(FloatVector.fromArray(S, w, i), FloatVector.fromArray(S, b, i)).intoArray(out, oo + i);
+            DoubleVector h = widen(x, xo + i).sub(mean).mul(r);
+            narrow(h, xhat, ho + i);
+            narrow(h.fma(widen(w, i), widen(b, i)), out, oo + i);
         }
         for (int i = vEnd; i < d; i++) {
-            float h = (x[xo + i] - m) * r;
-            xhat[ho + i] = h;
-            out[oo + i] = h * w[i] + b[i];
+            double h = (x[xo + i] - mean) * r;
+            xhat[ho + i] = (float) h;
+            out[oo + i] = (float) (h * w[i] + b[i]);
         }
-        rstd[ro] = r;
+        rstd[ro] = (float) r;
     }
 
     /** One row of LayerNorm's VJP; dw and db accumulate into the chunk's float partials. */

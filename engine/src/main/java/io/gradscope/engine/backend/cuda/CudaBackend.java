@@ -8,7 +8,6 @@ import static jcuda.driver.JCudaDriver.cuDeviceGetCount;
 import static jcuda.driver.JCudaDriver.cuDeviceGetName;
 import static jcuda.driver.JCudaDriver.cuInit;
 import static jcuda.driver.JCudaDriver.cuLaunchKernel;
-import static jcuda.driver.JCudaDriver.cuMemcpyDtoH;
 import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
@@ -18,6 +17,7 @@ import io.gradscope.engine.backend.BatchOffsets;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.backend.cuda.CachingAllocator.Scratch;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
@@ -25,8 +25,7 @@ import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.lang.ref.Reference;
 import java.util.HashMap;
 import java.util.Map;
 import jcuda.Pointer;
@@ -49,6 +48,15 @@ public final class CudaBackend implements Backend {
     private final Map<String, CUfunction> functions = new HashMap<>();
     private final CachingAllocator allocator;
     private final String deviceName;
+    /** Serialises launches and copies (each thread makes the context current first). */
+    private final Object lock = new Object();
+
+    /** Reductions with fewer outputs than this and more elements per output than {@link #BLOCK_REDUCE_MIN} use blocks. */
+    static final long BLOCK_REDUCE_OUTPUTS = 1 << 15;
+    static final long BLOCK_REDUCE_MIN = 1024;
+    /** Reduced elements per block at least (16 per thread), and blocks per output at most. */
+    static final long BLOCK_REDUCE_CHUNK = 4096;
+    static final int BLOCK_REDUCE_SPLITS = 1024;
 
     private CudaBackend() {
         JCudaDriver.setExceptionsEnabled(true);
@@ -68,9 +76,37 @@ public final class CudaBackend implements Backend {
         allocator = new CachingAllocator(this::current);
     }
 
+    /**
+     * The system property naming a driver library to load in place of the system's libcuda.so.1:
+     * the tests' CPU stand-in (engine/src/test/native/cuda-standin). JCuda's native library then
+     * binds to it, since a library with that soname is already loaded. Unset, blank or
+     * {@code system}: the system's driver.
+     */
+    static final String DRIVER_PROPERTY = "gradscope.cuda.driver";
+
+    private static void loadDriverOverride() {
+        String path = System.getProperty(DRIVER_PROPERTY, "");
+        if (path.isBlank() || path.equals("system")) {
+            return;
+        }
+        java.nio.file.Path p = java.nio.file.Path.of(path).toAbsolutePath();
+        if (!java.nio.file.Files.isRegularFile(p)) {
+            java.nio.file.Path why = p.resolveSibling("NOT-BUILT");
+            String reason = "";
+            try {
+                reason = java.nio.file.Files.isRegularFile(why) ? ": " + java.nio.file.Files.readString(why).strip() : "";
+            } catch (IOException e) {
+                // no reason then
+            }
+            throw new IllegalStateException("the driver stand-in " + p + " is not built" + reason);
+        }
+        System.load(p.toString());
+    }
+
     /** Starts the backend (called reflectively); any failure says why CUDA is unavailable. */
     public static CudaBackend start() {
         try {
+            loadDriverOverride();
             return new CudaBackend();
         } catch (UnsatisfiedLinkError e) {
             String m = String.valueOf(e.getMessage());
@@ -105,12 +141,19 @@ public final class CudaBackend implements Backend {
         cuCtxSetCurrent(context);
     }
 
+    CachingAllocator allocator() {
+        return allocator;
+    }
+
     private CUfunction fn(String name) {
-        return functions.computeIfAbsent(name, n -> {
-            CUfunction f = new CUfunction();
-            cuModuleGetFunction(f, module, n);
-            return f;
-        });
+        synchronized (functions) {
+            return functions.computeIfAbsent(name, n -> {
+                CUfunction f = new CUfunction();
+                current(); // the driver needs a current context on this thread, as for every call
+                cuModuleGetFunction(f, module, n);
+                return f;
+            });
+        }
     }
 
     private static String suffix(DType d) {
@@ -125,51 +168,77 @@ public final class CudaBackend implements Backend {
         return (CUdeviceptr) s.data();
     }
 
-    private synchronized void launch(String name, long work, Pointer params) {
-        current();
-        int block = 256;
-        long grid = Math.max(1, Math.min((work + block - 1) / block, 65535L * 8));
-        cuLaunchKernel(fn(name), (int) grid, 1, 1, block, 1, 1, 0, null, params, null);
-        cuCtxSynchronize();
+    /** Keeps the tensors (and so their storages) reachable until here: see Note [Device memory lifetimes]. */
+    private static void keep(Object... alive) {
+        Reference.reachabilityFence(alive);
     }
 
-    private synchronized void launchRows(String name, int rows, Pointer params) {
-        current();
-        cuLaunchKernel(fn(name), Math.max(rows, 1), 1, 1, 256, 1, 1, 0, null, params, null);
-        cuCtxSynchronize();
+    /** A grid-stride launch over {@code work} items, 256 threads a block. */
+    private void launch(String name, long work, Pointer params) {
+        long grid = Math.max(1, Math.min((work + 255) / 256, 65535L * 8));
+        launchGrid(name, grid, 256, 1, params);
     }
 
-    /** Uploads a meta array (rank, shape, then strides and offset per operand); freed by the caller. */
-    private Storage meta(int[] shape, Tensor... operands) {
-        int r = shape.length;
-        int[] m = new int[1 + r + operands.length * (r + 1)];
-        m[0] = r;
-        System.arraycopy(shape, 0, m, 1, r);
-        int at = 1 + r;
-        for (Tensor t : operands) {
-            System.arraycopy(t.strides(), 0, m, at, r);
-            m[at + r] = t.offset();
-            at += r + 1;
+    private void launchGrid(String name, long gridX, int blockX, int blockY, Pointer params) {
+        if (gridX > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + ": " + gridX + " blocks, over grid x's limit");
         }
-        return ints(m);
+        CUfunction f = fn(name);
+        synchronized (lock) {
+            current();
+            cuLaunchKernel(f, (int) gridX, 1, 1, blockX, blockY, 1, 0, null, params, null);
+            cuCtxSynchronize();
+        }
     }
 
-    private Storage ints(int[] values) {
-        Storage s = allocator.raw(Math.max(1, values.length) * 4L);
-        current();
-        if (values.length > 0) {
-            cuMemcpyHtoD(ptr(s), Pointer.to(values), values.length * 4L);
-        }
+    private Scratch ints(int[] values) {
+        Scratch s = allocator.scratch(Math.max(1, values.length) * 4L);
+        copyIn(s, Pointer.to(values), values.length * 4L);
         return s;
     }
 
-    private Storage longs(long[] values) {
-        Storage s = allocator.raw(Math.max(1, values.length) * 8L);
-        current();
-        if (values.length > 0) {
-            cuMemcpyHtoD(ptr(s), Pointer.to(values), values.length * 8L);
-        }
+    private Scratch longs(long[] values) {
+        Scratch s = allocator.scratch(Math.max(1, values.length) * 8L);
+        copyIn(s, Pointer.to(values), values.length * 8L);
         return s;
+    }
+
+    private void copyIn(Scratch s, Pointer from, long bytes) {
+        if (bytes == 0) {
+            return;
+        }
+        try {
+            synchronized (lock) {
+                current();
+                cuMemcpyHtoD(s.pointer(), from, bytes);
+            }
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    private static Pointer args(Object... values) {
+        Pointer[] p = new Pointer[values.length];
+        for (int i = 0; i < values.length; i++) {
+            Object v = values[i];
+            if (v instanceof Integer x) {
+                p[i] = Pointer.to(new int[] {x});
+            } else if (v instanceof Long x) {
+                p[i] = Pointer.to(new long[] {x});
+            } else if (v instanceof Double x) {
+                p[i] = Pointer.to(new double[] {x});
+            } else if (v instanceof Scratch x) {
+                p[i] = Pointer.to(x.pointer());
+            } else if (v instanceof Tensor t) {
+                p[i] = Pointer.to(at(t));
+            } else if (v instanceof CUdeviceptr x) {
+                p[i] = Pointer.to(x);
+            } else {
+                throw new IllegalArgumentException("kernel argument " + v);
+            }
+        }
+        return Pointer.to(p);
     }
 
     @Override
@@ -197,16 +266,19 @@ public final class CudaBackend implements Backend {
         allocator.resetPeak();
     }
 
+    // The elementwise kernels take the storages' base pointers; offsets are in the meta.
+
     @Override
     public void fill(Tensor out, double value) {
         long n = out.numel();
         if (n == 0) {
             return;
         }
-        Storage m = meta(out.shape(), out);
-        launch("fill_" + suffix(out.dtype()), n, Pointer.to(Pointer.to(ptr(out.storage())), Pointer.to(ptr(m)),
-                Pointer.to(new long[] {n}), Pointer.to(new double[] {value})));
-        m.release();
+        try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out))) {
+            launch("fill_" + suffix(out.dtype()), n, args(ptr(out.storage()), m, n, value));
+        } finally {
+            keep(out);
+        }
     }
 
     @Override
@@ -215,10 +287,11 @@ public final class CudaBackend implements Backend {
         if (n == 0) {
             return;
         }
-        Storage m = meta(dst.shape(), dst, src);
-        launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, Pointer.to(Pointer.to(ptr(dst.storage())),
-                Pointer.to(ptr(src.storage())), Pointer.to(ptr(m)), Pointer.to(new long[] {n})));
-        m.release();
+        try (Scratch m = ints(KernelMeta.elementwise(dst.shape(), dst, src))) {
+            launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, args(ptr(dst.storage()), ptr(src.storage()), m, n));
+        } finally {
+            keep(src, dst);
+        }
     }
 
     @Override
@@ -227,11 +300,11 @@ public final class CudaBackend implements Backend {
         if (n == 0) {
             return;
         }
-        Storage m = meta(out.shape(), out, x);
-        launch("unary_" + suffix(out.dtype()), n, Pointer.to(Pointer.to(new int[] {kind.ordinal()}),
-                Pointer.to(new double[] {param}), Pointer.to(ptr(out.storage())), Pointer.to(ptr(x.storage())),
-                Pointer.to(ptr(m)), Pointer.to(new long[] {n})));
-        m.release();
+        try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, x))) {
+            launch("unary_" + suffix(out.dtype()), n, args(kind.ordinal(), param, ptr(out.storage()), ptr(x.storage()), m, n));
+        } finally {
+            keep(x, out);
+        }
     }
 
     @Override
@@ -240,44 +313,58 @@ public final class CudaBackend implements Backend {
         if (n == 0) {
             return;
         }
-        Storage m = meta(out.shape(), out, a, b);
-        launch("binary_" + suffix(out.dtype()), n, Pointer.to(Pointer.to(new int[] {kind.ordinal()}),
-                Pointer.to(ptr(out.storage())), Pointer.to(ptr(a.storage())), Pointer.to(ptr(b.storage())),
-                Pointer.to(ptr(m)), Pointer.to(new long[] {n})));
-        m.release();
+        try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, a, b))) {
+            launch("binary_" + suffix(out.dtype()), n,
+                    args(kind.ordinal(), ptr(out.storage()), ptr(a.storage()), ptr(b.storage()), m, n));
+        } finally {
+            keep(a, b, out);
+        }
     }
 
+    /**
+     * Many outputs: a thread each, looping over its elements. Few outputs with many elements each:
+     * blocks of 256 threads per output (a tree in shared memory), up to
+     * {@link #BLOCK_REDUCE_SPLITS} blocks per output whose partial results a second pass combines.
+     * Both orders are fixed, so results are deterministic.
+     */
     @Override
     public void reduce(ReduceKind kind, Tensor x, Tensor out) {
-        int[] xs = x.shape();
-        int r = xs.length;
-        int[] os = out.shape();
-        int[] ost = out.strides();
-        long nOut = 1;
-        int[] m = new int[1 + r + (r + 1) + (r + 1)];
-        m[0] = r;
-        for (int d = 0; d < r; d++) {
-            m[1 + d] = xs[d];
-            m[1 + r + d] = x.strides()[d];
-            boolean reduced = os[d] == 1 && xs[d] != 1;
-            m[1 + r + r + 1 + d] = reduced ? -1 : ost[d];
-            if (!reduced) {
-                nOut *= xs[d];
-            }
-        }
-        m[1 + r + r] = x.offset();
-        m[1 + r + r + 1 + r] = out.offset();
+        int[] layout = KernelMeta.reduction(x, out);
+        long nOut = KernelMeta.outputCount(layout);
+        long m = KernelMeta.reducedCount(layout);
         if (nOut == 0) {
             return;
         }
-        Storage meta = ints(m);
-        launch("reduce_" + suffix(out.dtype()), nOut, Pointer.to(Pointer.to(new int[] {kind == ReduceKind.SUM ? 0 : 1}),
-                Pointer.to(ptr(out.storage())), Pointer.to(ptr(x.storage())), Pointer.to(ptr(meta)), Pointer.to(new long[] {nOut})));
-        meta.release();
+        int k = kind == ReduceKind.SUM ? 0 : 1;
+        String s = suffix(out.dtype());
+        CUdeviceptr o = ptr(out.storage());
+        CUdeviceptr xs = ptr(x.storage());
+        try (Scratch meta = ints(layout)) {
+            if (nOut >= BLOCK_REDUCE_OUTPUTS || m < BLOCK_REDUCE_MIN) {
+                launch("reduce_" + s, nOut, args(k, o, xs, meta, nOut));
+                return;
+            }
+            long chunk = Math.max(BLOCK_REDUCE_CHUNK, (m + BLOCK_REDUCE_SPLITS - 1) / BLOCK_REDUCE_SPLITS);
+            int splits = (int) ((m + chunk - 1) / chunk);
+            chunk = (m + splits - 1) / splits;
+            if (splits == 1) {
+                launchGrid("reduce_blocks_" + s, nOut, 256, 1, args(k, o, new CUdeviceptr(), xs, meta, nOut, 1, chunk));
+                return;
+            }
+            try (Scratch partial = allocator.scratch(nOut * splits * 8)) {
+                launchGrid("reduce_blocks_" + s, nOut * splits, 256, 1, args(k, o, partial, xs, meta, nOut, splits, chunk));
+                launch("reduce_finish_" + s, nOut, args(k, o, partial, meta, nOut, splits));
+            }
+        } finally {
+            keep(x, out);
+        }
     }
 
     @Override
     public void matmul(Tensor a, Tensor b, Tensor out) {
+        if (!out.isContiguous() || out.offset() != 0) {
+            throw new IllegalArgumentException("matmul output must be a fresh contiguous tensor");
+        }
         int rank = out.rank();
         int[] os = out.shape();
         int m = os[rank - 2];
@@ -292,34 +379,37 @@ public final class CudaBackend implements Backend {
             fill(out, 0);
             return;
         }
-        long[] ao = offs.a();
-        long[] bo = offs.b();
-        Storage aOff = longs(ao);
-        Storage bOff = longs(bo);
-        Pointer params = Pointer.to(Pointer.to(ptr(a.storage())), Pointer.to(ptr(b.storage())), Pointer.to(ptr(out.storage())),
-                Pointer.to(ptr(aOff)), Pointer.to(ptr(bOff)), Pointer.to(new int[] {m}), Pointer.to(new int[] {n}),
-                Pointer.to(new int[] {k}), Pointer.to(new int[] {a.strides()[rank - 2]}), Pointer.to(new int[] {a.strides()[rank - 1]}),
-                Pointer.to(new int[] {b.strides()[rank - 2]}), Pointer.to(new int[] {b.strides()[rank - 1]}));
-        synchronized (this) {
-            current();
-            cuLaunchKernel(fn("matmul_" + suffix(out.dtype())), (n + 63) / 64, (m + 63) / 64, batch, 16, 16, 1, 0, null, params, null);
-            cuCtxSynchronize();
+        // Every tile along grid x (see matmul_t), in launches of at most 2^31 - 1 blocks.
+        long tiles = (long) ((n + 63) / 64) * ((m + 63) / 64);
+        int perLaunch = (int) Math.max(1, Math.min(batch, Integer.MAX_VALUE / tiles));
+        try (Scratch aOff = longs(offs.a()); Scratch bOff = longs(offs.b())) {
+            for (int p0 = 0; p0 < batch; p0 += perLaunch) {
+                int count = Math.min(perLaunch, batch - p0);
+                launchGrid("matmul_" + suffix(out.dtype()), tiles * count, 16, 16, args(ptr(a.storage()), ptr(b.storage()),
+                        ptr(out.storage()), aOff, bOff, m, n, k, a.strides()[rank - 2], a.strides()[rank - 1],
+                        b.strides()[rank - 2], b.strides()[rank - 1], p0));
+            }
+        } finally {
+            keep(a, b, out);
         }
-        aOff.release();
-        bOff.release();
     }
 
     @Override
     public void oneHot(Tensor labels, Tensor out) {
-        Tensor lab = labels.contiguous();
-        long n = lab.numel();
         int classes = out.shape()[out.rank() - 1];
-        if (n == 0 || classes == 0) {
+        if (labels.numel() == 0 || classes == 0) {
             return;
         }
-        CUdeviceptr base = ptr(lab.storage()).withByteOffset(lab.offset() * 8L);
-        launch("onehot_" + suffix(out.dtype()), n * classes, Pointer.to(Pointer.to(base), Pointer.to(ptr(out.storage())),
-                Pointer.to(new long[] {n}), Pointer.to(new int[] {classes})));
+        // A temporary contiguous copy is released here (an Alloc and its Free), not left to the collector.
+        Tensor lab = labels.contiguous();
+        try {
+            launch("onehot_" + suffix(out.dtype()), lab.numel() * classes, args(lab, ptr(out.storage()), lab.numel(), classes));
+        } finally {
+            if (lab != labels) {
+                lab.storage().release();
+            }
+            keep(labels, lab, out);
+        }
     }
 
     private static int lastDim(Tensor t) {
@@ -337,8 +427,11 @@ public final class CudaBackend implements Backend {
             return;
         }
         int rows = (int) (x.numel() / d);
-        launchRows("softmax_" + suffix(x.dtype()), rows, Pointer.to(Pointer.to(at(x)), Pointer.to(at(out)),
-                Pointer.to(new int[] {rows}), Pointer.to(new int[] {d}), Pointer.to(new int[] {log ? 1 : 0})));
+        try {
+            launchGrid("softmax_" + suffix(x.dtype()), rows, 256, 1, args(x, out, rows, d, log ? 1 : 0));
+        } finally {
+            keep(x, out);
+        }
     }
 
     @Override
@@ -348,8 +441,11 @@ public final class CudaBackend implements Backend {
             return;
         }
         int rows = (int) (y.numel() / d);
-        launchRows("softmax_back_" + suffix(y.dtype()), rows, Pointer.to(Pointer.to(at(y)), Pointer.to(at(g)), Pointer.to(at(dx)),
-                Pointer.to(new int[] {rows}), Pointer.to(new int[] {d}), Pointer.to(new int[] {log ? 1 : 0})));
+        try {
+            launchGrid("softmax_back_" + suffix(y.dtype()), rows, 256, 1, args(y, g, dx, rows, d, log ? 1 : 0));
+        } finally {
+            keep(y, g, dx);
+        }
     }
 
     @Override
@@ -359,9 +455,11 @@ public final class CudaBackend implements Backend {
             return;
         }
         int rows = (int) (x.numel() / d);
-        launchRows("layernorm_" + suffix(x.dtype()), rows, Pointer.to(Pointer.to(at(x)), Pointer.to(at(weight)), Pointer.to(at(bias)),
-                Pointer.to(new double[] {eps}), Pointer.to(at(out)), Pointer.to(at(xhat)), Pointer.to(at(rstd)),
-                Pointer.to(new int[] {rows}), Pointer.to(new int[] {d})));
+        try {
+            launchGrid("layernorm_" + suffix(x.dtype()), rows, 256, 1, args(x, weight, bias, eps, out, xhat, rstd, rows, d));
+        } finally {
+            keep(x, weight, bias, out, xhat, rstd);
+        }
     }
 
     @Override
@@ -372,62 +470,47 @@ public final class CudaBackend implements Backend {
         }
         int rows = (int) (g.numel() / d);
         String s = suffix(g.dtype());
-        if (dx != null && rows > 0) {
-            launchRows("layernorm_back_" + s, rows, Pointer.to(Pointer.to(at(g)), Pointer.to(at(weight)), Pointer.to(at(xhat)),
-                    Pointer.to(at(rstd)), Pointer.to(at(dx)), Pointer.to(new int[] {rows}), Pointer.to(new int[] {d})));
-        }
-        if (dw != null || db != null) {
-            launch("column_sums_" + s, d, Pointer.to(Pointer.to(at(g)), Pointer.to(at(xhat)),
-                    Pointer.to(dw == null ? new CUdeviceptr() : at(dw)), Pointer.to(db == null ? new CUdeviceptr() : at(db)),
-                    Pointer.to(new int[] {rows}), Pointer.to(new int[] {d})));
+        try {
+            if (dx != null && rows > 0) {
+                launchGrid("layernorm_back_" + s, rows, 256, 1, args(g, weight, xhat, rstd, dx, rows, d));
+            }
+            if (dw != null || db != null) {
+                launch("column_sums_" + s, d, args(g, xhat, dw == null ? new CUdeviceptr() : at(dw),
+                        db == null ? new CUdeviceptr() : at(db), rows, d));
+            }
+        } finally {
+            keep(g, weight, xhat, rstd, dx, dw, db);
         }
     }
 
     @Override
     public void upload(Tensor host, Tensor dst) {
-        long n = host.numel();
-        if (n == 0) {
+        if (host.numel() == 0) {
             return;
         }
-        double[] v = host.toDoubleArray();
-        int w = dst.dtype().bytes();
-        ByteBuffer buf = ByteBuffer.allocateDirect((int) (n * w)).order(ByteOrder.nativeOrder());
-        for (double x : v) {
-            switch (dst.dtype()) {
-                case FLOAT32 -> buf.putFloat((float) x);
-                case FLOAT64 -> buf.putDouble(x);
-                case INT64 -> buf.putLong((long) x);
+        Tensor h = host.dtype() == dst.dtype() ? host.contiguous() : host.to(dst.dtype());
+        try {
+            Transfers.upload(h, at(dst), dst.dtype(), lock, this::current);
+        } finally {
+            if (h != host) {
+                h.storage().release();
             }
-        }
-        buf.flip();
-        synchronized (this) {
-            current();
-            cuMemcpyHtoD(at(dst), Pointer.to(buf), n * w);
+            keep(host, h, dst);
         }
     }
 
     @Override
     public double[] toDoubles(Tensor t) {
-        Tensor c = t.isContiguous() ? t : t.contiguous();
-        int n = (int) c.numel();
-        double[] out = new double[n];
-        if (n == 0) {
-            return out;
+        // A temporary contiguous copy is released here (an Alloc and its Free), not left to the collector.
+        Tensor c = t.contiguous();
+        try {
+            return Transfers.download(at(c), (int) c.numel(), c.dtype(), lock, this::current);
+        } finally {
+            if (c != t) {
+                c.storage().release();
+            }
+            keep(t, c);
         }
-        int w = c.dtype().bytes();
-        ByteBuffer buf = ByteBuffer.allocateDirect(n * w).order(ByteOrder.nativeOrder());
-        synchronized (this) {
-            current();
-            cuMemcpyDtoH(Pointer.to(buf), at(c), (long) n * w);
-        }
-        for (int i = 0; i < n; i++) {
-            out[i] = switch (c.dtype()) {
-                case FLOAT32 -> buf.getFloat(i * 4);
-                case FLOAT64 -> buf.getDouble(i * 8);
-                case INT64 -> buf.getLong(i * 8);
-            };
-        }
-        return out;
     }
 
     @Override

@@ -1,0 +1,51 @@
+package io.gradscope.app.cli;
+
+import io.gradscope.engine.diagnose.FiniteOrigin;
+import io.gradscope.engine.diagnose.Health;
+import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.tensor.Tensor;
+import java.nio.file.Path;
+
+/** How {@code run} reports a NaN or infinity: one line, and with --check-finite where it was born. */
+final class Finite {
+    private Finite() {
+    }
+
+    /** Prints the finding (if any) and returns the exit status: 3 when checking and something is not finite. */
+    static int report(Path program, ProgramRun run, boolean check) {
+        if (check) {
+            FiniteOrigin.Report r = FiniteOrigin.find(run.trace());
+            if (!r.anyBad()) {
+                return 0;
+            }
+            FiniteOrigin.Finding f = r.origin();
+            String what = f.phase() == FiniteOrigin.Phase.FORWARD
+                    ? "the first NaN or infinity was born in the value of '" + f.title() + "'"
+                    : "the first NaN or infinity was born in the gradient that '" + f.title() + "' sends back (its value is finite)";
+            System.err.println(program + ":" + f.source().line() + ":" + f.source().column() + ": warning: " + what + ": " + f.why());
+            return 3;
+        }
+        String bad = summary(run);
+        if (bad != null) {
+            System.err.println(program + ": warning: " + bad + "; run with --check-finite to find where it was born");
+        }
+        return 0;
+    }
+
+    /** What is not finite among the objective and the leaves' gradients, in words; null when all are. */
+    private static String summary(ProgramRun run) {
+        Health obj = Health.of(run.objective());
+        if (!obj.finite()) {
+            return "the objective is " + (obj.nan() > 0 ? "NaN" : obj.posInf() > 0 ? "+Inf" : "−Inf");
+        }
+        for (Leaf l : run.leaves()) {
+            Tensor g = l.grad() ? run.gradient(l.name()) : null;
+            Health h = Health.of(g);
+            if (g != null && !h.finite()) {
+                return "the gradient of '" + l.name() + "' holds " + h.badText();
+            }
+        }
+        return null;
+    }
+}

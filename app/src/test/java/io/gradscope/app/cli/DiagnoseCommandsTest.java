@@ -1,0 +1,65 @@
+package io.gradscope.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** run --check-finite, gradcheck and diff from the command line. */
+class DiagnoseCommandsTest {
+    private static final String MLP = "../assets/examples/mlp.grad";
+
+    @Test
+    void checkFiniteNamesTheProducerAndExitsThree(@TempDir Path tmp) throws IOException {
+        Path p = tmp.resolve("nan.grad");
+        Files.writeString(p, "a = param(4, init=\"ones\")\nb = a - 3\nc = log(b)\nd = c * 2 + a\nL = sum(d)\n");
+        Cli.Result checked = Cli.run("run", p.toString(), "--check-finite");
+        assertEquals(3, checked.status(), checked.err());
+        assertEquals(p + ":3:5: warning: the first NaN or infinity was born in the value of 'c': log gave 4 NaN from finite "
+                + "inputs; b: min −2, max −2, 4 negative", checked.err().strip());
+        Cli.Result plain = Cli.run("run", p.toString());
+        assertEquals(0, plain.status());
+        assertEquals(p + ": warning: the objective is NaN; run with --check-finite to find where it was born", plain.err().strip());
+    }
+
+    @Test
+    void checkFiniteFindsABackwardOnlyProducer(@TempDir Path tmp) throws IOException {
+        Path p = tmp.resolve("sqrt.grad");
+        Files.writeString(p, "a = param(4, init=\"ones\")\nz = a - 1\ns = sqrt(z)\nt = s * a\nL = sum(t)\n");
+        Cli.Result r = Cli.run("run", p.toString(), "--check-finite");
+        assertEquals(3, r.status(), r.err());
+        assertTrue(r.err().startsWith(p + ":3:5: warning: the first NaN or infinity was born in the gradient that 's' sends back"),
+                r.err());
+        assertEquals(0, Cli.run("run", MLP, "--check-finite").status(), "a healthy program");
+    }
+
+    @Test
+    void gradcheckPassesEveryNodeOfTheMlp() {
+        Cli.Result r = Cli.run("gradcheck", MLP);
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().strip().endsWith("6 passed, 0 failed"), r.out());
+        assertTrue(r.out().lines().anyMatch(l -> l.startsWith("loss") && l.contains("cross_entropy") && l.endsWith("ok")), r.out());
+        Cli.Result one = Cli.run("gradcheck", MLP, "--node", "h");
+        assertTrue(one.out().strip().endsWith("1 passed, 0 failed"), one.out());
+        Cli.Result bad = Cli.run("gradcheck", MLP, "--node", "hh");
+        assertEquals(2, bad.status());
+        assertEquals("error: --node hh: no node with a gradient is named 'hh' (did you mean 'h'?)", bad.err().strip());
+    }
+
+    @Test
+    void diffRanksTheValuesOfTwoRuns() {
+        Cli.Result r = Cli.run("diff", MLP, "--top", "5");
+        assertEquals(0, r.status(), r.err());
+        assertEquals(6, r.out().strip().lines().count(), r.out());
+        Cli.Result same = Cli.run("diff", MLP, "--a", "dtype=float64");
+        assertTrue(same.out().lines().skip(1).allMatch(l -> l.contains("0.000e+00")), same.out());
+        Cli.Result bad = Cli.run("diff", MLP, "--a", "dtype=float16");
+        assertEquals(2, bad.status());
+        assertEquals("error: --a: dtype must be float32 or float64, not 'float16'", bad.err().strip());
+        assertEquals(2, Cli.run("diff", MLP, "--b", "colour=red").status());
+    }
+}

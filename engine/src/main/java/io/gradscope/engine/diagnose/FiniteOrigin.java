@@ -1,0 +1,162 @@
+package io.gradscope.engine.diagnose;
+
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.TensorStats;
+import io.gradscope.engine.trace.Source;
+import io.gradscope.engine.trace.Trace;
+import io.gradscope.engine.trace.TraceEvent;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a NaN or an infinity was born. In the forward pass, the first value whose inputs are all
+ * finite but which is not is the producer; values computed from non-finite inputs only pass it on
+ * (propagators). In the backward pass, the first step that received a finite upstream gradient
+ * but sent a non-finite contribution is the producer (e.g. {@code sqrt} at 0). Each finding says
+ * why, with its inputs' statistics.
+ *
+ * <pre>{@code
+ * FiniteOrigin.Report r = FiniteOrigin.find(run.trace());
+ * r.origin();        // the producer, or null when everything is finite
+ * r.propagators();   // trace ids of the values that only passed it on
+ * }</pre>
+ */
+public final class FiniteOrigin {
+    private FiniteOrigin() {
+    }
+
+    /** Which sweep a finding is in. */
+    public enum Phase { FORWARD, BACKWARD }
+
+    /**
+     * A producer: the value {@code node} (a vertex of the trace graph) in {@code phase}, its op,
+     * its source position, and {@code why} in words (its inputs' statistics).
+     */
+    public record Finding(Phase phase, long node, String title, String op, Source source, String why) {
+    }
+
+    /** The first producer (forward before backward) and the ids of every propagator, per phase. */
+    public record Report(Finding origin, List<Long> forwardPropagators, List<Long> backwardPropagators,
+                         Map<Long, Health> valueHealth, Map<Long, Health> gradientHealth) {
+        /** Whether some value or gradient was not finite. */
+        public boolean anyBad() {
+            return origin != null;
+        }
+    }
+
+    /** Looks through a run's trace: forward values first, then the backward steps. */
+    public static Report find(Trace trace) {
+        TraceGraph g = TraceGraph.of(trace);
+        Map<Long, Health> values = new HashMap<>();
+        Finding origin = null;
+        List<Long> forwardProp = new ArrayList<>();
+        for (TraceGraph.Vertex v : g.vertices()) {
+            Health h = Health.of(v.value());
+            values.put(v.id(), h);
+            if (h.finite()) {
+                continue;
+            }
+            List<TraceGraph.Vertex> inputs = inputs(g, v);
+            boolean inputsFinite = inputs.stream().allMatch(in -> values.get(in.id()).finite());
+            if (inputsFinite && origin == null) {
+                origin = new Finding(Phase.FORWARD, v.id(), v.title(), v.op(), v.source(), forwardWhy(v, h, inputs));
+            } else if (!inputsFinite) {
+                forwardProp.add(v.id());
+            }
+        }
+        Map<Long, Health> grads = new HashMap<>();
+        List<Long> backwardProp = new ArrayList<>();
+        Finding backward = null;
+        for (TraceEvent e : trace.events()) {
+            if (!(e instanceof TraceEvent.BackwardStep s)) {
+                continue;
+            }
+            Health up = Health.of(s.upstream());
+            grads.put(s.node(), up);
+            if (!up.finite()) {
+                backwardProp.add(s.node());
+                continue;
+            }
+            for (TraceEvent.Contribution c : s.contributions()) {
+                Health ch = Health.of(c.gradient());
+                if (!ch.finite() && backward == null) {
+                    int at = g.indexOf(s.node());
+                    TraceGraph.Vertex v = at >= 0 ? g.vertex(at) : null;
+                    backward = new Finding(Phase.BACKWARD, s.node(), v == null ? s.op() : v.title(), s.op(),
+                            v == null ? Source.NONE : v.source(), backwardWhy(g, v, s, c, ch, up));
+                }
+            }
+        }
+        return new Report(origin != null ? origin : backward, List.copyOf(forwardProp), List.copyOf(backwardProp),
+                Map.copyOf(values), Map.copyOf(grads));
+    }
+
+    private static List<TraceGraph.Vertex> inputs(TraceGraph g, TraceGraph.Vertex v) {
+        List<TraceGraph.Vertex> out = new ArrayList<>();
+        for (TraceGraph.Edge e : g.inEdges(v.index())) {
+            out.add(g.vertex(e.from()));
+        }
+        return out;
+    }
+
+    private static String forwardWhy(TraceGraph.Vertex v, Health h, List<TraceGraph.Vertex> inputs) {
+        if (v.kind() != TraceGraph.Kind.OP) {
+            return "the " + v.op() + " '" + v.title() + "' holds " + h.badText() + " of " + count(v.value()) + " values";
+        }
+        StringBuilder sb = new StringBuilder(v.op() + " gave " + h.badText() + " from finite inputs");
+        for (TraceGraph.Vertex in : inputs) {
+            sb.append("; ").append(in.title()).append(": ").append(describe(in.value()));
+        }
+        return sb.toString();
+    }
+
+    private static String backwardWhy(TraceGraph g, TraceGraph.Vertex v, TraceEvent.BackwardStep s, TraceEvent.Contribution c,
+                                      Health bad, Health up) {
+        StringBuilder sb = new StringBuilder("the gradient of " + s.op() + " for its input " + (c.input() + 1) + " is "
+                + bad.badText() + " from a finite upstream gradient");
+        if (v != null) {
+            List<TraceGraph.Vertex> inputs = inputs(g, v);
+            for (TraceGraph.Vertex in : inputs) {
+                sb.append("; ").append(in.title()).append(": ").append(describe(in.value()));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static long count(Tensor t) {
+        return t == null ? 0 : Shapes.numel(t.shape());
+    }
+
+    /** An input's statistics in words: "min −0.31, max 2.4, 12 zeros". */
+    static String describe(Tensor t) {
+        if (t == null) {
+            return "unknown";
+        }
+        TensorStats s = TensorStats.of(t);
+        Health h = Health.of(t);
+        StringBuilder sb = new StringBuilder("min " + num(s.min()) + ", max " + num(s.max()));
+        if (h.zero() > 0) {
+            sb.append(", ").append(h.zero()).append(h.zero() == 1 ? " zero" : " zeros");
+        }
+        if (h.negative() > 0 && s.min() < 0) {
+            sb.append(", ").append(h.negative()).append(" negative");
+        }
+        if (!h.finite()) {
+            sb.append(", ").append(h.badText());
+        }
+        return sb.toString();
+    }
+
+    private static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        String s = v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v)
+                : new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toString();
+        return s.replace("-", "−");
+    }
+}

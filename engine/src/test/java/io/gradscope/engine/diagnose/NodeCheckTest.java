@@ -1,0 +1,85 @@
+package io.gradscope.engine.diagnose;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.autograd.Backward;
+import io.gradscope.engine.autograd.Gradients;
+import io.gradscope.engine.ops.Op;
+import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** A planted wrong VJP is found at exactly its node; correct programs pass everywhere. */
+class NodeCheckTest {
+    /** x² with a planted mistake in its VJP: g ⊙ x instead of 2·g ⊙ x. */
+    static final class WrongSquare extends Op {
+        @Override
+        public String name() {
+            return "mul";
+        }
+
+        @Override
+        public String label() {
+            return "wrong_square";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = g ⊙ x  (planted mistake: should be 2·g ⊙ x)";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            return shapes[0].clone();
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return Ops.mul(in[0], in[0]);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            return new Tensor[] {Ops.mul(g, ctx.input(0))};
+        }
+    }
+
+    @Test
+    void thePlantedWrongVjpFailsAndNothingElse() {
+        Tensor x = Tensor.of(new double[] {0.3, -1.2, 0.8, 2.0}, 2, 2).setRequiresGrad(true);
+        Tensor w = Tensor.of(new double[] {0.5, -0.25, 1.5, 0.75}, 2, 2).setRequiresGrad(true);
+        Tensor h = Ops.tanh(Ops.matmul(x, w));
+        Tensor wrong = Ops.apply(new WrongSquare(), h);
+        Tensor loss = Ops.mean(Ops.mul(Ops.sigmoid(wrong), h));
+        Gradients g = Backward.run(loss);
+        List<NodeCheck.Result> results = NodeCheck.all(g.byNode().keySet(), 64);
+        assertEquals(6, results.size(), "matmul, tanh, wrong_square, sigmoid, mul, mean");
+        for (NodeCheck.Result r : results) {
+            boolean planted = r.node().op() instanceof WrongSquare;
+            assertEquals(!planted, r.ok(), r.node().op().label() + ": " + r.worst());
+            assertTrue(r.checked() > 0);
+        }
+    }
+
+    @Test
+    void everyExampleNodePasses() {
+        for (String ex : List.of("mlp.grad", "transformer_block.grad", "course/05_layernorm.grad")) {
+            ProgramRun run = Program.load(Path.of("../assets/examples").resolve(ex)).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+            List<NodeCheck.Result> results = NodeCheck.all(run.gradients().byNode().keySet(), 16);
+            assertFalse(results.isEmpty());
+            for (NodeCheck.Result r : results) {
+                assertTrue(r.ok(), ex + " " + r.node().op().label() + ": " + r.worst());
+            }
+        }
+    }
+}
