@@ -18,7 +18,9 @@ import picocli.CommandLine.Option;
             "Workloads: sgemm/dgemm at n = 256, 512, 1024, 2048 (GFLOP/s, all cores), the plain-loop sgemm at 1024 "
                 + "as a baseline, per-op overhead (a chain of 1,000 elementwise ops on shape (4,), forward + backward), "
                 + "an MLP training step (784-512-512-10, batch 128, float32), LayerNorm and softmax forward + backward "
-                + "on (4096, 1024), and building + running backward on a 10,000-node graph."})
+                + "on (4096, 1024), building + running backward on a 10,000-node graph, and the Jacobian of a function of a "
+                + "10,000-vector (elementwise, and banded with three diagonals) compressed by a row coloring against "
+                + "dense (10,000 VJPs)."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;

@@ -66,6 +66,7 @@ final class Workloads {
         w.add(new Workload("softmax_fwdbwd_ms", "ms", 3, Workloads::softmax));
         w.add(new Workload("graph_10k_build_backward_ms", "ms", 5, () -> Workloads::graph10k));
         w.addAll(DerivativeWorkloads.all());
+        w.addAll(JacobianWorkloads.all());
         return w;
     }
 

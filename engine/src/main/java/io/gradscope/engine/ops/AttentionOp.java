@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -31,6 +32,42 @@ final class AttentionOp extends Op {
     @Override
     public String rule() {
         return "dV = Pᵀ·G, dP = G·Vᵀ, dS = P ⊙ (dP − rowsum(dP ⊙ P)), dQ = dS·K/√d, dK = dSᵀ·Q/√d";
+    }
+
+    /**
+     * Output row i depends on the value rows its query sees (column by column), and, when it sees
+     * two keys or more, on query row i and those key rows (with one key the weight is the constant
+     * 1). The causal mask hides keys after i.
+     */
+    @Override
+    public Pattern dependencies(int input, int[][] s) {
+        int r = s[0].length;
+        int batch = Dependencies.numel(Arrays.copyOf(s[0], r - 2));
+        int tq = s[0][r - 2];
+        int d = s[0][r - 1];
+        int tk = s[1][r - 2];
+        int dv = s[2][r - 1];
+        Pattern.Builder b = new Pattern.Builder(batch * tq * dv, Dependencies.numel(s[input]));
+        for (int bi = 0; bi < batch; bi++) {
+            for (int i = 0; i < tq; i++) {
+                int visible = causal ? Math.min(i + 1, tk) : tk;
+                for (int c = 0; c < dv; c++) {
+                    if (input == 2) {
+                        for (int j = 0; j < visible; j++) {
+                            b.add((bi * tk + j) * dv + c);
+                        }
+                    } else if (visible >= 2) {
+                        int rows = input == 0 ? 1 : visible;
+                        int first = input == 0 ? bi * tq + i : bi * tk;
+                        for (int e = 0; e < rows * d; e++) {
+                            b.add(first * d + e);
+                        }
+                    }
+                    b.endRow();
+                }
+            }
+        }
+        return b.build();
     }
 
     @Override

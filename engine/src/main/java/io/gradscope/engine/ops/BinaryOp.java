@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -55,6 +56,12 @@ public final class BinaryOp extends Op {
     @Override
     public String rule() {
         return rule;
+    }
+
+    /** Elementwise with broadcasting: each output element depends on the element of each input broadcast onto it. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        return Dependencies.broadcast(Shapes.broadcast(quoted, shapes[0], shapes[1]), shapes[input]);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -23,6 +24,28 @@ final class CrossEntropyOp extends Op {
     @Override
     public String rule() {
         return "dz = g ⊙ (softmax(z) − onehot(t)) / N";
+    }
+
+    /** The loss depends on every logit (with one class it is the constant 0); the labels take no derivative. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] z = shapes[0];
+        boolean classes = z.length > 0 && z[z.length - 1] >= 2;
+        return input == 0 && classes ? Dependencies.all(new int[0], z) : Dependencies.none(new int[0], shapes[input]);
+    }
+
+    /** At these values, the logits where softmax − onehot is not zero (a −∞ logit, or one that underflowed). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        if (input != 0) {
+            return super.localDependencies(input, ctx);
+        }
+        double[] d = ctx.saved(0).toDoubleArray();
+        int[] src = new int[d.length];
+        for (int e = 0; e < d.length; e++) {
+            src[e] = d[e] != 0 ? 0 : -1;
+        }
+        return Pattern.scatter(src, 1);
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -30,6 +31,21 @@ final class LayerNormOp extends Op {
     @Override
     public String rule() {
         return "dx = r ⊙ (ĝ − mean(ĝ) − x̂ ⊙ mean(ĝ ⊙ x̂)), ĝ = g ⊙ w; dw = Σ g ⊙ x̂; db = Σ g";
+    }
+
+    /**
+     * x: a block per row; weight and bias: element j of the vector for column j. With one column the
+     * output is the bias alone (x − mean(x) = 0).
+     */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] x = shapes[0];
+        boolean wide = x[x.length - 1] >= 2;
+        return switch (input) {
+            case 0 -> wide ? Dependencies.blocks(x, new int[] {x.length - 1}) : Dependencies.none(x, x);
+            case 1 -> wide ? Dependencies.lastAxis(x) : Dependencies.none(x, shapes[1]);
+            default -> Dependencies.lastAxis(x);
+        };
     }
 
     @Override

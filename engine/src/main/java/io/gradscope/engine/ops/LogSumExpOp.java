@@ -1,5 +1,6 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -27,6 +28,26 @@ final class LogSumExpOp extends Op {
     @Override
     public String rule() {
         return "dx = broadcast(g) ⊙ exp(x − y)";
+    }
+
+    /** Each output element depends on the elements reduced into it. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        return Dependencies.reduce(shapes[0], Shapes.axes("logsumexp", axes, shapes[0].length));
+    }
+
+    /** At these values, the elements whose weight exp(x − y) is not zero (a −∞ is masked out). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        Tensor x = ctx.input(0);
+        int[] g = Dependencies.groups(x.shape(), Shapes.axes("logsumexp", axes, x.rank()));
+        double[] xv = x.toDoubleArray();
+        double[] yv = ctx.output().toDoubleArray();
+        int[] target = new int[xv.length];
+        for (int e = 0; e < xv.length; e++) {
+            target[e] = Math.exp(xv[e] - yv[g[e]]) != 0 ? g[e] : -1;
+        }
+        return Pattern.scatter(target, yv.length);
     }
 
     @Override

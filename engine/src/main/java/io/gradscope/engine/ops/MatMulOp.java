@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -23,6 +24,33 @@ public final class MatMulOp extends Op {
     @Override
     public String rule() {
         return "dX = G·Wᵀ, dW = Xᵀ·G";
+    }
+
+    /** Output (b, i, j) depends on row i of A and column j of B, in the batch broadcast onto b. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] a = as2d(shapes[0], true);
+        int[] b = as2d(shapes[1], false);
+        int[] batch = Shapes.broadcast("'@' batch dimensions of", batchOf(a), batchOf(b));
+        int m = a[a.length - 2];
+        int k = a[a.length - 1];
+        int n = b[b.length - 1];
+        int[] operand = input == 0 ? a : b;
+        int[] at = Dependencies.walk(batch, Dependencies.broadcastStrides(batchOf(operand), batch), 0);
+        int per = input == 0 ? m * k : k * n;
+        Pattern.Builder pb = new Pattern.Builder(at.length * m * n, Dependencies.numel(shapes[input]));
+        for (int bi = 0; bi < at.length; bi++) {
+            int base = at[bi] * per;
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    for (int kk = 0; kk < k; kk++) {
+                        pb.add(input == 0 ? base + i * k + kk : base + kk * n + j);
+                    }
+                    pb.endRow();
+                }
+            }
+        }
+        return pb.build();
     }
 
     @Override

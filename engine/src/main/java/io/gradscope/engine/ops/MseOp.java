@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -18,6 +19,13 @@ final class MseOp extends Op {
     @Override
     public String rule() {
         return "da = g ⊙ 2(a − b)/n, db = −da";
+    }
+
+    /** The mean depends on every element of both inputs (nothing when the broadcast shape is empty). */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        long n = Shapes.numel(Shapes.broadcast("mse", shapes[0], shapes[1]));
+        return n > 0 ? Dependencies.all(new int[0], shapes[input]) : Dependencies.none(new int[0], shapes[input]);
     }
 
     @Override

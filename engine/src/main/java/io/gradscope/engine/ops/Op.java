@@ -1,5 +1,6 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -20,6 +21,29 @@ public abstract class Op {
 
     /** The VJP as short text ({@code "dX = G·Wᵀ, dW = Xᵀ·G"}). */
     public abstract String rule();
+
+    /**
+     * The dependency rule: which output elements can depend on which elements of input {@code input}
+     * for some input values, i.e. the global sparsity pattern of ∂output/∂input, {@code output.numel
+     * x input.numel} with both flattened in C order, for inputs of these shapes. An input that takes
+     * no derivative (int64 labels) gives an empty pattern. Null where the op has no rule: sparsity
+     * detection then assumes every entry, and the completeness test fails.
+     *
+     * <pre>{@code
+     * OpRegistry.create("relu", Map.of()).dependencies(0, new int[][] {{3}});   // the 3 x 3 diagonal
+     * }</pre>
+     */
+    public Pattern dependencies(int input, int[][] shapes) {
+        return null;
+    }
+
+    /**
+     * The pattern at the values of one forward pass ({@code ctx}): a subset of the global one where
+     * the op is piecewise (ReLU's negative side, the elements of amax that are not the maximum).
+     */
+    public Pattern localDependencies(int input, OpContext ctx) {
+        return dependencies(input, Dependencies.shapes(ctx));
+    }
 
     /**
      * The shape rule: the output shape for inputs of these shapes and dtypes, or a

@@ -1,6 +1,8 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -25,6 +27,21 @@ final class PowOp extends Op {
     @Override
     public String rule() {
         return "dx = g ⊙ c·x^(c−1)";
+    }
+
+    /** The diagonal (nothing for the exponent 0: a constant). */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int n = Dependencies.numel(shapes[0]);
+        return exponent == 0 ? Pattern.empty(n, n) : Pattern.identity(n);
+    }
+
+    /** The diagonal where c·x^(c−1) is not zero (x = 0 for c > 1). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        try (var off = GradMode.disable()) {
+            return Dependencies.diagonalWhere(derivative(ctx).viewExpand(ctx.input(0).shape()).toDoubleArray());
+        }
     }
 
     @Override

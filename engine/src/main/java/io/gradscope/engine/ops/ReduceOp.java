@@ -3,6 +3,7 @@ package io.gradscope.engine.ops;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -43,6 +44,29 @@ public final class ReduceOp extends Op {
             // NOTE: ties share the gradient evenly, as torch.amax.
             case AMAX -> "dx = broadcast(g) ⊙ [x = max] / #ties";
         };
+    }
+
+    /** Each output element depends on the elements reduced into it. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        return Dependencies.reduce(shapes[0], Shapes.axes(name(), axes, shapes[0].length));
+    }
+
+    /** amax: only the elements equal to their maximum (the ties share the gradient). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        if (kind != Kind.AMAX) {
+            return super.localDependencies(input, ctx);
+        }
+        Tensor x = ctx.input(0);
+        int[] g = Dependencies.groups(x.shape(), Shapes.axes(name(), axes, x.rank()));
+        double[] xv = x.toDoubleArray();
+        double[] yv = ctx.output().toDoubleArray();
+        int[] target = new int[xv.length];
+        for (int e = 0; e < xv.length; e++) {
+            target[e] = xv[e] == yv[g[e]] ? g[e] : -1;
+        }
+        return Pattern.scatter(target, yv.length);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.gradscope.engine.ops;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -27,6 +28,13 @@ final class RmsNormOp extends Op {
     @Override
     public String rule() {
         return "dx = r ⊙ (ĝ − x̂ ⊙ mean(ĝ ⊙ x̂)), ĝ = g ⊙ w; dw = Σ g ⊙ x̂";
+    }
+
+    /** x: a block per row; weight: element j of the vector for column j. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] x = shapes[0];
+        return input == 0 ? Dependencies.blocks(x, new int[] {x.length - 1}) : Dependencies.lastAxis(x);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -27,6 +28,44 @@ final class SoftmaxOp extends Op {
     @Override
     public String rule() {
         return log ? "dx = g − exp(y) ⊙ Σg" : "dx = y ⊙ (g − ⟨g, y⟩)";
+    }
+
+    /** A block per slice along the axis; nothing when the axis has one element (the output is a constant). */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] s = shapes[0];
+        if (s.length == 0 || s[Shapes.axis(name(), axis, s.length)] <= 1) {
+            return Dependencies.none(s, s);
+        }
+        return Dependencies.blocks(s, new int[] {Shapes.axis(name(), axis, s.length)});
+    }
+
+    /**
+     * At these values, the entries whose derivative is not zero: yᵢ(δᵢⱼ − yⱼ) for softmax, δᵢⱼ − yⱼ for
+     * log_softmax. A weight of exactly 0 (a −∞ mask, or underflow) cuts its column, and its row too
+     * for softmax.
+     */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        Pattern global = dependencies(0, new int[][] {ctx.input(0).shape()});
+        double[] p = ctx.output().toDoubleArray();
+        if (log) {
+            for (int e = 0; e < p.length; e++) {
+                p[e] = Math.exp(p[e]);
+            }
+        }
+        Pattern.Builder b = new Pattern.Builder(global.rows(), global.cols());
+        for (int i = 0; i < global.rows(); i++) {
+            for (int k = global.rowStart(i); k < global.rowEnd(i); k++) {
+                int j = global.column(k);
+                double d = (i == j ? 1 : 0) - p[j];
+                if ((log ? d : p[i] * d) != 0) {
+                    b.add(j);
+                }
+            }
+            b.endRow();
+        }
+        return b.build();
     }
 
     @Override

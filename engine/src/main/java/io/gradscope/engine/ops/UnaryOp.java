@@ -1,6 +1,8 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -63,6 +65,21 @@ public final class UnaryOp extends Op {
     @Override
     public String rule() {
         return rule;
+    }
+
+    /** Elementwise: the diagonal. */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        return Pattern.identity(Dependencies.numel(shapes[0]));
+    }
+
+    /** The diagonal where the derivative is not zero at these values (ReLU's negative side, hardtanh's flat parts). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        try (var off = GradMode.disable()) {
+            Tensor d = derivative(ctx, false);
+            return Dependencies.diagonalWhere(d.viewExpand(ctx.input(0).shape()).toDoubleArray());
+        }
     }
 
     /** Whether the function is defined only for positive inputs. */

@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -32,6 +33,12 @@ final class ViewOps {
         @Override
         public String rule() {
             return "dx = reshape(g, shape(x))";
+        }
+
+        /** Element e of the output is element e of the input. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            return Pattern.identity(Dependencies.numel(shapes[0]));
         }
 
         @Override
@@ -109,6 +116,20 @@ final class ViewOps {
         @Override
         public String rule() {
             return swap != null ? "dx = transpose(g)" : "dx = permute(g, p⁻¹)";
+        }
+
+        /** A permutation of the elements. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] p = permutation(shapes[0].length);
+            int[] in = Shapes.contiguousStrides(shapes[0]);
+            int[] out = new int[p.length];
+            int[] strides = new int[p.length];
+            for (int i = 0; i < p.length; i++) {
+                out[i] = shapes[0][p[i]];
+                strides[i] = in[p[i]];
+            }
+            return Pattern.gather(Dependencies.walk(out, strides, 0), Dependencies.numel(shapes[0]));
         }
 
         int[] permutation(int rank) {
@@ -196,6 +217,17 @@ final class ViewOps {
             return "dx = pad(g) with zeros outside the slice";
         }
 
+        /** A selection: each output element is one input element. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] x = shapes[0];
+            int a = Shapes.axis("slice", axis, x.length);
+            int[] strides = Shapes.contiguousStrides(x);
+            int[] out = x.clone();
+            out[a] = stop - start;
+            return Pattern.gather(Dependencies.walk(out, strides, start * strides[a]), Dependencies.numel(x));
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("slice", shapes, 1);
@@ -253,6 +285,17 @@ final class ViewOps {
             return "dx = slice(g)";
         }
 
+        /** Each input element lands on one output element; the padding depends on nothing. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] x = shapes[0];
+            int a = Shapes.axis("pad", axis, x.length);
+            int[] out = x.clone();
+            out[a] += before + after;
+            int[] strides = Shapes.contiguousStrides(out);
+            return Pattern.scatter(Dependencies.walk(x, strides, before * strides[a]), Dependencies.numel(out));
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("pad", shapes, 1);
@@ -302,6 +345,22 @@ final class ViewOps {
         @Override
         public String rule() {
             return "dxᵢ = slice of g along the axis";
+        }
+
+        /** Each element of input i lands on one output element, in its stretch of the axis. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int a = Shapes.axis("concat", axis, shapes[0].length);
+            int[] out = shapes[0].clone();
+            int at = 0;
+            for (int i = 1; i < shapes.length; i++) {
+                out[a] += shapes[i][a];
+            }
+            for (int i = 0; i < input; i++) {
+                at += shapes[i][a];
+            }
+            int[] strides = Shapes.contiguousStrides(out);
+            return Pattern.scatter(Dependencies.walk(shapes[input], strides, at * strides[a]), Dependencies.numel(out));
         }
 
         @Override
@@ -389,6 +448,12 @@ final class ViewOps {
         @Override
         public String rule() {
             return "dx = sum of g over the broadcast axes";
+        }
+
+        /** Each output element is the input element broadcast onto it. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            return Dependencies.broadcast(shape, shapes[0]);
         }
 
         @Override

@@ -1,0 +1,44 @@
+package io.gradscope.app.cli;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.Colorings;
+import io.gradscope.engine.jacobian.VertexOrder;
+import io.gradscope.engine.sparse.Pattern;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/** Reading {@code --coloring}, {@code --order} and {@code --recolor}, and coloring a pattern by them. */
+final class ColoringOptions {
+    static final String ORDERS = Arrays.stream(VertexOrder.values()).map(VertexOrder::flag).collect(Collectors.joining(", "))
+            + " or best";
+
+    private ColoringOptions() {
+    }
+
+    /** The kind named by {@code --coloring}. */
+    static Coloring.Kind kind(String name) {
+        Coloring.Kind k = Coloring.Kind.byFlag(name);
+        if (k == null) {
+            throw new GradscopeException("--coloring must be column, row or star, not '" + name + "'");
+        }
+        return k;
+    }
+
+    /** Checks {@code --order} and {@code --recolor}. */
+    static void check(String order, int recolor) {
+        if (!order.equals("best") && VertexOrder.byFlag(order) == null) {
+            throw new GradscopeException("--order must be one of " + ORDERS + ", not '" + order + "'");
+        }
+        if (recolor < 0) {
+            throw new GradscopeException("--recolor must be 0 or more passes, not " + recolor);
+        }
+    }
+
+    /** Greedy in the order asked for ({@code best}: every order, the fewest colors), then recolored. */
+    static Coloring color(Pattern p, Coloring.Kind kind, String order, int recolor) {
+        check(order, recolor);
+        Coloring c = order.equals("best") ? Colorings.best(p, kind) : Colorings.color(p, kind, VertexOrder.byFlag(order));
+        return recolor > 0 ? Colorings.recolor(p, c, recolor) : c;
+    }
+}

@@ -1,0 +1,99 @@
+package io.gradscope.engine.jacobian;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.program.Directional;
+import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.program.Names;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Jacobians between the named values of a {@code .grad} program: one recorded forward pass, then
+ * the {@link GraphJacobian} of one value with respect to a leaf (a param, or an input declared
+ * {@code grad=True}) or another named value.
+ *
+ * <pre>{@code
+ * GraphJacobian j = ProgramJacobians.of(program, options, "h", "W1");
+ * SparseMatrix dense = Jacobians.denseByRows(j);
+ * }</pre>
+ */
+public final class ProgramJacobians {
+    private ProgramJacobians() {
+    }
+
+    /** A mistake in naming a value: which one ({@link #OF} or {@link #WRT}) and the name. */
+    public static final class BadValue extends GradscopeException {
+        public static final String OF = "of";
+        public static final String WRT = "wrt";
+        private final String which;
+        private final String name;
+
+        BadValue(String which, String name, String message) {
+            super(message);
+            this.which = which;
+            this.name = name;
+        }
+
+        /** {@link #OF} (the value differentiated) or {@link #WRT} (the one it is differentiated by). */
+        public String which() {
+            return which;
+        }
+
+        public String name() {
+            return name;
+        }
+    }
+
+    /** The Jacobian of the value {@code of} with respect to {@code wrt}. */
+    public static GraphJacobian of(Program program, RunOptions options, String of, String wrt) {
+        Tensor[] t = values(program, options, of, wrt);
+        return GraphJacobian.of(t[0], t[1]);
+    }
+
+    /** The Hessian of the scalar value {@code of} with respect to {@code wrt}. */
+    public static GraphJacobian hessian(Program program, RunOptions options, String of, String wrt) {
+        Tensor[] t = values(program, options, of, wrt);
+        if (t[0].rank() != 0) {
+            throw new BadValue(BadValue.OF, of, "a Hessian needs a scalar, but '" + of + "' has shape " + Shapes.str(t[0].shape()));
+        }
+        return Hessians.of(t[0], t[1]);
+    }
+
+    private static Tensor[] values(Program program, RunOptions options, String of, String wrt) {
+        List<Leaf> leaves = program.check(options.dtype());
+        if (leaves.stream().anyMatch(l -> l.name().equals(wrt))) {
+            try {
+                Directional.leaf(program, options, wrt, true); // labels and inputs without grad=True are refused here
+            } catch (GradscopeException e) {
+                throw new BadValue(BadValue.WRT, wrt, e.getMessage());
+            }
+        }
+        Program.Evaluation e;
+        try (var on = GradMode.enable()) {
+            e = program.evaluate(options);
+        }
+        Tensor ofValue = named(e.values(), of, BadValue.OF);
+        Tensor wrtValue = named(e.values(), wrt, BadValue.WRT);
+        if (!ofValue.dtype().isFloating()) {
+            throw new BadValue(BadValue.OF, of, "'" + of + "' holds integers (labels): it has no Jacobian");
+        }
+        if (!wrtValue.requiresGrad()) {
+            throw new BadValue(BadValue.WRT, wrt, "'" + wrt + "' does not depend on any param or input(..., grad=True), "
+                    + "so no derivative flows through it");
+        }
+        return new Tensor[] {ofValue, wrtValue};
+    }
+
+    private static Tensor named(Map<String, Tensor> values, String name, String which) {
+        Tensor t = values.get(name);
+        if (t == null) {
+            throw new BadValue(which, name, "the program has no value named '" + name + "'" + Names.didYouMean(name, values.keySet()));
+        }
+        return t;
+    }
+}

@@ -1,0 +1,193 @@
+package io.gradscope.engine.ops;
+
+import static io.gradscope.engine.Assertions2.assertClose;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.engine.jacobian.GraphJacobian;
+import io.gradscope.engine.jacobian.Jacobians;
+import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.sparse.SparseMatrix;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every op's dependency rule against the dense Jacobian it describes, per op-table row and on extra
+ * shapes where an op's output stops depending on an input (a softmax over one element, LayerNorm of
+ * one column, attention with one visible key): the dense Jacobian's nonzeros lie in the local
+ * pattern, the local pattern in the global one; the local pattern equals the dense nonzeros at the
+ * row's values; and the global pattern equals the union of the dense nonzeros over random inputs
+ * (plus, for each element, an input where it alone is large: amax's winner, ReLU's positive side).
+ */
+class DependencyRuleTest {
+
+    /** A sample: an op and its inputs (float inputs get gradients). */
+    record Sample(String name, Op op, List<Tensor> inputs) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<Sample> samples() {
+        List<Sample> out = new ArrayList<>();
+        for (OpRow r : OpRow.load()) {
+            out.add(new Sample(r.toString(), r.create(), r.inputs().stream().map(a -> a.tensor(DType.FLOAT64)).toList()));
+        }
+        Random rnd = new Random(7);
+        extra(out, "softmax", Map.of("axis", 1), rnd, new int[] {3, 1});
+        extra(out, "log_softmax", Map.of("axis", 0), rnd, new int[] {1, 4});
+        extra(out, "layer_norm", Map.of(), rnd, new int[] {3, 1}, new int[] {1}, new int[] {1});
+        extra(out, "rms_norm", Map.of(), rnd, new int[] {3, 1}, new int[] {1});
+        extra(out, "attention", Map.of(), rnd, new int[] {3, 2}, new int[] {1, 2}, new int[] {1, 3});
+        extra(out, "attention", Map.of("causal", true), rnd, new int[] {5, 2}, new int[] {3, 2}, new int[] {3, 2});
+        extra(out, "attention", Map.of("causal", true), rnd, new int[] {2, 2}, new int[] {4, 2}, new int[] {4, 3});
+        extra(out, "pow", Map.of("exponent", 0.0), rnd, new int[] {4});
+        extra(out, "pow", Map.of("exponent", 1.0), rnd, new int[] {4});
+        extra(out, "logsumexp", Map.of("axis", new int[] {1}), rnd, new int[] {3, 1});
+        extra(out, "mse", Map.of(), rnd, new int[] {2, 1}, new int[] {3});
+        extra(out, "matmul", Map.of(), rnd, new int[] {2, 1, 3, 2}, new int[] {4, 2, 3});
+        Tensor logits = Tensor.of(rnd.doubles(3, -1, 1).toArray(), 3, 1);
+        out.add(new Sample("cross_entropy one class", OpRegistry.create("cross_entropy", Map.of()),
+                List.of(logits, Tensor.ofLongs(new long[] {0, 0, 0}, 3))));
+        return out.stream();
+    }
+
+    private static void extra(List<Sample> out, String op, Map<String, Object> attrs, Random rnd, int[]... shapes) {
+        List<Tensor> in = new ArrayList<>();
+        StringBuilder name = new StringBuilder(op + " " + attrs);
+        for (int[] s : shapes) {
+            in.add(Tensor.of(rnd.doubles((int) io.gradscope.engine.tensor.Shapes.numel(s), 0.3, 2).toArray(), s));
+            name.append(" ").append(java.util.Arrays.toString(s));
+        }
+        out.add(new Sample(name.toString(), OpRegistry.create(op, new LinkedHashMap<>(attrs)), in));
+    }
+
+    /** The op applied to fresh copies of {@code values}: the output and the differentiable inputs. */
+    private static Tensor[] apply(Sample s, List<double[]> values) {
+        Tensor[] in = new Tensor[s.inputs().size()];
+        for (int i = 0; i < in.length; i++) {
+            Tensor t = s.inputs().get(i);
+            in[i] = t.dtype().isFloating() ? Tensor.of(values.get(i), t.shape()).setRequiresGrad(true) : t;
+        }
+        Tensor[] out = new Tensor[in.length + 1];
+        out[0] = Ops.apply(s.op(), in);
+        System.arraycopy(in, 0, out, 1, in.length);
+        return out;
+    }
+
+    private static List<double[]> values(Sample s) {
+        return s.inputs().stream().map(Tensor::toDoubleArray).toList();
+    }
+
+    private static int[][] shapes(Sample s) {
+        return s.inputs().stream().map(Tensor::shape).toArray(int[][]::new);
+    }
+
+    @Test
+    void everyOpHasADependencyRule() {
+        Set<String> missing = new TreeSet<>();
+        Set<String> seen = new TreeSet<>();
+        samples().forEach(s -> {
+            seen.add(s.op().name());
+            for (int i = 0; i < s.inputs().size(); i++) {
+                if (s.op().dependencies(i, shapes(s)) == null) {
+                    missing.add(s.op().name());
+                }
+            }
+        });
+        assertTrue(missing.isEmpty(), "ops without a dependency rule: " + missing);
+        Set<String> unchecked = new TreeSet<>(OpRegistry.names());
+        unchecked.removeAll(seen);
+        assertTrue(unchecked.isEmpty(), "ops whose rule no sample checks: " + unchecked);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("samples")
+    void patternsHoldTheDenseJacobianAndLocalEqualsItHere(Sample s) {
+        Tensor[] run = apply(s, values(s));
+        for (int i = 0; i < s.inputs().size(); i++) {
+            Pattern global = s.op().dependencies(i, shapes(s));
+            assertNotNull(global, s + ": no rule for input " + i);
+            assertEquals(run[0].numel(), global.rows(), s + ": rows of the rule for input " + i);
+            assertEquals(s.inputs().get(i).numel(), global.cols(), s + ": columns of the rule for input " + i);
+            if (!run[i + 1].requiresGrad()) {
+                assertEquals(0, global.nnz(), s + ": an input without a derivative depends on nothing");
+                continue;
+            }
+            Pattern local = s.op().localDependencies(i, run[0].node().context());
+            Pattern dense = dense(run[0], run[i + 1], s + " input " + i);
+            assertTrue(local.subsetOf(global), s + ": local pattern outside the global one, input " + i);
+            assertEquals(dense, local, s + ": local pattern vs the dense Jacobian's nonzeros, input " + i);
+            // The op seen as a graph of one node gives the same patterns.
+            GraphJacobian j = GraphJacobian.of(run[0], run[i + 1]);
+            assertEquals(global, j.pattern(Sparsity.GLOBAL), s + ": detected global pattern, input " + i);
+            assertEquals(local, j.pattern(Sparsity.LOCAL), s + ": detected local pattern, input " + i);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("samples")
+    void globalPatternIsTheUnionOverInputs(Sample s) {
+        Random rnd = new Random(s.name().hashCode());
+        List<double[]> base = values(s);
+        List<List<double[]>> draws = new ArrayList<>();
+        for (int d = 0; d < 6; d++) {
+            draws.add(draw(s, base, rnd, -1, -1));
+        }
+        for (int i = 0; i < base.size(); i++) {
+            for (int e = 0; e < base.get(i).length; e++) {
+                draws.add(draw(s, base, rnd, i, e));
+            }
+        }
+        for (int i = 0; i < s.inputs().size(); i++) {
+            if (!s.inputs().get(i).dtype().isFloating()) {
+                continue;
+            }
+            Pattern global = s.op().dependencies(i, shapes(s));
+            Pattern union = Pattern.empty(global.rows(), global.cols());
+            for (List<double[]> x : draws) {
+                Tensor[] run = apply(s, x);
+                union = union.union(dense(run[0], run[i + 1], s + " input " + i));
+            }
+            assertEquals(global, union, s + ": global pattern vs the union of dense Jacobians, input " + i);
+        }
+    }
+
+    /** Random values in the row's domain (positive where its values are); element e of input i made large. */
+    private static List<double[]> draw(Sample s, List<double[]> base, Random rnd, int input, int element) {
+        List<double[]> x = new ArrayList<>();
+        for (int i = 0; i < base.size(); i++) {
+            double[] b = base.get(i);
+            boolean positive = b.length > 0 && java.util.Arrays.stream(b).allMatch(v -> v > 0);
+            double[] v = positive ? rnd.doubles(b.length, 0.3, 2).toArray() : rnd.doubles(b.length, -2, 2).toArray();
+            if (i == input) {
+                v[element] += 10;
+            }
+            x.add(s.inputs().get(i).dtype().isFloating() ? v : b);
+        }
+        return x;
+    }
+
+    /** The nonzeros of the Jacobian of y with respect to x, by rows (VJPs), checked equal to by columns (JVPs). */
+    private static Pattern dense(Tensor y, Tensor x, String what) {
+        GraphJacobian j = GraphJacobian.of(y, x);
+        SparseMatrix rows = Jacobians.denseByRows(j);
+        SparseMatrix cols = Jacobians.denseByColumns(j);
+        assertClose(rows.toDense(), cols.toDense(), 1e-10, 1e-12, what + ": Jacobian by rows vs by columns");
+        return rows.nonzeros();
+    }
+}
