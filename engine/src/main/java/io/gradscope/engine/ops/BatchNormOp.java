@@ -3,6 +3,7 @@ package io.gradscope.engine.ops;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -32,6 +33,27 @@ final class BatchNormOp extends Op {
     @Override
     public String rule() {
         return "dx = g ⊙ w·r, dw = Σ g ⊙ (x − m)·r, db = Σ g, dm = −Σ g ⊙ w·r, dv = −½ Σ g ⊙ (x − m)·w·r³; r = 1/√(v + eps)";
+    }
+
+    /**
+     * Elementwise in x (the diagonal); every element of channel c on element c of running_mean,
+     * running_var, weight and bias. The statistics are given, not computed from the batch, so no
+     * element depends on another.
+     */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] x = shapes[0];
+        int n = Dependencies.numel(x);
+        if (input == 0) {
+            return Pattern.identity(n);
+        }
+        int c = x[1];
+        int inner = n == 0 ? 1 : n / (x[0] * c);
+        int[] channel = new int[n];
+        for (int e = 0; e < n; e++) {
+            channel[e] = e / inner % c;
+        }
+        return Pattern.gather(channel, c);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -54,6 +55,55 @@ final class ConvOp extends Op {
     @Override
     public String rule() {
         return "dx = fold(Wᵀ·G), dW = Σₙ G·unfold(x)ᵀ, db = Σ g";
+    }
+
+    /**
+     * out(n, co, l) depends on x[n, ci, the window of l] for the input channels ci of co's group,
+     * on weight[co, ci, k] for the window positions k at l that lie inside x (not in the padding),
+     * and on bias[co]. The window geometry is traced through the forward's unfold ({@link
+     * Window#sources}). Bilinear in x and the weight, with no piecewise part: the local pattern is
+     * the global one (as matmul's).
+     */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] x4 = as4d(shapes[0]);
+        int[] wt = shapes[1];
+        int n = x4[0];
+        int cin = x4[1];
+        int hw = x4[2] * x4[3];
+        int cout = wt[0];
+        int perGroup = wt[1];
+        int outPerGroup = cout / groups;
+        Window w = window(wt);
+        int k = w.size();
+        int[] plane = w.sources(x4[2], x4[3]);
+        int l = plane.length / k;
+        int rows = Math.multiplyExact(Math.multiplyExact(n, cout), l);
+        if (input == 2) {
+            int[] src = new int[rows];
+            for (int r = 0; r < rows; r++) {
+                src[r] = (r / l) % cout;
+            }
+            return Pattern.gather(src, cout);
+        }
+        Pattern.Builder b = new Pattern.Builder(rows, Dependencies.numel(shapes[input]));
+        for (int s = 0; s < n; s++) {
+            for (int co = 0; co < cout; co++) {
+                int first = co / outPerGroup * perGroup;
+                for (int o = 0; o < l; o++) {
+                    for (int ci = 0; ci < perGroup; ci++) {
+                        for (int i = 0; i < k; i++) {
+                            int p = plane[i * l + o];
+                            if (p >= 0) {
+                                b.add(input == 0 ? (s * cin + first + ci) * hw + p : (co * perGroup + ci) * k + i);
+                            }
+                        }
+                    }
+                    b.endRow();
+                }
+            }
+        }
+        return b.build();
     }
 
     @Override

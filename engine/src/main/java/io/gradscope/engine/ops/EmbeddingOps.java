@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -31,6 +32,15 @@ final class EmbeddingOps {
         return out;
     }
 
+    /** For each element of a row-major {@code [numel / d, d]}, its column (the last axis). */
+    static int[] columns(int numel, int d) {
+        int[] col = new int[numel];
+        for (int e = 0; e < numel; e++) {
+            col[e] = e % d;
+        }
+        return col;
+    }
+
     static void checkIndices(String op, DType dt) {
         if (dt != DType.INT64) {
             throw new GradscopeException(op + ": the indices must be int64 (labels), not " + dt);
@@ -49,6 +59,36 @@ final class EmbeddingOps {
         @Override
         public String rule() {
             return "dW = scatter-add of g's rows at the indices";
+        }
+
+        /**
+         * Output element (i, j) on weight[v, j] for every row v (any index may pick it); the
+         * indices, int64, take no derivative.
+         */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] out = outputShape(shapes, new DType[] {DType.INT64, DType.FLOAT64});
+            int[] w = shapes[1];
+            if (input == 0) {
+                return Dependencies.none(out, shapes[0]);
+            }
+            return Pattern.sameGroup(columns(Dependencies.numel(out), w[1]), columns(Dependencies.numel(w), w[1]), w[1]);
+        }
+
+        /** At these indices, output element (i, j) on weight[indices[i], j] alone. */
+        @Override
+        public Pattern localDependencies(int input, OpContext ctx) {
+            if (input == 0) {
+                return super.localDependencies(input, ctx);
+            }
+            int[] w = ctx.input(1).shape();
+            int d = w[1];
+            int[] rows = indices("embedding", ctx.input(0), w[0]);
+            int[] src = new int[Math.multiplyExact(rows.length, d)];
+            for (int e = 0; e < src.length; e++) {
+                src[e] = rows[e / d] * d + e % d;
+            }
+            return Pattern.gather(src, Dependencies.numel(w));
         }
 
         @Override
@@ -116,6 +156,36 @@ final class EmbeddingOps {
         @Override
         public String rule() {
             return "dg = embedding(indices, g)";
+        }
+
+        /**
+         * Output element (v, j) on g[i, j] for every index position i (any may hold v); the indices,
+         * int64, take no derivative.
+         */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] out = outputShape(shapes, new DType[] {DType.FLOAT64, DType.INT64});
+            int d = out[1];
+            if (input == 1) {
+                return Dependencies.none(out, shapes[1]);
+            }
+            return Pattern.sameGroup(columns(Dependencies.numel(out), d), columns(Dependencies.numel(shapes[0]), d), d);
+        }
+
+        /** At these indices, output element (v, j) on g[i, j] where indices[i] = v. */
+        @Override
+        public Pattern localDependencies(int input, OpContext ctx) {
+            if (input == 1) {
+                return super.localDependencies(input, ctx);
+            }
+            int[] g = ctx.input(0).shape();
+            int d = g[g.length - 1];
+            int[] at = indices("embedding_dense_backward", ctx.input(1), rows);
+            int[] target = new int[Math.multiplyExact(at.length, d)];
+            for (int e = 0; e < target.length; e++) {
+                target[e] = at[e / d] * d + e % d;
+            }
+            return Pattern.scatter(target, rows * d);
         }
 
         @Override

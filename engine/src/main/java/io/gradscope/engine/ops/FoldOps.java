@@ -1,6 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -35,6 +36,13 @@ final class FoldOps {
         @Override
         public String rule() {
             return "dx = fold(g)";
+        }
+
+        /** A gather: each column element is the element of x its window reads, or nothing in the padding. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] x = shapes[0];
+            return Pattern.gather(w.sources(x[0] * x[1], x[2], x[3]), Dependencies.numel(x));
         }
 
         @Override
@@ -91,6 +99,14 @@ final class FoldOps {
         @Override
         public String rule() {
             return "dx = unfold(g)";
+        }
+
+        /** The adjoint of unfold's gather: each output element sums the column elements that read it. */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            int[] x = shapes[0];
+            int planes = x[0] * (x[1] / w.size());
+            return Pattern.scatter(w.sources(planes, h, wd), planes * h * wd);
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.gradscope.engine.ops;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -40,6 +41,15 @@ final class PoolOps {
             int oh = w.outH(name(), x4[2], x);
             int ow = w.outW(name(), x4[3], x);
             return spatial == 1 ? new int[] {x[0], x[1], ow} : new int[] {x[0], x[1], oh, ow};
+        }
+
+        /**
+         * Each output element on the elements of its window inside x (no window lies in the padding
+         * only), or only those where {@code keep} ({@code [N, C, K, L]}, as {@link #windows}) is not zero.
+         */
+        Pattern windowElements(int[] x, double[] keep) {
+            int[] x4 = as4d(x);
+            return w.pooled(x4[0] * x4[1], x4[2], x4[3], keep);
         }
 
         int[] as4d(int[] s) {
@@ -89,6 +99,21 @@ final class PoolOps {
         @Override
         public String rule() {
             return "dx = fold(g at the first maximum of each window)";
+        }
+
+        /** Global: the window's elements inside x (each is the first maximum for some x). */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            return windowElements(shapes[0], null);
+        }
+
+        /**
+         * At these values, the first maximum of each window (the 'first' mask the forward saved); none
+         * where that is padding (a window of −∞) or where the maximum is NaN.
+         */
+        @Override
+        public Pattern localDependencies(int input, OpContext ctx) {
+            return windowElements(ctx.input(0).shape(), ctx.saved(0).toDoubleArray());
         }
 
         @Override
@@ -154,6 +179,12 @@ final class PoolOps {
         @Override
         public String rule() {
             return "dx = fold(g / n spread over each window)";
+        }
+
+        /** The window's elements inside x, with or without the padding counted (linear: local is global). */
+        @Override
+        public Pattern dependencies(int input, int[][] shapes) {
+            return windowElements(shapes[0], null);
         }
 
         /** The divisor of each window: K, or the number of its elements inside x ({@code [1, 1, 1, L]}). */

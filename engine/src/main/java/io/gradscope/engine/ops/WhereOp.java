@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -23,6 +24,35 @@ final class WhereOp extends Op {
     @Override
     public String rule() {
         return "da = where(c, g, 0), db = where(c, 0, g)";
+    }
+
+    /**
+     * Every output element on the elements of a and of b broadcast onto it (for some condition each
+     * is taken); the condition, int64, takes no derivative.
+     */
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        int[] out = Shapes.broadcast("where", Shapes.broadcast("where", shapes[0], shapes[1]), shapes[2]);
+        return input == 0 ? Dependencies.none(out, shapes[0]) : Dependencies.broadcast(out, shapes[input]);
+    }
+
+    /** At this condition, each output element on the one branch it takes: a where the condition is not 0, b where it is. */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        if (input == 0) {
+            return super.localDependencies(input, ctx);
+        }
+        int[][] shapes = Dependencies.shapes(ctx);
+        int[] out = ctx.output().shape();
+        double[] c = ctx.input(0).toDoubleArray();
+        int[] at = Dependencies.walk(out, Dependencies.broadcastStrides(shapes[0], out), 0);
+        int[] src = Dependencies.walk(out, Dependencies.broadcastStrides(shapes[input], out), 0);
+        for (int e = 0; e < src.length; e++) {
+            if ((c[at[e]] != 0) != (input == 1)) {
+                src[e] = -1;
+            }
+        }
+        return Pattern.gather(src, Dependencies.numel(shapes[input]));
     }
 
     @Override

@@ -2,6 +2,8 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Arrays;
@@ -164,6 +166,71 @@ final class Window {
             return padded;
         }
         return Raw.copy(padded.viewNarrow(2, ph, h).viewNarrow(3, pw, w));
+    }
+
+    // ---- index tracing, for the dependency rules ---------------------------------------------
+
+    /**
+     * Which element of an {@code [H, W]} plane every window element reads, in {@link #unfold}'s
+     * layout {@code [kh, kw, OH, OW]} (C order): its flat index {@code ih·W + iw}, or -1 in the
+     * padding. Found by running the forward's own unfold on an index plane (element i holding i + 1,
+     * the padding 0), as index sets are traced: the geometry is the forward's, and no derivative is
+     * evaluated.
+     */
+    int[] sources(int h, int w) {
+        double[] ids = new double[Math.multiplyExact(h, w)];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = i + 1;
+        }
+        double[] cols = unfold(Tensor.fromDoubles(DType.FLOAT64, ids, 1, 1, h, w), 0).toDoubleArray();
+        int[] src = new int[cols.length];
+        for (int e = 0; e < cols.length; e++) {
+            src[e] = (int) cols[e] - 1;
+        }
+        return src;
+    }
+
+    /**
+     * {@link #sources} over {@code planes} planes of {@code [H, W]} (the N·C of {@code [N, C, H, W]}):
+     * for every element of {@code [planes, kh, kw, OH, OW]}, the flat index it reads in
+     * {@code [planes, H, W]}, or -1 in the padding. Unfold gathers from these, fold scatters to them.
+     */
+    int[] sources(int planes, int h, int w) {
+        int[] plane = sources(h, w);
+        int hw = h * w;
+        int[] src = new int[Math.multiplyExact(planes, plane.length)];
+        for (int b = 0, e = 0; b < planes; b++) {
+            for (int p : plane) {
+                src[e++] = p >= 0 ? b * hw + p : -1;
+            }
+        }
+        return src;
+    }
+
+    /**
+     * The pattern of a pooling over {@code planes} planes of {@code [H, W]}: output element
+     * {@code (b, l)} ({@code [planes, OH, OW]}) on the elements of its window inside the plane;
+     * with {@code keep} ({@code [planes, K, L]}, as the pools lay their windows out), only where
+     * keep is not zero.
+     */
+    Pattern pooled(int planes, int h, int w, double[] keep) {
+        int[] plane = sources(h, w);
+        int k = size();
+        int l = plane.length / Math.max(k, 1);
+        int hw = h * w;
+        Pattern.Builder b = new Pattern.Builder(Math.multiplyExact(planes, l), Math.multiplyExact(planes, hw));
+        for (int c = 0; c < planes; c++) {
+            for (int o = 0; o < l; o++) {
+                for (int i = 0; i < k; i++) {
+                    int p = plane[i * l + o];
+                    if (p >= 0 && (keep == null || keep[(c * k + i) * l + o] != 0)) {
+                        b.add(c * hw + p);
+                    }
+                }
+                b.endRow();
+            }
+        }
+        return b.build();
     }
 
     /** {@code t} with a size-1 axis inserted at {@code axis} (a view: a 1-D op's input as 2-D). */

@@ -63,6 +63,18 @@ class DependencyRuleTest {
         Tensor logits = Tensor.of(rnd.doubles(3, -1, 1).toArray(), 3, 1);
         out.add(new Sample("cross_entropy one class", OpRegistry.create("cross_entropy", Map.of()),
                 List.of(logits, Tensor.ofLongs(new long[] {0, 0, 0}, 3))));
+        // A weight tap that meets only the padding (stride 2 skips the one window that reaches x with it).
+        extra(out, "conv1d", Map.of("stride", new int[] {2}, "padding", new int[] {2}), rnd, new int[] {1, 2, 1}, new int[] {2, 2, 3},
+                new int[] {2});
+        double inf = Double.POSITIVE_INFINITY;
+        out.add(new Sample("max_pool1d a window of −∞ only (its first maximum is the padding)",
+                OpRegistry.create("max_pool1d", new LinkedHashMap<>(Map.of("kernel_size", new int[] {3}, "padding", new int[] {1}))),
+                List.of(Tensor.of(new double[] {-inf, -inf, 1, 2, 2, -inf}, 1, 1, 6))));
+        out.add(new Sample("where, a condition of 0 and 7", OpRegistry.create("where", Map.of()),
+                List.of(Tensor.ofLongs(new long[] {0, 7, 0}, 3), Tensor.of(rnd.doubles(3, -1, 1).toArray(), 3),
+                        Tensor.of(rnd.doubles(2, -1, 1).toArray(), 2, 1))));
+        out.add(new Sample("embedding of no indices", OpRegistry.create("embedding", Map.of()),
+                List.of(Tensor.ofLongs(new long[0], 0), Tensor.of(rnd.doubles(6, -1, 1).toArray(), 3, 2))));
         return out.stream();
     }
 
@@ -81,7 +93,8 @@ class DependencyRuleTest {
         Tensor[] in = new Tensor[s.inputs().size()];
         for (int i = 0; i < in.length; i++) {
             Tensor t = s.inputs().get(i);
-            in[i] = t.dtype().isFloating() ? Tensor.of(values.get(i), t.shape()).setRequiresGrad(true) : t;
+            in[i] = t.dtype().isFloating() ? Tensor.of(values.get(i), t.shape()).setRequiresGrad(true)
+                    : Tensor.fromDoubles(t.dtype(), values.get(i), t.shape());
         }
         Tensor[] out = new Tensor[in.length + 1];
         out[0] = Ops.apply(s.op(), in);
@@ -153,6 +166,17 @@ class DependencyRuleTest {
                 draws.add(draw(s, base, rnd, i, e));
             }
         }
+        // The global pattern holds for the integer inputs' values too (embedding's indices, where's
+        // condition): each value at every element, the rest random.
+        for (int i = 0; i < base.size(); i++) {
+            if (!s.inputs().get(i).dtype().isFloating()) {
+                for (int v = 0; v < integerValues(s, i); v++) {
+                    List<double[]> x = draw(s, base, rnd, -1, -1);
+                    java.util.Arrays.fill(x.get(i), v);
+                    draws.add(x);
+                }
+            }
+        }
         for (int i = 0; i < s.inputs().size(); i++) {
             if (!s.inputs().get(i).dtype().isFloating()) {
                 continue;
@@ -167,17 +191,42 @@ class DependencyRuleTest {
         }
     }
 
-    /** Random values in the row's domain (positive where its values are); element e of input i made large. */
+    /**
+     * How many values an integer input takes, {@code [0, n)}: the classes of cross_entropy's labels,
+     * the rows an embedding's indices pick, 0 and 1 for where's mask. An op with a new integer input
+     * says its values here.
+     */
+    private static int integerValues(Sample s, int input) {
+        int[][] sh = shapes(s);
+        return switch (s.op().name() + " " + input) {
+            case "cross_entropy 1" -> sh[0][sh[0].length - 1];
+            case "embedding 0" -> sh[1][0];
+            case "embedding_dense_backward 1" -> s.op().outputShape(sh, new DType[] {DType.FLOAT64, DType.INT64})[0];
+            case "where 0" -> 2;
+            default -> throw new AssertionError(s + ": which values does integer input " + input + " take?");
+        };
+    }
+
+    /**
+     * Random values in the row's domain (positive where its values are; integer inputs in
+     * {@code [0, integerValues)}, or the row's own in the draws that make one element large); element
+     * e of input i made large.
+     */
     private static List<double[]> draw(Sample s, List<double[]> base, Random rnd, int input, int element) {
         List<double[]> x = new ArrayList<>();
         for (int i = 0; i < base.size(); i++) {
             double[] b = base.get(i);
+            if (!s.inputs().get(i).dtype().isFloating()) {
+                int n = integerValues(s, i);
+                x.add(input >= 0 || n == 0 ? b : rnd.ints(b.length, 0, n).asDoubleStream().toArray());
+                continue;
+            }
             boolean positive = b.length > 0 && java.util.Arrays.stream(b).allMatch(v -> v > 0);
             double[] v = positive ? rnd.doubles(b.length, 0.3, 2).toArray() : rnd.doubles(b.length, -2, 2).toArray();
             if (i == input) {
                 v[element] += 10;
             }
-            x.add(s.inputs().get(i).dtype().isFloating() ? v : b);
+            x.add(v);
         }
         return x;
     }
