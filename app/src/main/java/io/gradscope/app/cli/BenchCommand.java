@@ -33,6 +33,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "KEY", description = "Run only the workloads whose key contains KEY (repeatable).")
     List<String> only = new ArrayList<>();
 
+    @Option(names = "--compare-pytorch", description = "Also run each CPU workload in PyTorch (" + TorchBaseline.PYTHON
+            + " with torch), in turns with Gradscope's runs, and print the ratio Gradscope/PyTorch; skipped with the reason "
+            + "where there is no PyTorch.")
+    boolean comparePytorch;
+
     @Override
     public Integer call() throws Exception {
         if (runs < 5) {
@@ -47,21 +52,91 @@ public final class BenchCommand implements Callable<Integer> {
             }
             default -> throw new io.gradscope.engine.GradscopeException("--device must be cpu or cuda, not '" + device + "'");
         };
-        for (Workloads.Workload w : workloads) {
-            if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
-                continue;
+        TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
+        Map<String, Object> torchMedians = new LinkedHashMap<>();
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        try {
+            for (Workloads.Workload w : workloads) {
+                if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
+                    continue;
+                }
+                String skip = torch == null ? "" : torch.setup(w.key());
+                DoubleSupplier run = w.setup().get();
+                double[] v;
+                double[] t = null;
+                if (skip == null) {
+                    double[][] both = measureInTurns(run, w.warmup(), runs, torch, w.key(), higherIsBetter(w.unit()));
+                    v = both[0];
+                    t = both[1];
+                } else {
+                    v = measure(run, w.warmup(), runs);
+                }
+                double median = v[v.length / 2];
+                medians.put(w.key(), round(median));
+                if (!json) {
+                    System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), median, w.unit(),
+                            v[0], v[v.length - 1], v.length);
+                }
+                if (t != null) {
+                    double tm = t[t.length / 2];
+                    torchMedians.put(w.key(), round(tm));
+                    ratios.put(w.key(), round(median / tm));
+                    if (!json) {
+                        boolean faster = higherIsBetter(w.unit()) ? median > tm : median < tm;
+                        System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f)  Gradscope/PyTorch %.3fx (%s)%n",
+                                "  pytorch", tm, w.unit(), t[0], t[t.length - 1], median / tm, faster ? "faster" : "slower");
+                    }
+                } else if (torch != null && !json) {
+                    System.out.printf("%-32s %s%n", "  pytorch", "skipped: " + skip);
+                }
             }
-            double[] v = measure(w.setup().get(), w.warmup(), runs);
-            medians.put(w.key(), round(v[v.length / 2]));
-            if (!json) {
-                System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), v[v.length / 2], w.unit(),
-                        v[0], v[v.length - 1], v.length);
+        } finally {
+            if (torch != null) {
+                torch.close();
             }
         }
         if (json) {
+            if (torch != null) {
+                medians.put("pytorch", torchMedians);
+                medians.put("gradscope_over_pytorch", ratios);
+            }
             System.out.println(new ObjectMapper().writeValueAsString(medians));
         }
         return 0;
+    }
+
+    private TorchBaseline startTorch() {
+        Object t = TorchBaseline.start();
+        if (t instanceof TorchBaseline baseline) {
+            (json ? System.err : System.out).println("Comparing with " + baseline.describe() + "; runs taken in turns.");
+            return baseline;
+        }
+        (json ? System.err : System.out).println("PyTorch comparison skipped: " + t);
+        return null;
+    }
+
+    private static boolean higherIsBetter(String unit) {
+        return unit.contains("FLOP") || unit.contains("/s");
+    }
+
+    /**
+     * Warms both up, then takes the timed runs in turns (Gradscope, then PyTorch), so a change in
+     * the machine's load falls on both. Returns both figures, each sorted.
+     */
+    static double[][] measureInTurns(DoubleSupplier run, int warmup, int runs, TorchBaseline torch, String key,
+                                     boolean higherBetter) throws java.io.IOException {
+        for (int i = 0; i < warmup; i++) {
+            run.getAsDouble();
+        }
+        double[] v = new double[runs];
+        double[] t = new double[runs];
+        for (int i = 0; i < runs; i++) {
+            v[i] = run.getAsDouble();
+            t[i] = torch.run(key, higherBetter);
+        }
+        Arrays.sort(v);
+        Arrays.sort(t);
+        return new double[][] {v, t};
     }
 
     private static double round(double v) {
