@@ -1,0 +1,168 @@
+package io.gradscope.engine.backend.cpu;
+
+/**
+ * Float32 arithmetic defined once, so the Vector API kernels ({@link VectorFloat}) and the plain
+ * loops give the same bits: an exp built from exactly rounded operations only, and the canonical
+ * cascade sum.
+ *
+ * <p>Note [Exact operations only]: a vector kernel and its plain twin agree bit for bit only when
+ * every step is an IEEE operation with one rounding (+, −, ×, ÷, fma, sqrt, min/max, conversions).
+ * The Vector API's transcendental lanewise ops (EXP, ...) call SVML once the JIT has compiled a
+ * kernel and {@code Math} before, so the same call could give other bits after warm-up; its float
+ * lane reductions leave the order open. Neither is used: {@link #exp} is a polynomial, and sums
+ * store their lanes and add them in a fixed order.
+ *
+ * <p>Note [Cascade sum]: a float32 sum of n elements runs in blocks of {@link #BLOCK}; inside a
+ * block, element i goes to lane {@code i mod 16}, each lane adds in order, and the 16 lanes are
+ * folded in halves (lane j + lane j+8, then j+4, ...). Block sums are added pairwise (a binary
+ * counter: two partial sums of equal size are added as soon as both exist). The error grows like
+ * 16 + log₂(n/256) roundings rather than n, as PyTorch's cascade sum; the order depends on n only,
+ * so contiguous and strided inputs (gathered first) give the same bits.
+ */
+final class FloatMath {
+    private FloatMath() {
+    }
+
+    static final int LANES = 16;
+    static final int BLOCK = 256;
+
+    // exp(x) = 2^n · e^r, n = round(x / ln 2), r = x − n ln 2 (ln 2 in two parts), e^r by a degree-6 polynomial.
+    static final float LOG2E = 1.44269504088896341f;
+    static final float LN2_HI = 0.693359375f;
+    static final float LN2_LO = -2.12194440e-4f;
+    /** 1.5 · 2^23: adding it rounds a float of magnitude below 2^22 to an integer (to nearest even). */
+    static final float ROUNDER = 12582912f;
+    static final int ROUNDER_BITS = 0x4B400000;
+    static final float EXP_HI = 88.8f;
+    static final float EXP_LO = -104f;
+    static final float P0 = 1.9875691500e-4f;
+    static final float P1 = 1.3981999507e-3f;
+    static final float P2 = 8.3334519073e-3f;
+    static final float P3 = 4.1665795894e-2f;
+    static final float P4 = 1.6666665459e-1f;
+    static final float P5 = 5.0000001201e-1f;
+
+    /**
+     * e^x in float32 within about 1 ulp (Cephes' expf polynomial, evaluated with fma). Overflows to
+     * +∞ above 88.72, underflows through the subnormals to 0, keeps NaN. {@link VectorFloat#exp}
+     * does the same operations lane by lane.
+     */
+    static float exp(float x) {
+        float c = Math.min(Math.max(x, EXP_LO), EXP_HI);
+        float t = Math.fma(c, LOG2E, ROUNDER);
+        int n = Float.floatToRawIntBits(t) - ROUNDER_BITS;
+        float k = t - ROUNDER;
+        float r = Math.fma(k, -LN2_HI, c);
+        r = Math.fma(k, -LN2_LO, r);
+        float p = Math.fma(P0, r, P1);
+        p = Math.fma(p, r, P2);
+        p = Math.fma(p, r, P3);
+        p = Math.fma(p, r, P4);
+        p = Math.fma(p, r, P5);
+        float r2 = r * r;
+        float e = Math.fma(p, r2, r) + 1f;
+        // 2^n in two factors, each a normal float for n in [-150, 128].
+        int n1 = n >> 1;
+        int n2 = n - n1;
+        return e * Float.intBitsToFloat((n1 + 127) << 23) * Float.intBitsToFloat((n2 + 127) << 23);
+    }
+
+    /** Folds 16 lane sums in halves: (j, j+8), then (j, j+4), (j, j+2), (0, 1). */
+    static float fold(float[] lanes) {
+        for (int w = LANES / 2; w >= 1; w >>= 1) {
+            for (int j = 0; j < w; j++) {
+                lanes[j] += lanes[j + w];
+            }
+        }
+        return lanes[0];
+    }
+
+    /**
+     * Pairwise combining of block sums (Note [Cascade sum]): {@link #push} after each block,
+     * {@link #result} at the end. Lives on the stack of one sum; 40 levels cover any array.
+     */
+    static final class Pairwise {
+        private final float[] stack = new float[40];
+        private int top;
+        private int blocks;
+
+        void push(float s) {
+            stack[top++] = s;
+            blocks++;
+            for (int m = blocks; (m & 1) == 0; m >>= 1) {
+                stack[top - 2] = stack[top - 2] + stack[top - 1];
+                top--;
+            }
+        }
+
+        float result() {
+            if (top == 0) {
+                return 0f;
+            }
+            float r = stack[top - 1];
+            for (int i = top - 2; i >= 0; i--) {
+                r = stack[i] + r;
+            }
+            return r;
+        }
+
+        void reset() {
+            top = 0;
+            blocks = 0;
+        }
+    }
+
+    /** Σ x[o .. o+n), the canonical cascade sum; plain loops. */
+    static float sum(float[] x, int o, int n) {
+        if (n <= BLOCK) {
+            return blockSum(x, o, n, new float[LANES]);
+        }
+        Pairwise pw = new Pairwise();
+        float[] lanes = new float[LANES];
+        for (int b = 0; b < n; b += BLOCK) {
+            java.util.Arrays.fill(lanes, 0f);
+            pw.push(blockSum(x, o + b, Math.min(BLOCK, n - b), lanes));
+        }
+        return pw.result();
+    }
+
+    private static float blockSum(float[] x, int o, int n, float[] lanes) {
+        for (int i = 0; i < n; i++) {
+            lanes[i & (LANES - 1)] += x[o + i];
+        }
+        return fold(lanes);
+    }
+
+    /** Σ a[i]·b[i] in the canonical cascade, each product fused into its lane (fma); plain loops. */
+    static float dot(float[] a, int ao, float[] b, int bo, int n) {
+        Pairwise pw = new Pairwise();
+        float[] lanes = new float[LANES];
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            java.util.Arrays.fill(lanes, 0f);
+            for (int i = 0; i < m; i++) {
+                int j = i & (LANES - 1);
+                lanes[j] = Math.fma(a[ao + s + i], b[bo + s + i], lanes[j]);
+            }
+            pw.push(fold(lanes));
+        }
+        return pw.result();
+    }
+
+    /** Σ (x[i] − c)² in the canonical cascade (the difference rounded, its square fused); plain loops. */
+    static float sumSquaredDeviations(float[] x, int o, int n, float c) {
+        Pairwise pw = new Pairwise();
+        float[] lanes = new float[LANES];
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            java.util.Arrays.fill(lanes, 0f);
+            for (int i = 0; i < m; i++) {
+                int j = i & (LANES - 1);
+                float d = x[o + s + i] - c;
+                lanes[j] = Math.fma(d, d, lanes[j]);
+            }
+            pw.push(fold(lanes));
+        }
+        return pw.result();
+    }
+}

@@ -1,0 +1,258 @@
+package io.gradscope.engine.backend.cpu;
+
+import static io.gradscope.engine.backend.cpu.FloatMath.BLOCK;
+import static io.gradscope.engine.backend.cpu.FloatMath.LANES;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Float32 kernels on contiguous ranges with the Vector API; loaded only when the module is present
+ * ({@link CpuMatmul#VECTOR}). Each gives the bits of its plain twin in {@link FloatMath} and
+ * {@link FloatKernels} (see Note [Exact operations only] and Note [Cascade sum] in FloatMath).
+ */
+final class VectorFloat {
+    private VectorFloat() {
+    }
+
+    static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    static final int L = S.length();
+    /** Vectors per group of 16 lanes (1 with AVX-512, 2 with AVX2). */
+    private static final int PER_GROUP = LANES / L;
+
+    static {
+        if (LANES % L != 0) {
+            throw new ExceptionInInitializerError("vector length " + L + " does not divide " + LANES);
+        }
+    }
+
+    /** {@link FloatMath#exp} lane by lane, the same operations in the same order. */
+    static FloatVector exp(FloatVector x) {
+        FloatVector c = x.max(FloatMath.EXP_LO).min(FloatMath.EXP_HI);
+        FloatVector t = c.fma(FloatMath.LOG2E, FloatMath.ROUNDER);
+        IntVector n = (IntVector) t.reinterpretAsInts().sub(FloatMath.ROUNDER_BITS);
+        FloatVector k = t.sub(FloatMath.ROUNDER);
+        FloatVector r = k.fma(FloatVector.broadcast(S, -FloatMath.LN2_HI), c);
+        r = k.fma(FloatVector.broadcast(S, -FloatMath.LN2_LO), r);
+        FloatVector p = r.fma(FloatMath.P0, FloatMath.P1);
+        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P2));
+        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P3));
+        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P4));
+        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P5));
+        FloatVector e = p.fma(r.mul(r), r).add(1f);
+        IntVector n1 = n.lanewise(VectorOperators.ASHR, 1);
+        IntVector n2 = n.sub(n1);
+        FloatVector s1 = n1.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+        FloatVector s2 = n2.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+        return e.mul(s1).mul(s2);
+    }
+
+    // ---- canonical sums (Note [Cascade sum]) ------------------------------------------------------
+
+    /** Σ x[o .. o+n). */
+    static float sum(float[] x, int o, int n) {
+        float[] lanes = new float[LANES];
+        FloatMath.Pairwise pw = n > BLOCK ? new FloatMath.Pairwise() : null;
+        for (int b = 0; b < n; b += BLOCK) {
+            int m = Math.min(BLOCK, n - b);
+            int full = m - m % LANES;
+            int base = o + b;
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = FloatVector.zero(S);
+            for (int i = 0; i < full; i += LANES) {
+                a0 = a0.add(FloatVector.fromArray(S, x, base + i));
+                if (PER_GROUP == 2) {
+                    a1 = a1.add(FloatVector.fromArray(S, x, base + i + L));
+                }
+            }
+            a0.intoArray(lanes, 0);
+            if (PER_GROUP == 2) {
+                a1.intoArray(lanes, L);
+            }
+            for (int i = full; i < m; i++) {
+                lanes[i & (LANES - 1)] += x[base + i];
+            }
+            float s = FloatMath.fold(lanes);
+            if (pw == null) {
+                return s;
+            }
+            pw.push(s);
+        }
+        return pw == null ? 0f : pw.result();
+    }
+
+    /** Σ a[i]·b[i], each product fused into its lane. */
+    static float dot(float[] a, int ao, float[] b, int bo, int n) {
+        float[] lanes = new float[LANES];
+        FloatMath.Pairwise pw = new FloatMath.Pairwise();
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            int full = m - m % LANES;
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = FloatVector.zero(S);
+            for (int i = 0; i < full; i += LANES) {
+                a0 = FloatVector.fromArray(S, a, ao + s + i).fma(FloatVector.fromArray(S, b, bo + s + i), a0);
+                if (PER_GROUP == 2) {
+                    a1 = FloatVector.fromArray(S, a, ao + s + i + L).fma(FloatVector.fromArray(S, b, bo + s + i + L), a1);
+                }
+            }
+            a0.intoArray(lanes, 0);
+            if (PER_GROUP == 2) {
+                a1.intoArray(lanes, L);
+            }
+            for (int i = full; i < m; i++) {
+                int j = i & (LANES - 1);
+                lanes[j] = Math.fma(a[ao + s + i], b[bo + s + i], lanes[j]);
+            }
+            pw.push(FloatMath.fold(lanes));
+        }
+        return pw.result();
+    }
+
+    /** Σ (x[i] − c)². */
+    static float sumSquaredDeviations(float[] x, int o, int n, float c) {
+        float[] lanes = new float[LANES];
+        FloatMath.Pairwise pw = new FloatMath.Pairwise();
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            int full = m - m % LANES;
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = FloatVector.zero(S);
+            for (int i = 0; i < full; i += LANES) {
+                FloatVector d0 = FloatVector.fromArray(S, x, o + s + i).sub(c);
+                a0 = d0.fma(d0, a0);
+                if (PER_GROUP == 2) {
+                    FloatVector d1 = FloatVector.fromArray(S, x, o + s + i + L).sub(c);
+                    a1 = d1.fma(d1, a1);
+                }
+            }
+            a0.intoArray(lanes, 0);
+            if (PER_GROUP == 2) {
+                a1.intoArray(lanes, L);
+            }
+            for (int i = full; i < m; i++) {
+                int j = i & (LANES - 1);
+                float d = x[o + s + i] - c;
+                lanes[j] = Math.fma(d, d, lanes[j]);
+            }
+            pw.push(FloatMath.fold(lanes));
+        }
+        return pw.result();
+    }
+
+    /**
+     * Adds row {@code x[xo .. xo+n)} into {@code acc[ao .. ao+n)} (a lane of the column cascade,
+     * {@link FloatReduce}).
+     */
+    static void addInto(float[] x, int xo, float[] acc, int ao, int n) {
+        int i = 0;
+        for (int end = n - n % L; i < end; i += L) {
+            FloatVector.fromArray(S, acc, ao + i).add(FloatVector.fromArray(S, x, xo + i)).intoArray(acc, ao + i);
+        }
+        for (; i < n; i++) {
+            acc[ao + i] += x[xo + i];
+        }
+    }
+
+    // ---- elementwise ------------------------------------------------------------------------------
+
+    /** y = op(a, b) for contiguous a, b; false for kinds without a vector kernel. */
+    static boolean binary(io.gradscope.engine.backend.BinaryKind k, float[] a, int ao, float[] b, int bo, float[] y, int yo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        switch (k) {
+            case ADD -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).add(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            case SUB -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).sub(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            case MUL -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).mul(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            case DIV -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).div(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            default -> { return false; }
+        }
+        FloatKernels.binaryPlain(k, a, ao + i, 1, b, bo + i, 1, y, yo + i, 1, n - i);
+        return true;
+    }
+
+    /** y = op(a, s) (or op(s, a) with {@code scalarFirst}) for contiguous a. */
+    static boolean binaryScalar(io.gradscope.engine.backend.BinaryKind k, float[] a, int ao, float s, boolean scalarFirst,
+                                float[] y, int yo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        switch (k) {
+            case ADD -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).add(s).intoArray(y, yo + i); }
+            case MUL -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).mul(s).intoArray(y, yo + i); }
+            case SUB -> {
+                if (scalarFirst) {
+                    FloatVector sv = FloatVector.broadcast(S, s);
+                    for (; i < end; i += L) sv.sub(FloatVector.fromArray(S, a, ao + i)).intoArray(y, yo + i);
+                } else {
+                    for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).sub(s).intoArray(y, yo + i);
+                }
+            }
+            case DIV -> {
+                if (scalarFirst) {
+                    FloatVector sv = FloatVector.broadcast(S, s);
+                    for (; i < end; i += L) sv.div(FloatVector.fromArray(S, a, ao + i)).intoArray(y, yo + i);
+                } else {
+                    for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).div(s).intoArray(y, yo + i);
+                }
+            }
+            default -> { return false; }
+        }
+        if (scalarFirst) {
+            FloatKernels.binaryScalarFirstPlain(k, s, a, ao + i, y, yo + i, n - i);
+        } else {
+            FloatKernels.binaryScalarPlain(k, a, ao + i, s, y, yo + i, n - i);
+        }
+        return true;
+    }
+
+    /** y = f(x) for contiguous x; false for kinds without a vector kernel. */
+    static boolean unary(io.gradscope.engine.backend.UnaryKind k, double p, float[] x, int xo, float[] y, int yo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        FloatVector zero = FloatVector.zero(S);
+        FloatVector one = FloatVector.broadcast(S, 1f);
+        switch (k) {
+            case NEG -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).neg().intoArray(y, yo + i); }
+            case ABS -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).abs().intoArray(y, yo + i); }
+            case SQRT -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).sqrt().intoArray(y, yo + i); }
+            case RELU -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).max(0f).intoArray(y, yo + i); }
+            case STEP -> {
+                for (; i < end; i += L) {
+                    VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.GT, 0f);
+                    zero.blend(one, pos).intoArray(y, yo + i);
+                }
+            }
+            case EXP -> { for (; i < end; i += L) exp(FloatVector.fromArray(S, x, xo + i)).intoArray(y, yo + i); }
+            case POW -> {
+                if (p != 2) {
+                    return false;
+                }
+                for (; i < end; i += L) {
+                    FloatVector v = FloatVector.fromArray(S, x, xo + i);
+                    v.mul(v).intoArray(y, yo + i);
+                }
+            }
+            default -> { return false; }
+        }
+        FloatKernels.unaryPlain(k, p, x, xo + i, 1, y, yo + i, 1, n - i);
+        return true;
+    }
+
+    /** dx = g ⊙ [x > 0] (ReLU's VJP in one pass), the product as the unfused g · step(x). */
+    static void reluBackward(float[] x, int xo, float[] g, int go, float[] dx, int dxo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        FloatVector zero = FloatVector.zero(S);
+        FloatVector one = FloatVector.broadcast(S, 1f);
+        for (; i < end; i += L) {
+            VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.GT, 0f);
+            FloatVector.fromArray(S, g, go + i).mul(zero.blend(one, pos)).intoArray(dx, dxo + i);
+        }
+        for (; i < n; i++) {
+            dx[dxo + i] = g[go + i] * (x[xo + i] > 0 ? 1f : 0f);
+        }
+    }
+}

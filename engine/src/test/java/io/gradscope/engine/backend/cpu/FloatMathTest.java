@@ -1,0 +1,123 @@
+package io.gradscope.engine.backend.cpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Random;
+import jdk.incubator.vector.FloatVector;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The float32 arithmetic shared by the vector and the plain kernels: the same bits from both
+ * (Note [Exact operations only]), exp within an ulp, cascade sums close to the exact sum.
+ */
+class FloatMathTest {
+    private static float[] samples() {
+        Random r = new Random(7);
+        float[] x = new float[20000];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (float) (r.nextDouble() * 210 - 110);
+        }
+        float[] special = {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY, 0f, -0f, 88.72f, 88.7228f, 88.73f,
+            -87.3f, -87.34f, -103.9f, -104f, -105f, 1e-10f, -1e-10f, 0.5f * (float) Math.log(2), 1f, -1f, 20f};
+        System.arraycopy(special, 0, x, 0, special.length);
+        return x;
+    }
+
+    @Test
+    void expIsWithinAnUlpOfTheCorrectlyRoundedValue() {
+        double worst = 0;
+        for (float v : samples()) {
+            float e = FloatMath.exp(v);
+            double ref = Math.exp(v);
+            if (Double.isNaN(ref)) {
+                assertTrue(Float.isNaN(e), "exp(" + v + ")");
+                continue;
+            }
+            float refF = (float) ref;
+            if (Float.isInfinite(refF) || refF == 0f) {
+                assertTrue(e == refF || Math.abs(e - ref) <= Math.ulp(Float.MIN_NORMAL), "exp(" + v + ") = " + e + ", not " + refF);
+                continue;
+            }
+            double ulps = Math.abs(e - ref) / Math.ulp(refF);
+            worst = Math.max(worst, ulps);
+        }
+        assertTrue(worst <= 1.0, "worst error " + worst + " ulp");
+    }
+
+    @Test
+    void vectorExpGivesThePlainBits() {
+        assumeTrue(CpuMatmul.VECTOR, "no Vector API");
+        float[] x = samples();
+        int l = VectorFloat.L;
+        float[] lanes = new float[l];
+        for (int i = 0; i + l <= x.length; i += l) {
+            VectorFloat.exp(FloatVector.fromArray(VectorFloat.S, x, i)).intoArray(lanes, 0);
+            for (int j = 0; j < l; j++) {
+                assertEquals(Float.floatToRawIntBits(FloatMath.exp(x[i + j])), Float.floatToRawIntBits(lanes[j]), "exp(" + x[i + j] + ")");
+            }
+        }
+    }
+
+    @Test
+    void vectorSumsGiveThePlainBits() {
+        assumeTrue(CpuMatmul.VECTOR, "no Vector API");
+        Random r = new Random(3);
+        float[] a = new float[5000];
+        float[] b = new float[5000];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = (float) r.nextGaussian();
+            b[i] = (float) (r.nextGaussian() * 3 + 10);
+        }
+        for (int n : new int[] {0, 1, 7, 15, 16, 17, 255, 256, 257, 300, 512, 777, 1024, 2049, 4500}) {
+            for (int off : new int[] {0, 3}) {
+                assertEquals(Float.floatToRawIntBits(FloatMath.sum(a, off, n)), Float.floatToRawIntBits(VectorFloat.sum(a, off, n)), "sum " + n);
+                assertEquals(Float.floatToRawIntBits(FloatMath.dot(a, off, b, 1, n)), Float.floatToRawIntBits(VectorFloat.dot(a, off, b, 1, n)),
+                        "dot " + n);
+                assertEquals(Float.floatToRawIntBits(FloatMath.sumSquaredDeviations(b, off, n, 10f)),
+                        Float.floatToRawIntBits(VectorFloat.sumSquaredDeviations(b, off, n, 10f)), "squared deviations " + n);
+            }
+        }
+    }
+
+    @Test
+    void cascadeSumOfAMillionIsCloseToTheExactSum() {
+        Random r = new Random(11);
+        int n = 1 << 20;
+        float[] x = new float[n];
+        double exact = 0;
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) (r.nextDouble() + 0.5);
+            exact += x[i];
+        }
+        float s = FloatKernels.sum(x, 0, n);
+        // A sequential float sum is off by ~1e-4 relative here; the cascade by a few ulps.
+        assertTrue(Math.abs(s - exact) / exact < 1e-6, s + " vs " + exact);
+    }
+
+    @Test
+    void columnAndRunReductionsUseTheSameTree() {
+        Random r = new Random(5);
+        int rows = 700;
+        int cols = 37;
+        double[] d = new double[rows * cols];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = r.nextGaussian() * 100;
+        }
+        Tensor x = Tensor.fromDoubles(DType.FLOAT32, d, rows, cols);
+        Tensor byColumns = Tensor.zeros(DType.FLOAT32, 1, cols);
+        FloatReduce.run(ReduceKind.SUM, x, byColumns);
+        Tensor xt = x.viewTranspose(0, 1).contiguous();
+        Tensor byRuns = Tensor.zeros(DType.FLOAT32, cols, 1);
+        FloatReduce.run(ReduceKind.SUM, xt, byRuns);
+        float[] a = byColumns.storage().floats();
+        float[] b = byRuns.storage().floats();
+        for (int j = 0; j < cols; j++) {
+            assertEquals(Float.floatToRawIntBits(b[j]), Float.floatToRawIntBits(a[j]), "column " + j);
+        }
+    }
+}
