@@ -296,12 +296,69 @@ public final class CpuBackend implements Backend {
 
     @Override
     public void layerNormRows(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor xhat, Tensor rstd) {
-        CpuNorms.layerNorm(x, weight, bias, eps, out, xhat, rstd);
+        CpuNorms.layerNorm(x, weight, bias, eps, out, xhat, null, rstd);
     }
 
     @Override
     public void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db) {
-        CpuNorms.layerNormBackward(g, weight, xhat, rstd, dx, dw, db);
+        CpuNorms.layerNormBackward(g, weight, xhat, null, null, rstd, dx, dw, db);
+    }
+
+    @Override
+    public boolean layerNormStats(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor stats, Tensor rstd) {
+        CpuNorms.layerNorm(x, weight, bias, eps, out, null, stats, rstd);
+        return true;
+    }
+
+    @Override
+    public boolean layerNormBackwardStats(Tensor g, Tensor x, Tensor weight, Tensor stats, Tensor rstd, Tensor dx, Tensor dw,
+                                          Tensor db) {
+        CpuNorms.layerNormBackward(g, weight, null, x, stats, rstd, dx, dw, db);
+        return true;
+    }
+
+    @Override
+    public boolean crossEntropyRows(Tensor logits, Tensor labels, double scale, Tensor losses, Tensor dlogits) {
+        long[] lab = new long[(int) labels.numel()];
+        if (labels.dtype() == DType.INT64 && labels.isContiguous()) {
+            System.arraycopy(labels.storage().longs(), labels.offset(), lab, 0, lab.length);
+        } else {
+            double[] d = toDoubles(labels);
+            for (int i = 0; i < lab.length; i++) {
+                lab[i] = (long) d[i];
+            }
+        }
+        CpuNorms.crossEntropy(logits, lab, losses, dlogits, scale);
+        return true;
+    }
+
+    @Override
+    public boolean unaryBackward(UnaryKind kind, Tensor x, Tensor g, Tensor dx) {
+        if (kind != UnaryKind.RELU) {
+            return false;
+        }
+        boolean f32 = x.dtype() == DType.FLOAT32 && g.dtype() == DType.FLOAT32 && dx.dtype() == DType.FLOAT32;
+        boolean f64 = x.dtype() == DType.FLOAT64 && g.dtype() == DType.FLOAT64 && dx.dtype() == DType.FLOAT64;
+        if (!f32 && !f64) {
+            return false;
+        }
+        Storage xs = x.storage();
+        Storage gs = g.storage();
+        Storage ds = dx.storage();
+        StridedLoop.run(dx.shape(), new int[][] {dx.strides(), x.strides(), g.strides()}, new int[] {dx.offset(), x.offset(), g.offset()},
+                (n, o0, s0, o1, s1, o2, s2) -> {
+                    if (f32) {
+                        FloatKernels.reluBackward(xs.floats(), o1, s1, gs.floats(), o2, s2, ds.floats(), o0, s0, n);
+                    } else {
+                        double[] xa = xs.doubles();
+                        double[] ga = gs.doubles();
+                        double[] da = ds.doubles();
+                        for (int i = 0; i < n; i++) {
+                            da[o0 + i * s0] = ga[o2 + i * s2] * (xa[o1 + i * s1] > 0 ? 1.0 : 0.0);
+                        }
+                    }
+                }, true);
+        return true;
     }
 
     @Override

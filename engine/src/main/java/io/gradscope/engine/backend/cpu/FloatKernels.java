@@ -156,8 +156,12 @@ final class FloatKernels {
         return VECTOR ? VectorFloat.dot(a, ao, b, bo, n) : FloatMath.dot(a, ao, b, bo, n);
     }
 
-    static float sumSquaredDeviations(float[] x, int o, int n, float c) {
-        return VECTOR ? VectorFloat.sumSquaredDeviations(x, o, n, c) : FloatMath.sumSquaredDeviations(x, o, n, c);
+    static void deviationSums(float[] x, int o, int n, float c, float[] out) {
+        if (VECTOR) {
+            VectorFloat.deviationSums(x, o, n, c, out);
+        } else {
+            FloatMath.deviationSums(x, o, n, c, out);
+        }
     }
 
     static void addInto(float[] x, int xo, float[] acc, int ao, int n) {
@@ -167,6 +171,91 @@ final class FloatKernels {
         }
         for (int i = 0; i < n; i++) {
             acc[ao + i] += x[xo + i];
+        }
+    }
+
+    // ---- row pieces: the vector kernel or its plain twin -------------------------------------------
+
+    static float max(float[] x, int o, int n) {
+        if (VECTOR) {
+            return VectorFloat.max(x, o, n);
+        }
+        float r = Float.NEGATIVE_INFINITY;
+        for (int i = 0; i < n; i++) {
+            r = Math.max(r, x[o + i]);
+        }
+        return r;
+    }
+
+    static void expShift(float[] x, int xo, float shift, float[] y, int yo, int n) {
+        if (VECTOR) {
+            VectorFloat.expShift(x, xo, shift, y, yo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            y[yo + i] = FloatMath.exp(x[xo + i] - shift);
+        }
+    }
+
+    /** y *= s. */
+    static void scale(float[] y, int yo, float s, int n) {
+        binary(BinaryKind.MUL, y, yo, 1, new float[] {s}, 0, 0, y, yo, 1, n);
+    }
+
+    static void normalize(float[] x, int xo, float m, float delta, float r, float[] y, int yo, float[] w, float[] b, float[] out,
+                          int oo, int n) {
+        if (VECTOR) {
+            VectorFloat.normalize(x, xo, m, delta, r, y, yo, w, b, out, oo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            float h = ((x[xo + i] - m) - delta) * r;
+            if (y != null) {
+                y[yo + i] = h;
+            }
+            if (out != null) {
+                out[oo + i] = Math.fma(h, w[i], b[i]);
+            }
+        }
+    }
+
+    static void layerNormDx(float[] gw, float[] h, float a, float c, float r, float[] dx, int dxo, int n) {
+        if (VECTOR) {
+            VectorFloat.layerNormDx(gw, h, a, c, r, dx, dxo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            dx[dxo + i] = Math.fma(h[i], -c, gw[i] - a) * r;
+        }
+    }
+
+    static void fmaInto(float[] a, int ao, float[] b, int bo, float[] acc, int co, int n) {
+        if (VECTOR) {
+            VectorFloat.fmaInto(a, ao, b, bo, acc, co, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            acc[co + i] = Math.fma(a[ao + i], b[bo + i], acc[co + i]);
+        }
+    }
+
+    static void logSoftmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
+        if (VECTOR) {
+            VectorFloat.logSoftmaxDx(y, yo, g, go, s, dx, xo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            dx[xo + i] = g[go + i] - FloatMath.exp(y[yo + i]) * s;
+        }
+    }
+
+    static void softmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
+        if (VECTOR) {
+            VectorFloat.softmaxDx(y, yo, g, go, s, dx, xo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            dx[xo + i] = y[yo + i] * (g[go + i] - s);
         }
     }
 }

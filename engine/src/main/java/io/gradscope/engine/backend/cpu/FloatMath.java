@@ -149,20 +149,26 @@ final class FloatMath {
         return pw.result();
     }
 
-    /** Σ (x[i] − c)² in the canonical cascade (the difference rounded, its square fused); plain loops. */
-    static float sumSquaredDeviations(float[] x, int o, int n, float c) {
+    /** Σ (x[i] − c) into {@code out[0]} and Σ (x[i] − c)² (fused) into {@code out[1]}, canonical cascades; plain loops. */
+    static void deviationSums(float[] x, int o, int n, float c, float[] out) {
         Pairwise pw = new Pairwise();
+        Pairwise pq = new Pairwise();
         float[] lanes = new float[LANES];
+        float[] squares = new float[LANES];
         for (int s = 0; s < n; s += BLOCK) {
             int m = Math.min(BLOCK, n - s);
             java.util.Arrays.fill(lanes, 0f);
+            java.util.Arrays.fill(squares, 0f);
             for (int i = 0; i < m; i++) {
                 int j = i & (LANES - 1);
                 float d = x[o + s + i] - c;
-                lanes[j] = Math.fma(d, d, lanes[j]);
+                lanes[j] += d;
+                squares[j] = Math.fma(d, d, squares[j]);
             }
             pw.push(fold(lanes));
+            pq.push(fold(squares));
         }
-        return pw.result();
+        out[0] = pw.result();
+        out[1] = pq.result();
     }
 }

@@ -12,7 +12,7 @@ final class StridedLoop {
     }
 
     /** Below this many elements a walk stays on the calling thread. */
-    static final int PARALLEL_MIN = 1 << 16;
+    static final int PARALLEL_MIN = 1 << 18;
 
     /** Called once per innermost row: {@code len} elements starting at each operand's offset. */
     interface Row {

@@ -112,35 +112,46 @@ final class VectorFloat {
         return pw.result();
     }
 
-    /** Σ (x[i] − c)². */
-    static float sumSquaredDeviations(float[] x, int o, int n, float c) {
+    /** Σ (x[i] − c) into {@code out[0]} and Σ (x[i] − c)² (fused) into {@code out[1]}. */
+    static void deviationSums(float[] x, int o, int n, float c, float[] out) {
         float[] lanes = new float[LANES];
+        float[] squares = new float[LANES];
         FloatMath.Pairwise pw = new FloatMath.Pairwise();
+        FloatMath.Pairwise pq = new FloatMath.Pairwise();
         for (int s = 0; s < n; s += BLOCK) {
             int m = Math.min(BLOCK, n - s);
             int full = m - m % LANES;
             FloatVector a0 = FloatVector.zero(S);
             FloatVector a1 = FloatVector.zero(S);
+            FloatVector q0 = FloatVector.zero(S);
+            FloatVector q1 = FloatVector.zero(S);
             for (int i = 0; i < full; i += LANES) {
                 FloatVector d0 = FloatVector.fromArray(S, x, o + s + i).sub(c);
-                a0 = d0.fma(d0, a0);
+                a0 = a0.add(d0);
+                q0 = d0.fma(d0, q0);
                 if (PER_GROUP == 2) {
                     FloatVector d1 = FloatVector.fromArray(S, x, o + s + i + L).sub(c);
-                    a1 = d1.fma(d1, a1);
+                    a1 = a1.add(d1);
+                    q1 = d1.fma(d1, q1);
                 }
             }
             a0.intoArray(lanes, 0);
+            q0.intoArray(squares, 0);
             if (PER_GROUP == 2) {
                 a1.intoArray(lanes, L);
+                q1.intoArray(squares, L);
             }
             for (int i = full; i < m; i++) {
                 int j = i & (LANES - 1);
                 float d = x[o + s + i] - c;
-                lanes[j] = Math.fma(d, d, lanes[j]);
+                lanes[j] += d;
+                squares[j] = Math.fma(d, d, squares[j]);
             }
             pw.push(FloatMath.fold(lanes));
+            pq.push(FloatMath.fold(squares));
         }
-        return pw.result();
+        out[0] = pw.result();
+        out[1] = pq.result();
     }
 
     /**
@@ -253,6 +264,114 @@ final class VectorFloat {
         }
         for (; i < n; i++) {
             dx[dxo + i] = g[go + i] * (x[xo + i] > 0 ? 1f : 0f);
+        }
+    }
+
+    // ---- row pieces (softmax, LayerNorm, cross-entropy) -----------------------------------------
+
+    /** max of x[o .. o+n) (NaN wins; order does not matter for max). */
+    static float max(float[] x, int o, int n) {
+        int end = n - n % L;
+        FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        for (int i = 0; i < end; i += L) {
+            m = m.max(FloatVector.fromArray(S, x, o + i));
+        }
+        float[] lanes = new float[L];
+        m.intoArray(lanes, 0);
+        float r = Float.NEGATIVE_INFINITY;
+        for (float v : lanes) {
+            r = Math.max(r, v);
+        }
+        for (int i = end; i < n; i++) {
+            r = Math.max(r, x[o + i]);
+        }
+        return r;
+    }
+
+    /** y = exp(x − shift). */
+    static void expShift(float[] x, int xo, float shift, float[] y, int yo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            exp(FloatVector.fromArray(S, x, xo + i).sub(shift)).intoArray(y, yo + i);
+        }
+        for (; i < n; i++) {
+            y[yo + i] = FloatMath.exp(x[xo + i] - shift);
+        }
+    }
+
+    /** y = ((x − m) − δ)·r, and out = fma(y, w, b) when out is not null (LayerNorm's x̂ and output). */
+    static void normalize(float[] x, int xo, float m, float delta, float r, float[] y, int yo, float[] w, float[] b, float[] out,
+                          int oo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            FloatVector h = FloatVector.fromArray(S, x, xo + i).sub(m).sub(delta).mul(r);
+            if (y != null) {
+                h.intoArray(y, yo + i);
+            }
+            if (out != null) {
+                h.fma(FloatVector.fromArray(S, w, i), FloatVector.fromArray(S, b, i)).intoArray(out, oo + i);
+            }
+        }
+        for (; i < n; i++) {
+            float h = ((x[xo + i] - m) - delta) * r;
+            if (y != null) {
+                y[yo + i] = h;
+            }
+            if (out != null) {
+                out[oo + i] = Math.fma(h, w[i], b[i]);
+            }
+        }
+    }
+
+    /** dx = r · fma(h, −c, gw − a): LayerNorm's input gradient from ĝ = g ⊙ w and x̂. */
+    static void layerNormDx(float[] gw, float[] h, float a, float c, float r, float[] dx, int dxo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            FloatVector t = FloatVector.fromArray(S, gw, i).sub(a);
+            FloatVector.fromArray(S, h, i).fma(FloatVector.broadcast(S, -c), t).mul(r).intoArray(dx, dxo + i);
+        }
+        for (; i < n; i++) {
+            dx[dxo + i] = Math.fma(h[i], -c, gw[i] - a) * r;
+        }
+    }
+
+    /** acc += a ⊙ b, each product fused. */
+    static void fmaInto(float[] a, int ao, float[] b, int bo, float[] acc, int co, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            FloatVector.fromArray(S, a, ao + i).fma(FloatVector.fromArray(S, b, bo + i), FloatVector.fromArray(S, acc, co + i))
+                    .intoArray(acc, co + i);
+        }
+        for (; i < n; i++) {
+            acc[co + i] = Math.fma(a[ao + i], b[bo + i], acc[co + i]);
+        }
+    }
+
+    /** dx = g − exp(y)·s (log-softmax's VJP row). */
+    static void logSoftmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            FloatVector.fromArray(S, g, go + i).sub(exp(FloatVector.fromArray(S, y, yo + i)).mul(s)).intoArray(dx, xo + i);
+        }
+        for (; i < n; i++) {
+            dx[xo + i] = g[go + i] - FloatMath.exp(y[yo + i]) * s;
+        }
+    }
+
+    /** dx = y ⊙ (g − s) (softmax's VJP row). */
+    static void softmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
+        int end = n - n % L;
+        int i = 0;
+        for (; i < end; i += L) {
+            FloatVector.fromArray(S, y, yo + i).mul(FloatVector.fromArray(S, g, go + i).sub(s)).intoArray(dx, xo + i);
+        }
+        for (; i < n; i++) {
+            dx[xo + i] = y[yo + i] * (g[go + i] - s);
         }
     }
 }

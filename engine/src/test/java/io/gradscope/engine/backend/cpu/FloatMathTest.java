@@ -78,8 +78,12 @@ class FloatMathTest {
                 assertEquals(Float.floatToRawIntBits(FloatMath.sum(a, off, n)), Float.floatToRawIntBits(VectorFloat.sum(a, off, n)), "sum " + n);
                 assertEquals(Float.floatToRawIntBits(FloatMath.dot(a, off, b, 1, n)), Float.floatToRawIntBits(VectorFloat.dot(a, off, b, 1, n)),
                         "dot " + n);
-                assertEquals(Float.floatToRawIntBits(FloatMath.sumSquaredDeviations(b, off, n, 10f)),
-                        Float.floatToRawIntBits(VectorFloat.sumSquaredDeviations(b, off, n, 10f)), "squared deviations " + n);
+                float[] plain = new float[2];
+                float[] vector = new float[2];
+                FloatMath.deviationSums(b, off, n, 10f, plain);
+                VectorFloat.deviationSums(b, off, n, 10f, vector);
+                assertEquals(Float.floatToRawIntBits(plain[0]), Float.floatToRawIntBits(vector[0]), "deviations " + n);
+                assertEquals(Float.floatToRawIntBits(plain[1]), Float.floatToRawIntBits(vector[1]), "squared deviations " + n);
             }
         }
     }
