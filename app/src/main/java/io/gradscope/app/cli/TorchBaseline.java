@@ -16,8 +16,8 @@ import java.util.List;
 /**
  * PyTorch running the bench's workloads beside Gradscope ({@code gradscope bench --compare-pytorch}):
  * a {@code /usr/bin/python3} child serving {@code torch_bench.py}, asked for one timed run at a time,
- * so the two are measured in turns under the same load. Each PyTorch run is taken at 1 and at 2
- * threads and the better of the two counts.
+ * so the two are measured in turns under the same load. PyTorch is timed at 1 and at 2 threads in
+ * each turn, and the thread count with the better median counts.
  */
 final class TorchBaseline implements AutoCloseable {
     static final String PYTHON = "/usr/bin/python3";
@@ -68,7 +68,8 @@ final class TorchBaseline implements AutoCloseable {
                 ? " (OpenBLAS detected " + hello.get("openblas_detected").asText() + " on this CPU and would run its generic "
                   + "kernels; its " + core + " kernels are named explicitly)"
                 : "";
-        return "PyTorch " + hello.path("torch").asText() + ", OpenBLAS " + core + detected + ", best of 1 and 2 threads per run";
+        return "PyTorch " + hello.path("torch").asText() + ", OpenBLAS " + core + detected
+                + "; PyTorch timed at 1 and at 2 threads, the better median counts";
     }
 
     /** Prepares and warms up a workload; a reason when PyTorch has none. */
@@ -83,18 +84,22 @@ final class TorchBaseline implements AutoCloseable {
         return r.has("skip") ? r.get("skip").asText() : r.path("error").asText("no answer");
     }
 
-    /** One timed run at each thread count; the best figure (higher is better when {@code higherBetter}). */
-    double run(String key, boolean higherBetter) throws IOException {
-        double best = Double.NaN;
-        for (int t : threads) {
-            JsonNode r = ask("run " + key + " " + t);
+    /** The thread counts PyTorch runs at (1 and 2 where there are two cores). */
+    int[] threads() {
+        return threads.clone();
+    }
+
+    /** One timed run at each thread count, in the order of {@link #threads()}. */
+    double[] run(String key) throws IOException {
+        double[] v = new double[threads.length];
+        for (int i = 0; i < threads.length; i++) {
+            JsonNode r = ask("run " + key + " " + threads[i]);
             if (!r.has("value")) {
                 throw new IOException("PyTorch " + key + ": " + r.path("error").asText("no value"));
             }
-            double v = r.get("value").asDouble();
-            best = Double.isNaN(best) ? v : higherBetter ? Math.max(best, v) : Math.min(best, v);
+            v[i] = r.get("value").asDouble();
         }
-        return best;
+        return v;
     }
 
     private JsonNode ask(String command) throws IOException {

@@ -61,9 +61,10 @@ final class Workloads {
         }
         w.add(new Workload("sgemm_1024_plain_loops_gflops", "GFLOP/s", 1, () -> plainSgemm(1024)));
         w.add(new Workload("op_overhead_us", "µs", 1500, () -> Workloads::opOverhead));
-        w.add(new Workload("mlp_step_ms", "ms", 5, Workloads::mlpStep));
-        w.add(new Workload("layernorm_fwdbwd_ms", "ms", 3, Workloads::layerNorm));
-        w.add(new Workload("softmax_fwdbwd_ms", "ms", 3, Workloads::softmax));
+        // Warm-up until the JIT has compiled the vector kernels (before that the Vector API runs boxed, 10-50x slower).
+        w.add(new Workload("mlp_step_ms", "ms", 30, Workloads::mlpStep));
+        w.add(new Workload("layernorm_fwdbwd_ms", "ms", 10, Workloads::layerNorm));
+        w.add(new Workload("softmax_fwdbwd_ms", "ms", 10, Workloads::softmax));
         w.add(new Workload("graph_10k_build_backward_ms", "ms", 5, () -> Workloads::graph10k));
         return w;
     }

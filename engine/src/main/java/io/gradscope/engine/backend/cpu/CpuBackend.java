@@ -157,6 +157,12 @@ public final class CpuBackend implements Backend {
         if (in.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32) {
             float[] xs = in.floats();
             float[] ys = os.floats();
+            int total = (int) out.numel();
+            if (total < StridedLoop.PARALLEL_MIN && x.isContiguous() && out.isContiguous()) {
+                // Small and contiguous: one row, no walk to set up (the per-op overhead of small graphs).
+                FloatKernels.unary(kind, param, xs, x.offset(), 1, ys, out.offset(), 1, total);
+                return;
+            }
             StridedLoop.run(out.shape(), new int[][] {out.strides(), x.strides()}, new int[] {out.offset(), x.offset()},
                     (n, o0, s0, o1, s1, p, q) -> FloatKernels.unary(kind, param, xs, o1, s1, ys, o0, s0, n), true);
             return;
@@ -182,6 +188,12 @@ public final class CpuBackend implements Backend {
             float[] x = as.floats();
             float[] y = bs.floats();
             float[] z = os.floats();
+            int total = (int) out.numel();
+            if (total < StridedLoop.PARALLEL_MIN && a.isContiguous() && b.isContiguous() && out.isContiguous()) {
+                // Small and contiguous: one row, no walk to set up (the per-op overhead of small graphs).
+                FloatKernels.binary(kind, x, a.offset(), 1, y, b.offset(), 1, z, out.offset(), 1, total);
+                return;
+            }
             StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
                     new int[] {out.offset(), a.offset(), b.offset()},
                     (n, o0, s0, o1, s1, o2, s2) -> FloatKernels.binary(kind, x, o1, s1, y, o2, s2, z, o0, s0, n), true);
