@@ -15,9 +15,13 @@ final class CpuNorms {
     private CpuNorms() {
     }
 
-    /** Runs {@code body(from, to)} over [0, rows) in one range per thread (fixed split). */
+    /**
+     * Runs {@code body(from, to)} over [0, rows) in ranges handed out to the threads as they come
+     * free (eight per thread, so a thread that the machine's load slows down takes fewer); rows are
+     * independent, so the split never changes a result.
+     */
     static void rows(int rows, long work, RowRange body) {
-        int t = work >= StridedLoop.PARALLEL_MIN ? Math.min(CpuThreads.THREADS, Math.max(rows, 1)) : 1;
+        int t = work >= StridedLoop.PARALLEL_MIN ? Math.min(8 * CpuThreads.THREADS, Math.max(rows, 1)) : 1;
         CpuThreads.parallelFor(t, c -> body.run((int) ((long) rows * c / t), (int) ((long) rows * (c + 1) / t)));
     }
 
@@ -53,19 +57,19 @@ final class CpuNorms {
         float[] xs = x.storage().floats();
         float[] ys = out.storage().floats();
         rows(rows, x.numel(), (from, to) -> {
+            FloatMath.Scratch sc = new FloatMath.Scratch();
             for (int r = from; r < to; r++) {
-                softmaxRow(xs, x.offset() + r * d, ys, out.offset() + r * d, d, log);
+                softmaxRow(xs, x.offset() + r * d, ys, out.offset() + r * d, d, log, sc);
             }
         });
     }
 
     /** One row, max-subtracted; the sum is the cascade's, the division a product with 1/sum (as PyTorch). */
-    static float softmaxRow(float[] xs, int xo, float[] ys, int yo, int d, boolean log) {
+    static float softmaxRow(float[] xs, int xo, float[] ys, int yo, int d, boolean log, FloatMath.Scratch sc) {
         float max = FloatKernels.max(xs, xo, d);
         // NOTE: an infinite max (a row of -inf, or +inf) would give inf - inf = NaN: shift by 0 there (as PyTorch).
         float shift = Float.isInfinite(max) ? 0f : max;
-        FloatKernels.expShift(xs, xo, shift, ys, yo, d);
-        float sum = FloatKernels.sum(ys, yo, d);
+        float sum = FloatKernels.expSum(xs, xo, shift, ys, yo, d, sc);
         if (log) {
             float ls = (float) Math.log(sum);
             for (int i = 0; i < d; i++) {
@@ -171,35 +175,33 @@ final class CpuNorms {
         int blocks = Math.max(1, (rows + FloatMath.BLOCK - 1) / FloatMath.BLOCK);
         float[][] blockW = new float[blocks][];
         float[][] blockB = new float[blocks][];
-        int tasks = g.numel() >= StridedLoop.PARALLEL_MIN ? Math.min(CpuThreads.THREADS, blocks) : 1;
+        // One task per block of rows, handed out as threads come free; each block's sums land in its own slot.
+        int tasks = g.numel() >= StridedLoop.PARALLEL_MIN ? blocks : 1;
         CpuThreads.parallelFor(tasks, t -> {
             float[] h = new float[d];
             float[] gw = new float[d];
             float[] lw = sums ? new float[lanesN * d] : null;
             float[] lb = sums ? new float[lanesN * d] : null;
+            FloatMath.Scratch sc = new FloatMath.Scratch();
+            float[] xs = xhat != null ? xhat.storage().floats() : x.storage().floats();
+            float[] st = stats == null ? null : stats.storage().floats();
             for (int blk = blocks * t / tasks; blk < blocks * (t + 1) / tasks; blk++) {
                 int from = blk * FloatMath.BLOCK;
                 int to = Math.min(rows, from + FloatMath.BLOCK);
                 for (int r = from; r < to; r++) {
                     int go = g.offset() + r * d;
                     float rr = rs[rstd.offset() + r];
-                    if (xhat != null) {
-                        System.arraycopy(xhat.storage().floats(), xhat.offset() + r * d, h, 0, d);
-                    } else {
-                        float[] st = stats.storage().floats();
-                        FloatKernels.normalize(x.storage().floats(), x.offset() + r * d, st[stats.offset() + 2 * r],
-                                st[stats.offset() + 2 * r + 1], rr, h, 0, null, null, null, 0, d);
-                    }
+                    // With a saved x̂ the same pass reads it as ((x̂ − 0) − 0)·1, which is x̂ exactly.
+                    int xo = xhat != null ? xhat.offset() + r * d : x.offset() + r * d;
+                    float m = st == null ? 0f : st[stats.offset() + 2 * r];
+                    float delta = st == null ? 0f : st[stats.offset() + 2 * r + 1];
+                    float scale = xhat != null ? 1f : rr;
+                    FloatKernels.layerNormBackRow(gs, go, xs, xo, wf, m, delta, scale, h, gw, lw, lb,
+                            ((r - from) & (lanesN - 1)) * d, d, sc);
                     if (dxs != null) {
-                        FloatKernels.binary(io.gradscope.engine.backend.BinaryKind.MUL, gs, go, 1, wf, 0, 1, gw, 0, 1, d);
-                        float a = FloatKernels.sum(gw, 0, d) / d;
-                        float c = FloatKernels.dot(gw, 0, h, 0, d) / d;
+                        float a = sc.out[0] / d;
+                        float c = sc.out[1] / d;
                         FloatKernels.layerNormDx(gw, h, a, c, rr, dxs, dx.offset() + r * d, d);
-                    }
-                    if (sums) {
-                        int lane = (r - from) & (lanesN - 1);
-                        FloatKernels.fmaInto(gs, go, h, 0, lw, lane * d, d);
-                        FloatKernels.addInto(gs, go, lb, lane * d, d);
                     }
                 }
                 if (sums) {
@@ -271,20 +273,20 @@ final class CpuNorms {
         float[] zs = z.storage().floats();
         float[] ls = losses.storage().floats();
         float[] ds = dz.storage().floats();
-        float sc = (float) scale;
+        float lossScale = (float) scale;
         rows(rows, z.numel(), (from, to) -> {
+            FloatMath.Scratch sc = new FloatMath.Scratch();
             for (int r = from; r < to; r++) {
                 int zo = z.offset() + r * c;
                 int o = dz.offset() + r * c;
                 float max = FloatKernels.max(zs, zo, c);
                 float shift = Float.isInfinite(max) ? 0f : max;
-                FloatKernels.expShift(zs, zo, shift, ds, o, c);
-                float sum = FloatKernels.sum(ds, o, c);
+                float sum = FloatKernels.expSum(zs, zo, shift, ds, o, c, sc);
                 int k = (int) labels[r];
                 ls[losses.offset() + r] = (float) (Math.log(sum) + shift - zs[zo + k]);
                 FloatKernels.scale(ds, o, 1f / sum, c);
                 ds[o + k] -= 1f;
-                FloatKernels.scale(ds, o, sc, c);
+                FloatKernels.scale(ds, o, lossScale, c);
             }
         });
     }

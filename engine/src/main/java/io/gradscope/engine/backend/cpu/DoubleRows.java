@@ -132,7 +132,7 @@ final class DoubleRows {
         int blocks = Math.max(1, (rows + FloatMath.BLOCK - 1) / FloatMath.BLOCK);
         double[][] pw = new double[blocks][d];
         double[][] pb = new double[blocks][d];
-        int tasks = g.numel() >= StridedLoop.PARALLEL_MIN ? Math.min(CpuThreads.THREADS, blocks) : 1;
+        int tasks = g.numel() >= StridedLoop.PARALLEL_MIN ? blocks : 1;
         CpuThreads.parallelFor(tasks, t -> {
             double[] gv = new double[d];
             double[] xv = new double[d];

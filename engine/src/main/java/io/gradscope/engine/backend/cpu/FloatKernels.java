@@ -258,4 +258,17 @@ final class FloatKernels {
             dx[xo + i] = y[yo + i] * (g[go + i] - s);
         }
     }
+
+    static float expSum(float[] x, int xo, float shift, float[] y, int yo, int n, FloatMath.Scratch sc) {
+        return VECTOR ? VectorFloat.expSum(x, xo, shift, y, yo, n, sc) : FloatMath.expSum(x, xo, shift, y, yo, n, sc);
+    }
+
+    static void layerNormBackRow(float[] g, int go, float[] x, int xo, float[] w, float m, float delta, float r, float[] h,
+                                 float[] gw, float[] lw, float[] lb, int lo, int n, FloatMath.Scratch sc) {
+        if (VECTOR) {
+            VectorFloat.layerNormBackRow(g, go, x, xo, w, m, delta, r, h, gw, lw, lb, lo, n, sc);
+        } else {
+            FloatMath.layerNormBackRow(g, go, x, xo, w, m, delta, r, h, gw, lw, lb, lo, n, sc);
+        }
+    }
 }

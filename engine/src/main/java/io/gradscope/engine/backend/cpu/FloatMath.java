@@ -171,4 +171,71 @@ final class FloatMath {
         out[0] = pw.result();
         out[1] = pq.result();
     }
+
+    /** Per-task scratch for the fused row kernels: lane arrays and pairwise stacks, reused row after row. */
+    static final class Scratch {
+        final float[] a = new float[LANES];
+        final float[] b = new float[LANES];
+        final Pairwise pa = new Pairwise();
+        final Pairwise pb = new Pairwise();
+        /** Results of kernels that give two sums. */
+        final float[] out = new float[2];
+    }
+
+    /** y = exp(x − shift), returning Σ y (the bits of {@link #sum} over y); plain loops. */
+    static float expSum(float[] x, int xo, float shift, float[] y, int yo, int n, Scratch sc) {
+        float[] lanes = sc.a;
+        Pairwise pw = sc.pa;
+        pw.reset();
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            java.util.Arrays.fill(lanes, 0f);
+            for (int i = 0; i < m; i++) {
+                float e = exp(x[xo + s + i] - shift);
+                y[yo + s + i] = e;
+                lanes[i & (LANES - 1)] += e;
+            }
+            pw.push(fold(lanes));
+        }
+        return pw.result();
+    }
+
+    /**
+     * One row of LayerNorm's VJP, first pass: h = ((x − m) − δ)·r and gw = g ⊙ w into the row
+     * buffers, Σ gw into {@code sc.out[0]} and Σ gw·h (fused) into {@code sc.out[1]} (the bits of
+     * {@link #sum} and {@link #dot}), and, when {@code lw} is not null, the lane rows lw += g·h
+     * (fused) and lb += g at {@code lo}; plain loops.
+     */
+    static void layerNormBackRow(float[] g, int go, float[] x, int xo, float[] w, float m, float delta, float r, float[] h,
+                                 float[] gw, float[] lw, float[] lb, int lo, int n, Scratch sc) {
+        float[] la = sc.a;
+        float[] lc = sc.b;
+        Pairwise pa = sc.pa;
+        Pairwise pc = sc.pb;
+        pa.reset();
+        pc.reset();
+        for (int s = 0; s < n; s += BLOCK) {
+            int len = Math.min(BLOCK, n - s);
+            java.util.Arrays.fill(la, 0f);
+            java.util.Arrays.fill(lc, 0f);
+            for (int i = s; i < s + len; i++) {
+                int j = (i - s) & (LANES - 1);
+                float hv = ((x[xo + i] - m) - delta) * r;
+                float gv = g[go + i];
+                float t = gv * w[i];
+                h[i] = hv;
+                gw[i] = t;
+                la[j] += t;
+                lc[j] = Math.fma(t, hv, lc[j]);
+                if (lw != null) {
+                    lw[lo + i] = Math.fma(gv, hv, lw[lo + i]);
+                    lb[lo + i] += gv;
+                }
+            }
+            pa.push(fold(la));
+            pc.push(fold(lc));
+        }
+        sc.out[0] = pa.result();
+        sc.out[1] = pc.result();
+    }
 }

@@ -269,20 +269,31 @@ final class VectorFloat {
 
     // ---- row pieces (softmax, LayerNorm, cross-entropy) -----------------------------------------
 
-    /** max of x[o .. o+n) (NaN wins; order does not matter for max). */
+    /** max of x[o .. o+n) (NaN wins; order does not matter for max, so four accumulators hide the latency). */
     static float max(float[] x, int o, int n) {
+        int end4 = n - n % (4 * L);
         int end = n - n % L;
-        FloatVector m = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        for (int i = 0; i < end; i += L) {
-            m = m.max(FloatVector.fromArray(S, x, o + i));
+        FloatVector m0 = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        FloatVector m1 = m0;
+        FloatVector m2 = m0;
+        FloatVector m3 = m0;
+        int i = 0;
+        for (; i < end4; i += 4 * L) {
+            m0 = m0.max(FloatVector.fromArray(S, x, o + i));
+            m1 = m1.max(FloatVector.fromArray(S, x, o + i + L));
+            m2 = m2.max(FloatVector.fromArray(S, x, o + i + 2 * L));
+            m3 = m3.max(FloatVector.fromArray(S, x, o + i + 3 * L));
+        }
+        for (; i < end; i += L) {
+            m0 = m0.max(FloatVector.fromArray(S, x, o + i));
         }
         float[] lanes = new float[L];
-        m.intoArray(lanes, 0);
+        m0.max(m1).max(m2.max(m3)).intoArray(lanes, 0);
         float r = Float.NEGATIVE_INFINITY;
         for (float v : lanes) {
             r = Math.max(r, v);
         }
-        for (int i = end; i < n; i++) {
+        for (; i < n; i++) {
             r = Math.max(r, x[o + i]);
         }
         return r;
@@ -373,5 +384,103 @@ final class VectorFloat {
         for (; i < n; i++) {
             dx[xo + i] = y[yo + i] * (g[go + i] - s);
         }
+    }
+
+    /** {@link FloatMath#expSum} with vectors: the same bits. */
+    static float expSum(float[] x, int xo, float shift, float[] y, int yo, int n, FloatMath.Scratch sc) {
+        float[] lanes = sc.a;
+        FloatMath.Pairwise pw = sc.pa;
+        pw.reset();
+        for (int s = 0; s < n; s += BLOCK) {
+            int m = Math.min(BLOCK, n - s);
+            int full = m - m % LANES;
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = FloatVector.zero(S);
+            for (int i = s; i < s + full; i += LANES) {
+                FloatVector e0 = exp(FloatVector.fromArray(S, x, xo + i).sub(shift));
+                e0.intoArray(y, yo + i);
+                a0 = a0.add(e0);
+                if (PER_GROUP == 2) {
+                    FloatVector e1 = exp(FloatVector.fromArray(S, x, xo + i + L).sub(shift));
+                    e1.intoArray(y, yo + i + L);
+                    a1 = a1.add(e1);
+                }
+            }
+            a0.intoArray(lanes, 0);
+            if (PER_GROUP == 2) {
+                a1.intoArray(lanes, L);
+            }
+            for (int i = full; i < m; i++) {
+                float e = FloatMath.exp(x[xo + s + i] - shift);
+                y[yo + s + i] = e;
+                lanes[i & (LANES - 1)] += e;
+            }
+            pw.push(FloatMath.fold(lanes));
+        }
+        return pw.result();
+    }
+
+    /** {@link FloatMath#layerNormBackRow} with vectors: the same bits. */
+    static void layerNormBackRow(float[] g, int go, float[] x, int xo, float[] w, float m, float delta, float r, float[] h,
+                                 float[] gw, float[] lw, float[] lb, int lo, int n, FloatMath.Scratch sc) {
+        float[] la = sc.a;
+        float[] lc = sc.b;
+        FloatMath.Pairwise pa = sc.pa;
+        FloatMath.Pairwise pc = sc.pb;
+        pa.reset();
+        pc.reset();
+        for (int s = 0; s < n; s += BLOCK) {
+            int len = Math.min(BLOCK, n - s);
+            int full = len - len % LANES;
+            FloatVector ga0 = FloatVector.zero(S);
+            FloatVector ga1 = FloatVector.zero(S);
+            FloatVector gc0 = FloatVector.zero(S);
+            FloatVector gc1 = FloatVector.zero(S);
+            for (int i = s; i < s + full; i += LANES) {
+                for (int q = 0; q < PER_GROUP; q++) {
+                    int k = i + q * L;
+                    FloatVector hv = FloatVector.fromArray(S, x, xo + k).sub(m).sub(delta).mul(r);
+                    FloatVector gv = FloatVector.fromArray(S, g, go + k);
+                    FloatVector t = gv.mul(FloatVector.fromArray(S, w, k));
+                    hv.intoArray(h, k);
+                    t.intoArray(gw, k);
+                    if (q == 0) {
+                        ga0 = ga0.add(t);
+                        gc0 = t.fma(hv, gc0);
+                    } else {
+                        ga1 = ga1.add(t);
+                        gc1 = t.fma(hv, gc1);
+                    }
+                    if (lw != null) {
+                        gv.fma(hv, FloatVector.fromArray(S, lw, lo + k)).intoArray(lw, lo + k);
+                        gv.add(FloatVector.fromArray(S, lb, lo + k)).intoArray(lb, lo + k);
+                    }
+                }
+            }
+            ga0.intoArray(la, 0);
+            gc0.intoArray(lc, 0);
+            if (PER_GROUP == 2) {
+                ga1.intoArray(la, L);
+                gc1.intoArray(lc, L);
+            }
+            for (int i = s + full; i < s + len; i++) {
+                int j = (i - s) & (LANES - 1);
+                float hv = ((x[xo + i] - m) - delta) * r;
+                float gv = g[go + i];
+                float t = gv * w[i];
+                h[i] = hv;
+                gw[i] = t;
+                la[j] += t;
+                lc[j] = Math.fma(t, hv, lc[j]);
+                if (lw != null) {
+                    lw[lo + i] = Math.fma(gv, hv, lw[lo + i]);
+                    lb[lo + i] += gv;
+                }
+            }
+            pa.push(FloatMath.fold(la));
+            pc.push(FloatMath.fold(lc));
+        }
+        sc.out[0] = pa.result();
+        sc.out[1] = pc.result();
     }
 }

@@ -89,6 +89,48 @@ class FloatMathTest {
     }
 
     @Test
+    void fusedRowKernelsGiveThePlainBitsAndTheUnfusedSums() {
+        assumeTrue(CpuMatmul.VECTOR, "no Vector API");
+        Random r = new Random(9);
+        for (int n : new int[] {1, 15, 16, 33, 256, 300, 1024, 1100}) {
+            float[] x = new float[n + 3];
+            float[] g = new float[n + 3];
+            float[] w = new float[n];
+            for (int i = 0; i < x.length; i++) {
+                x[i] = (float) (r.nextGaussian() * 3);
+                g[i] = (float) r.nextGaussian();
+            }
+            for (int i = 0; i < n; i++) {
+                w[i] = (float) (1 + 0.1 * r.nextGaussian());
+            }
+            FloatMath.Scratch s1 = new FloatMath.Scratch();
+            FloatMath.Scratch s2 = new FloatMath.Scratch();
+            float[] y1 = new float[n];
+            float[] y2 = new float[n];
+            float e1 = FloatMath.expSum(x, 3, 1.5f, y1, 0, n, s1);
+            float e2 = VectorFloat.expSum(x, 3, 1.5f, y2, 0, n, s2);
+            assertEquals(Float.floatToRawIntBits(e1), Float.floatToRawIntBits(e2), "expSum " + n);
+            assertEquals(Float.floatToRawIntBits(FloatMath.sum(y1, 0, n)), Float.floatToRawIntBits(e1), "expSum is the sum " + n);
+            float[][] h = {new float[n], new float[n]};
+            float[][] gw = {new float[n], new float[n]};
+            float[][] lw = {new float[2 * n], new float[2 * n]};
+            float[][] lb = {new float[2 * n], new float[2 * n]};
+            FloatMath.layerNormBackRow(g, 3, x, 1, w, 0.25f, 1e-3f, 0.7f, h[0], gw[0], lw[0], lb[0], n, n, s1);
+            VectorFloat.layerNormBackRow(g, 3, x, 1, w, 0.25f, 1e-3f, 0.7f, h[1], gw[1], lw[1], lb[1], n, n, s2);
+            for (int k = 0; k < 2; k++) {
+                assertEquals(Float.floatToRawIntBits(s1.out[k]), Float.floatToRawIntBits(s2.out[k]), "layer norm sums " + n);
+            }
+            assertEquals(Float.floatToRawIntBits(FloatMath.sum(gw[0], 0, n)), Float.floatToRawIntBits(s1.out[0]), "Σ gw " + n);
+            assertEquals(Float.floatToRawIntBits(FloatMath.dot(gw[0], 0, h[0], 0, n)), Float.floatToRawIntBits(s1.out[1]), "Σ gw·h " + n);
+            for (int i = 0; i < n; i++) {
+                assertEquals(Float.floatToRawIntBits(h[0][i]), Float.floatToRawIntBits(h[1][i]));
+                assertEquals(Float.floatToRawIntBits(lw[0][n + i]), Float.floatToRawIntBits(lw[1][n + i]));
+                assertEquals(Float.floatToRawIntBits(lb[0][n + i]), Float.floatToRawIntBits(lb[1][n + i]));
+            }
+        }
+    }
+
+    @Test
     void cascadeSumOfAMillionIsCloseToTheExactSum() {
         Random r = new Random(11);
         int n = 1 << 20;
