@@ -48,7 +48,9 @@ public final class CpuBackend implements Backend {
         }
         Storage s = new Storage(dtype, Device.CPU, numel, data, category, this::onRelease);
         long now = live.addAndGet(s.bytes());
-        peak.accumulateAndGet(now, Math::max);
+        if (now > peak.get()) {
+            peak.accumulateAndGet(now, Math::max);
+        }
         Allocations.allocated(s);
         return s;
     }

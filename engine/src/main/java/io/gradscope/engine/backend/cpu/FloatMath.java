@@ -67,14 +67,23 @@ final class FloatMath {
         return e * Float.intBitsToFloat((n1 + 127) << 23) * Float.intBitsToFloat((n2 + 127) << 23);
     }
 
-    /** Folds 16 lane sums in halves: (j, j+8), then (j, j+4), (j, j+2), (0, 1). */
-    static float fold(float[] lanes) {
-        for (int w = LANES / 2; w >= 1; w >>= 1) {
-            for (int j = 0; j < w; j++) {
-                lanes[j] += lanes[j + w];
-            }
-        }
-        return lanes[0];
+    /** Folds 16 lane sums in halves: (j, j+8), then (j, j+4), (j, j+2), (0, 1); written out, it is called per block. */
+    static float fold(float[] l) {
+        float a0 = l[0] + l[8];
+        float a1 = l[1] + l[9];
+        float a2 = l[2] + l[10];
+        float a3 = l[3] + l[11];
+        float a4 = l[4] + l[12];
+        float a5 = l[5] + l[13];
+        float a6 = l[6] + l[14];
+        float a7 = l[7] + l[15];
+        a0 += a4;
+        a1 += a5;
+        a2 += a6;
+        a3 += a7;
+        a0 += a2;
+        a1 += a3;
+        return a0 + a1;
     }
 
     /**
