@@ -95,14 +95,15 @@ final class CpuNorms {
         float[] gs = g.storage().floats();
         float[] xs = dx.storage().floats();
         rows(rows, y.numel(), (from, to) -> {
+            FloatMath.Scratch sc = new FloatMath.Scratch();
             for (int r = from; r < to; r++) {
                 int yo = y.offset() + r * d;
                 int go = g.offset() + r * d;
                 int xo = dx.offset() + r * d;
                 if (log) {
-                    FloatKernels.logSoftmaxDx(ys, yo, gs, go, FloatKernels.sum(gs, go, d), xs, xo, d);
+                    FloatKernels.logSoftmaxDx(ys, yo, gs, go, FloatKernels.sum(gs, go, d, sc), xs, xo, d);
                 } else {
-                    FloatKernels.softmaxDx(ys, yo, gs, go, FloatKernels.dot(gs, go, ys, yo, d), xs, xo, d);
+                    FloatKernels.softmaxDx(ys, yo, gs, go, FloatKernels.dot(gs, go, ys, yo, d, sc), xs, xo, d);
                 }
             }
         });
@@ -131,9 +132,10 @@ final class CpuNorms {
         float[] rs = rstd.storage().floats();
         rows(rows, x.numel(), (from, to) -> {
             float[] two = new float[2];
+            FloatMath.Scratch sc = new FloatMath.Scratch();
             for (int r = from; r < to; r++) {
                 int xo = x.offset() + r * d;
-                float m = FloatKernels.sum(xs, xo, d) / d;
+                float m = FloatKernels.sum(xs, xo, d, sc) / d;
                 FloatKernels.deviationSums(xs, xo, d, m, two);
                 double delta = (double) two[0] / d;
                 // Σ(c − δ)² = Σc² − dδ²: the variance around the corrected mean.

@@ -152,6 +152,14 @@ final class FloatKernels {
         return VECTOR ? VectorFloat.sum(x, o, n) : FloatMath.sum(x, o, n);
     }
 
+    static float sum(float[] x, int o, int n, FloatMath.Scratch sc) {
+        return VECTOR ? VectorFloat.sum(x, o, n, sc) : FloatMath.sum(x, o, n, sc);
+    }
+
+    static float dot(float[] a, int ao, float[] b, int bo, int n, FloatMath.Scratch sc) {
+        return VECTOR ? VectorFloat.dot(a, ao, b, bo, n, sc) : FloatMath.dot(a, ao, b, bo, n, sc);
+    }
+
     static float dot(float[] a, int ao, float[] b, int bo, int n) {
         return VECTOR ? VectorFloat.dot(a, ao, b, bo, n) : FloatMath.dot(a, ao, b, bo, n);
     }

@@ -121,6 +121,11 @@ final class FloatMath {
         }
     }
 
+    /** {@link #sum} (the scratch is not needed by the plain loops). */
+    static float sum(float[] x, int o, int n, Scratch sc) {
+        return sum(x, o, n);
+    }
+
     /** Σ x[o .. o+n), the canonical cascade sum; plain loops. */
     static float sum(float[] x, int o, int n) {
         if (n <= BLOCK) {
@@ -144,8 +149,14 @@ final class FloatMath {
 
     /** Σ a[i]·b[i] in the canonical cascade, each product fused into its lane (fma); plain loops. */
     static float dot(float[] a, int ao, float[] b, int bo, int n) {
-        Pairwise pw = new Pairwise();
-        float[] lanes = new float[LANES];
+        return dot(a, ao, b, bo, n, new Scratch());
+    }
+
+    /** {@link #dot} with the scratch's lanes and stack. */
+    static float dot(float[] a, int ao, float[] b, int bo, int n, Scratch sc) {
+        Pairwise pw = sc.pa;
+        pw.reset();
+        float[] lanes = sc.a;
         for (int s = 0; s < n; s += BLOCK) {
             int m = Math.min(BLOCK, n - s);
             java.util.Arrays.fill(lanes, 0f);

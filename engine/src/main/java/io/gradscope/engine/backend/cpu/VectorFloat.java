@@ -29,33 +29,20 @@ final class VectorFloat {
         }
     }
 
-    /** {@link FloatMath#exp} lane by lane, the same operations in the same order. */
-    static FloatVector exp(FloatVector x) {
-        FloatVector c = x.max(FloatMath.EXP_LO).min(FloatMath.EXP_HI);
-        FloatVector t = c.fma(FloatMath.LOG2E, FloatMath.ROUNDER);
-        IntVector n = (IntVector) t.reinterpretAsInts().sub(FloatMath.ROUNDER_BITS);
-        FloatVector k = t.sub(FloatMath.ROUNDER);
-        FloatVector r = k.fma(FloatVector.broadcast(S, -FloatMath.LN2_HI), c);
-        r = k.fma(FloatVector.broadcast(S, -FloatMath.LN2_LO), r);
-        FloatVector p = r.fma(FloatMath.P0, FloatMath.P1);
-        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P2));
-        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P3));
-        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P4));
-        p = p.fma(r, FloatVector.broadcast(S, FloatMath.P5));
-        FloatVector e = p.fma(r.mul(r), r).add(1f);
-        IntVector n1 = n.lanewise(VectorOperators.ASHR, 1);
-        IntVector n2 = n.sub(n1);
-        FloatVector s1 = n1.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
-        FloatVector s2 = n2.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
-        return e.mul(s1).mul(s2);
-    }
-
     // ---- canonical sums (Note [Cascade sum]) ------------------------------------------------------
 
     /** Σ x[o .. o+n). */
     static float sum(float[] x, int o, int n) {
-        float[] lanes = new float[LANES];
-        FloatMath.Pairwise pw = n > BLOCK ? new FloatMath.Pairwise() : null;
+        return sum(x, o, n, new float[LANES], n > BLOCK ? new FloatMath.Pairwise() : null);
+    }
+
+    /** Σ x[o .. o+n) with the scratch's lanes and stack. */
+    static float sum(float[] x, int o, int n, FloatMath.Scratch sc) {
+        sc.pa.reset();
+        return sum(x, o, n, sc.a, sc.pa);
+    }
+
+    private static float sum(float[] x, int o, int n, float[] lanes, FloatMath.Pairwise pw) {
         for (int b = 0; b < n; b += BLOCK) {
             int m = Math.min(BLOCK, n - b);
             int full = m - m % LANES;
@@ -76,18 +63,24 @@ final class VectorFloat {
                 lanes[i & (LANES - 1)] += x[base + i];
             }
             float s = FloatMath.fold(lanes);
-            if (pw == null) {
+            if (n <= BLOCK) {
                 return s;
             }
             pw.push(s);
         }
-        return pw == null ? 0f : pw.result();
+        return n == 0 ? 0f : pw.result();
     }
 
     /** Σ a[i]·b[i], each product fused into its lane. */
     static float dot(float[] a, int ao, float[] b, int bo, int n) {
-        float[] lanes = new float[LANES];
-        FloatMath.Pairwise pw = new FloatMath.Pairwise();
+        return dot(a, ao, b, bo, n, new FloatMath.Scratch());
+    }
+
+    /** Σ a[i]·b[i] with the scratch's lanes and stack. */
+    static float dot(float[] a, int ao, float[] b, int bo, int n, FloatMath.Scratch sc) {
+        float[] lanes = sc.a;
+        FloatMath.Pairwise pw = sc.pa;
+        pw.reset();
         for (int s = 0; s < n; s += BLOCK) {
             int m = Math.min(BLOCK, n - s);
             int full = m - m % LANES;
@@ -236,7 +229,11 @@ final class VectorFloat {
                     zero.blend(one, pos).intoArray(y, yo + i);
                 }
             }
-            case EXP -> { for (; i < end; i += L) exp(FloatVector.fromArray(S, x, xo + i)).intoArray(y, yo + i); }
+            case EXP -> {
+                // exp(x − 0) is exp(x): x − 0 is x exactly.
+                expShift(x, xo, 0f, y, yo, n);
+                return true;
+            }
             case POW -> {
                 if (p != 2) {
                     return false;
@@ -299,12 +296,40 @@ final class VectorFloat {
         return r;
     }
 
-    /** y = exp(x − shift). */
+    /**
+     * y = exp(x − shift), {@link FloatMath#exp} lane by lane: the same operations in the same order.
+     *
+     * <p>NOTE: the only place the vector exp is written. Handing a vector to a helper that the JIT
+     * does not inline (its compiled code grows past the inlining limit once several callers use it)
+     * boxes every vector and costs a factor of three or more; every exp goes through this loop.
+     */
     static void expShift(float[] x, int xo, float shift, float[] y, int yo, int n) {
         int end = n - n % L;
         int i = 0;
+        FloatVector nln2hi = FloatVector.broadcast(S, -FloatMath.LN2_HI);
+        FloatVector nln2lo = FloatVector.broadcast(S, -FloatMath.LN2_LO);
+        FloatVector p2 = FloatVector.broadcast(S, FloatMath.P2);
+        FloatVector p3 = FloatVector.broadcast(S, FloatMath.P3);
+        FloatVector p4 = FloatVector.broadcast(S, FloatMath.P4);
+        FloatVector p5 = FloatVector.broadcast(S, FloatMath.P5);
         for (; i < end; i += L) {
-            exp(FloatVector.fromArray(S, x, xo + i).sub(shift)).intoArray(y, yo + i);
+            FloatVector c = FloatVector.fromArray(S, x, xo + i).sub(shift).max(FloatMath.EXP_LO).min(FloatMath.EXP_HI);
+            FloatVector t = c.fma(FloatMath.LOG2E, FloatMath.ROUNDER);
+            IntVector k = (IntVector) t.reinterpretAsInts().sub(FloatMath.ROUNDER_BITS);
+            FloatVector kf = t.sub(FloatMath.ROUNDER);
+            FloatVector r = kf.fma(nln2hi, c);
+            r = kf.fma(nln2lo, r);
+            FloatVector p = r.fma(FloatMath.P0, FloatMath.P1);
+            p = p.fma(r, p2);
+            p = p.fma(r, p3);
+            p = p.fma(r, p4);
+            p = p.fma(r, p5);
+            FloatVector e = p.fma(r.mul(r), r).add(1f);
+            IntVector k1 = k.lanewise(VectorOperators.ASHR, 1);
+            IntVector k2 = k.sub(k1);
+            FloatVector s1 = k1.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+            FloatVector s2 = k2.add(127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
+            e.mul(s1).mul(s2).intoArray(y, yo + i);
         }
         for (; i < n; i++) {
             y[yo + i] = FloatMath.exp(x[xo + i] - shift);
@@ -362,15 +387,16 @@ final class VectorFloat {
         }
     }
 
-    /** dx = g − exp(y)·s (log-softmax's VJP row). */
+    /** dx = g − exp(y)·s (log-softmax's VJP row): exp(y) into dx first (y − 0 is y exactly), then combined. */
     static void logSoftmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
+        expShift(y, yo, 0f, dx, xo, n);
         int end = n - n % L;
         int i = 0;
         for (; i < end; i += L) {
-            FloatVector.fromArray(S, g, go + i).sub(exp(FloatVector.fromArray(S, y, yo + i)).mul(s)).intoArray(dx, xo + i);
+            FloatVector.fromArray(S, g, go + i).sub(FloatVector.fromArray(S, dx, xo + i).mul(s)).intoArray(dx, xo + i);
         }
         for (; i < n; i++) {
-            dx[xo + i] = g[go + i] - FloatMath.exp(y[yo + i]) * s;
+            dx[xo + i] = g[go + i] - dx[xo + i] * s;
         }
     }
 
@@ -386,38 +412,10 @@ final class VectorFloat {
         }
     }
 
-    /** {@link FloatMath#expSum} with vectors: the same bits. */
+    /** {@link FloatMath#expSum} with vectors (the exps, then their cascade sum from L1): the same bits. */
     static float expSum(float[] x, int xo, float shift, float[] y, int yo, int n, FloatMath.Scratch sc) {
-        float[] lanes = sc.a;
-        FloatMath.Pairwise pw = sc.pa;
-        pw.reset();
-        for (int s = 0; s < n; s += BLOCK) {
-            int m = Math.min(BLOCK, n - s);
-            int full = m - m % LANES;
-            FloatVector a0 = FloatVector.zero(S);
-            FloatVector a1 = FloatVector.zero(S);
-            for (int i = s; i < s + full; i += LANES) {
-                FloatVector e0 = exp(FloatVector.fromArray(S, x, xo + i).sub(shift));
-                e0.intoArray(y, yo + i);
-                a0 = a0.add(e0);
-                if (PER_GROUP == 2) {
-                    FloatVector e1 = exp(FloatVector.fromArray(S, x, xo + i + L).sub(shift));
-                    e1.intoArray(y, yo + i + L);
-                    a1 = a1.add(e1);
-                }
-            }
-            a0.intoArray(lanes, 0);
-            if (PER_GROUP == 2) {
-                a1.intoArray(lanes, L);
-            }
-            for (int i = full; i < m; i++) {
-                float e = FloatMath.exp(x[xo + s + i] - shift);
-                y[yo + s + i] = e;
-                lanes[i & (LANES - 1)] += e;
-            }
-            pw.push(FloatMath.fold(lanes));
-        }
-        return pw.result();
+        expShift(x, xo, shift, y, yo, n);
+        return sum(y, yo, n, sc);
     }
 
     /** {@link FloatMath#layerNormBackRow} with vectors: the same bits. */
