@@ -87,7 +87,7 @@ final class Workloads {
     }
 
     private static Workload gemm(String key, DType dt, int n) {
-        return new Workload(key, "GFLOP/s", Math.max(2, (1 << 30) / n / n / n), () -> gemmRun(dt, n));
+        return new Workload(key, "GFLOP/s", Math.max(10, (int) ((1L << 31) / n / n / n)), () -> gemmRun(dt, n));
     }
 
     private static DoubleSupplier gemmRun(DType dt, int n) {

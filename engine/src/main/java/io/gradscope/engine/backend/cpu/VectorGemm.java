@@ -16,7 +16,7 @@ import jdk.incubator.vector.VectorSpecies;
  * thread where there is work), so a matrix of 128 rows still uses every core and a core that the
  * machine's load slows down simply takes fewer tasks. Within a task the order is BLIS's: for each k
  * block, each B sliver (kc × FNR, 32 KB) stays in L1 while the A slivers of the row block
- * (MC × kc, 128 KB) stream from L2. KC = 256 and MC = 128 measured best among 128-512 and 64-256.
+ * (MC × kc, 120 KB) stream from L2. KC = 256 and MC ≈ 128 measured best among 128-512 and 64-256.
  *
  * <p>Note [Inlined write-back]: the accumulators live in locals and are written back inside the
  * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five.
@@ -59,7 +59,7 @@ final class VectorGemm {
         try {
             int aSlivers = (m + MR - 1) / MR;
             int bSlivers = (n + FNR - 1) / FNR;
-            Packed p = new Packed(aSlivers * MR, bSlivers * FNR, k, buffer(0, aSlivers * MR * k, own),
+            Packed p = new Packed(aSlivers * MR, bSlivers * FNR, k, kBlock(k), buffer(0, aSlivers * MR * k, own),
                     buffer(1, bSlivers * FNR * k, own));
             int threads = parallel ? CpuThreads.THREADS : 1;
             int aOff = ao + i0 * ars;
@@ -93,7 +93,16 @@ final class VectorGemm {
     }
 
     /** Packed A (mPad rows) and B (nPad columns): k block pc's sliver s starts at pc·mPad + s·MR·kc (A), pc·nPad + s·FNR·kc (B). */
-    private record Packed(int mPad, int nPad, int k, float[] a, float[] b) {
+    private record Packed(int mPad, int nPad, int k, int kc, float[] a, float[] b) {
+    }
+
+    /**
+     * The k block length: k split into blocks of at most KC, all but the last equal (k = 784 gives
+     * four blocks of 196, not three of 256 and one of 16 that would load and store C for 16 steps).
+     */
+    private static int kBlock(int k) {
+        int blocks = (k + KC - 1) / KC;
+        return (k + blocks - 1) / blocks;
     }
 
     private static float[] buffer(int which, int n, boolean own) {
@@ -124,8 +133,8 @@ final class VectorGemm {
     /** C rows [r0, r1) × B slivers [s0, s1), all k blocks. */
     private static void tile(Packed p, float[] c, int co, int ldc, int k, int r0, int r1, int s0, int s1) {
         float[] edge = null;
-        for (int pc = 0; pc < k; pc += KC) {
-            int kc = Math.min(KC, k - pc);
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
             int aBase = pc * p.mPad();
             int bBase = pc * p.nPad();
             for (int s = s0; s < s1; s++) {
@@ -168,9 +177,20 @@ final class VectorGemm {
         int jr = s * FNR;
         int nr = Math.min(FNR, n - jr);
         float[] bp = p.b();
-        for (int pc = 0; pc < k; pc += KC) {
-            int kc = Math.min(KC, k - pc);
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
             int base = pc * p.nPad() + jr * kc;
+            if (rs == 1 && cs != 1) {
+                // B is a transposed view (the Wᵀ of an input gradient): each column is a contiguous row
+                // of the original, so read along it and write down the sliver.
+                for (int j = 0; j < FNR; j++) {
+                    int src = off + pc + (jr + j) * cs;
+                    for (int q = 0; q < kc; q++) {
+                        bp[base + q * FNR + j] = j < nr ? b[src + q] : 0f;
+                    }
+                }
+                continue;
+            }
             for (int q = 0; q < kc; q++) {
                 int src = off + (pc + q) * rs + jr * cs;
                 int dst = base + q * FNR;
@@ -193,8 +213,8 @@ final class VectorGemm {
         int ir = s * MR;
         int mr = Math.min(MR, m - ir);
         float[] ap = p.a();
-        for (int pc = 0; pc < k; pc += KC) {
-            int kc = Math.min(KC, k - pc);
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
             int dst = pc * p.mPad() + ir * kc;
             int src = off + ir * rs + pc * cs;
             for (int q = 0; q < kc; q++) {
