@@ -89,11 +89,11 @@ final class TorchBaseline implements AutoCloseable {
         return threads.clone();
     }
 
-    /** One timed run at each thread count, in the order of {@link #threads()}. */
-    double[] run(String key) throws IOException {
+    /** At each thread count (in the order of {@link #threads()}), the last of {@code burst} runs back to back. */
+    double[] run(String key, int burst) throws IOException {
         double[] v = new double[threads.length];
         for (int i = 0; i < threads.length; i++) {
-            JsonNode r = ask("run " + key + " " + threads[i]);
+            JsonNode r = ask("run " + key + " " + threads[i] + " " + burst);
             if (!r.has("value")) {
                 throw new IOException("PyTorch " + key + ": " + r.path("error").asText("no value"));
             }
