@@ -35,6 +35,11 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--only", paramLabel = "KEY", description = "Run only the workloads whose key contains KEY (repeatable).")
     List<String> only = new ArrayList<>();
 
+    @Option(names = "--compare-pytorch", description = "Also run each CPU workload in PyTorch (" + TorchBaseline.PYTHON
+            + " with torch), in turns with Gradscope's runs, and print the ratio Gradscope/PyTorch; skipped with the reason "
+            + "where there is no PyTorch.")
+    boolean comparePytorch;
+
     @Override
     public Integer call() throws Exception {
         if (runs < 5) {
@@ -55,21 +60,117 @@ public final class BenchCommand implements Callable<Integer> {
                         + key + "'; the workloads are " + String.join(", ", workloads.stream().map(Workloads.Workload::key).toList()));
             }
         }
-        for (Workloads.Workload w : workloads) {
-            if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
-                continue;
+        TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
+        Map<String, Object> torchMedians = new LinkedHashMap<>();
+        Map<String, Object> ratios = new LinkedHashMap<>();
+        Map<String, Object> torchThreadCounts = new LinkedHashMap<>();
+        try {
+            for (Workloads.Workload w : workloads) {
+                if (!only.isEmpty() && only.stream().noneMatch(w.key()::contains)) {
+                    continue;
+                }
+                String skip = torch == null ? "" : torch.setup(w.key());
+                DoubleSupplier run = w.setup().get();
+                double[] v;
+                double[] t = null;
+                int torchThreads = 0;
+                if (skip == null) {
+                    double[][] both = measureInTurns(run, w.warmup(), runs, torch, w.key(), higherIsBetter(w.unit()));
+                    v = both[0];
+                    t = both[1];
+                    torchThreads = (int) both[2][0];
+                } else {
+                    v = measure(run, w.warmup(), runs);
+                }
+                double median = v[v.length / 2];
+                medians.put(w.key(), round(median));
+                if (!json) {
+                    System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), median, w.unit(),
+                            v[0], v[v.length - 1], v.length);
+                }
+                if (t != null) {
+                    double tm = t[t.length / 2];
+                    torchMedians.put(w.key(), round(tm));
+                    torchThreadCounts.put(w.key(), torchThreads);
+                    ratios.put(w.key(), round(median / tm));
+                    if (!json) {
+                        boolean faster = higherIsBetter(w.unit()) ? median > tm : median < tm;
+                        System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f)  Gradscope/PyTorch %.3fx (%s)%n",
+                                "  pytorch, " + torchThreads + (torchThreads == 1 ? " thread" : " threads"), tm, w.unit(), t[0],
+                                t[t.length - 1], median / tm, faster ? "faster" : "slower");
+                    }
+                } else if (torch != null && !json) {
+                    System.out.printf("%-32s %s%n", "  pytorch", "skipped: " + skip);
+                }
             }
-            double[] v = measure(w.setup().get(), w.warmup(), runs);
-            medians.put(w.key(), round(v[v.length / 2]));
-            if (!json) {
-                System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f, %d runs)%n", w.key(), v[v.length / 2], w.unit(),
-                        v[0], v[v.length - 1], v.length);
+        } finally {
+            if (torch != null) {
+                torch.close();
             }
         }
         if (json) {
+            if (torch != null) {
+                medians.put("pytorch", torchMedians);
+                medians.put("pytorch_threads", torchThreadCounts);
+                medians.put("gradscope_over_pytorch", ratios);
+            }
             System.out.println(new ObjectMapper().writeValueAsString(medians));
         }
         return 0;
+    }
+
+    private TorchBaseline startTorch() {
+        Object t = TorchBaseline.start();
+        if (t instanceof TorchBaseline baseline) {
+            (json ? System.err : System.out).println("Comparing with " + baseline.describe() + "; runs taken in turns.");
+            return baseline;
+        }
+        (json ? System.err : System.out).println("PyTorch comparison skipped: " + t);
+        return null;
+    }
+
+    private static boolean higherIsBetter(String unit) {
+        return unit.contains("FLOP") || unit.contains("/s");
+    }
+
+    /**
+     * Warms both up, then takes the timed runs in turns (Gradscope, then PyTorch at each thread
+     * count; each turn the last of a burst of runs), so a change in the machine's load falls on all of them. Returns Gradscope's figures
+     * and those of PyTorch's better thread count (by median), each sorted, and that count.
+     */
+    private static final int BURST = 3;
+
+    static double[][] measureInTurns(DoubleSupplier run, int warmup, int runs, TorchBaseline torch, String key,
+                                     boolean higherBetter) throws java.io.IOException {
+        for (int i = 0; i < warmup; i++) {
+            run.getAsDouble();
+        }
+        int[] threads = torch.threads();
+        double[] v = new double[runs];
+        double[][] t = new double[threads.length][runs];
+        for (int i = 0; i < runs; i++) {
+            // Each turn is a burst of back-to-back runs with the last one kept, on both sides: the steady
+            // state of a loop, not a first run after the other framework's turn.
+            for (int b = 1; b < BURST; b++) {
+                run.getAsDouble();
+            }
+            v[i] = run.getAsDouble();
+            double[] r = torch.run(key, BURST);
+            for (int j = 0; j < threads.length; j++) {
+                t[j][i] = r[j];
+            }
+        }
+        Arrays.sort(v);
+        int best = 0;
+        for (int j = 0; j < threads.length; j++) {
+            Arrays.sort(t[j]);
+            double mj = t[j][runs / 2];
+            double mb = t[best][runs / 2];
+            if (higherBetter ? mj > mb : mj < mb) {
+                best = j;
+            }
+        }
+        return new double[][] {v, t[best], {threads[best]}};
     }
 
     private static double round(double v) {

@@ -61,9 +61,10 @@ final class Workloads {
         }
         w.add(new Workload("sgemm_1024_plain_loops_gflops", "GFLOP/s", 1, () -> plainSgemm(1024)));
         w.add(new Workload("op_overhead_us", "µs", 1500, () -> Workloads::opOverhead));
-        w.add(new Workload("mlp_step_ms", "ms", 5, Workloads::mlpStep));
-        w.add(new Workload("layernorm_fwdbwd_ms", "ms", 3, Workloads::layerNorm));
-        w.add(new Workload("softmax_fwdbwd_ms", "ms", 3, Workloads::softmax));
+        // Warm-up until the JIT has compiled the vector kernels (before that the Vector API runs boxed, 10-50x slower).
+        w.add(new Workload("mlp_step_ms", "ms", 30, Workloads::mlpStep));
+        w.add(new Workload("layernorm_fwdbwd_ms", "ms", 10, Workloads::layerNorm));
+        w.add(new Workload("softmax_fwdbwd_ms", "ms", 10, Workloads::softmax));
         w.add(new Workload("graph_10k_build_backward_ms", "ms", 5, () -> Workloads::graph10k));
         w.addAll(DerivativeWorkloads.all());
         w.addAll(JacobianWorkloads.all());
@@ -88,7 +89,7 @@ final class Workloads {
     }
 
     private static Workload gemm(String key, DType dt, int n) {
-        return new Workload(key, "GFLOP/s", Math.max(2, (1 << 30) / n / n / n), () -> gemmRun(dt, n));
+        return new Workload(key, "GFLOP/s", Math.max(10, (int) ((1L << 31) / n / n / n)), () -> gemmRun(dt, n));
     }
 
     private static DoubleSupplier gemmRun(DType dt, int n) {

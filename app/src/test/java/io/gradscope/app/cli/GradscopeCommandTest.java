@@ -39,6 +39,24 @@ class GradscopeCommandTest {
         assertEquals(3, json.size(), r.out());
     }
 
+    /** Shape only (bench figures are never timed tests): ratios where PyTorch is there, else one line saying why not. */
+    @Test
+    void benchComparesWithPyTorchOrSaysWhyNot() throws Exception {
+        Cli.Result r = run("bench", "--json", "--compare-pytorch", "--runs", "5", "--only", "sgemm_256", "--only", "plain_loops");
+        assertEquals(0, r.status(), r.err());
+        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+        assertTrue(json.get("sgemm_256_gflops").asDouble() > 0, r.out());
+        if (r.err().contains("PyTorch comparison skipped: ")) {
+            assertFalse(json.has("pytorch"), r.out());
+            return;
+        }
+        assertTrue(r.err().contains("Comparing with PyTorch"), r.err());
+        assertTrue(json.get("pytorch").get("sgemm_256_gflops").asDouble() > 0, r.out());
+        double ratio = json.get("gradscope_over_pytorch").get("sgemm_256_gflops").asDouble();
+        assertTrue(ratio > 0 && Double.isFinite(ratio), r.out());
+        assertFalse(json.get("pytorch").has("sgemm_1024_plain_loops_gflops"), "the plain loops have no PyTorch twin: " + r.out());
+    }
+
     @Test
     void benchNeedsAtLeastFiveRuns() {
         Cli.Result r = run("bench", "--runs", "3");

@@ -68,6 +68,45 @@ public interface Backend {
      */
     void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db);
 
+    /**
+     * LayerNorm over the last axis of contiguous {@code x [R..., D]} saving only row statistics: writes
+     * {@code out}, {@code stats [R..., 2]} (each row's mean as m + δ, δ a small correction that keeps
+     * the precision of inputs far from 0) and {@code rstd [R..., 1]}; the VJP recomputes x̂ from x, so
+     * no tensor of x's size is kept. False where the backend has no such kernel (the op then uses
+     * {@link #layerNormRows}).
+     */
+    default boolean layerNormStats(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor stats, Tensor rstd) {
+        return false;
+    }
+
+    /**
+     * The VJP of {@link #layerNormStats}: as {@link #layerNormBackwardRows}, with x̂ recomputed from
+     * the contiguous {@code x}, {@code stats} and {@code rstd}. False where the backend has none.
+     */
+    default boolean layerNormBackwardStats(Tensor g, Tensor x, Tensor weight, Tensor stats, Tensor rstd, Tensor dx, Tensor dw,
+                                           Tensor db) {
+        return false;
+    }
+
+    /**
+     * Cross-entropy rows fused: for contiguous logits {@code [N, C]} and class indices {@code labels [N]}
+     * (checked in range), writes each row's loss logsumexp(z) − z[label] into {@code losses [N]} and
+     * (softmax(z) − onehot(label)) · scale into {@code dlogits [N, C]}. False where the backend has none
+     * (the op then composes primitives).
+     */
+    default boolean crossEntropyRows(Tensor logits, Tensor labels, double scale, Tensor losses, Tensor dlogits) {
+        return false;
+    }
+
+    /**
+     * An elementwise function's VJP in one pass, {@code dx = g ⊙ f′(x)} with the bits of the unfused
+     * product (for {@link UnaryKind#RELU}: {@code g · [x > 0]}). All the same shape. False where the
+     * backend has no fused kernel for {@code kind}.
+     */
+    default boolean unaryBackward(UnaryKind kind, Tensor x, Tensor g, Tensor dx) {
+        return false;
+    }
+
     /** Copies a contiguous CPU tensor into a contiguous tensor of this backend with the same dtype and shape. */
     void upload(Tensor host, Tensor dst);
 

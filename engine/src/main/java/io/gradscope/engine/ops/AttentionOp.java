@@ -108,7 +108,10 @@ final class AttentionOp extends Op {
         if (causal) {
             s = Raw.binary(BinaryKind.ADD, s, mask(q, k));
         }
-        Tensor p = Raw.softmax(s, new int[] {r - 1});
+        // The fused row kernel (max-subtracted exp, divided by the row's sum): exp(s − logsumexp(s))
+        // would carry logsumexp's rounding into every weight, which large scores make visible in float32.
+        Tensor p = Tensor.zeros(s.dtype(), s.device(), s.shape());
+        s.backend().softmaxLastAxis(s, p, false);
         ctx.save(p);
         return MatMulOp.batched(p, v);
     }
@@ -145,7 +148,15 @@ final class AttentionOp extends Op {
         Tensor dk = null;
         if (ctx.needsGrad(0) || ctx.needsGrad(1)) {
             Tensor dp = Ops.matmul(g, Ops.transpose(v));
-            Tensor ds = Ops.mul(Ops.mul(p, Ops.sub(dp, Ops.sum(Ops.mul(dp, p), last, true))), scale);
+            Tensor ds;
+            if (Ops.differentiating()) {
+                ds = Ops.mul(Ops.mul(p, Ops.sub(dp, Ops.sum(Ops.mul(dp, p), last, true))), scale);
+            } else {
+                // The softmax VJP's fused row kernel: P ⊙ (dP − ⟨dP, P⟩) per row, its sum kept in the kernel.
+                Tensor dsRaw = Tensor.zeros(p.dtype(), p.device(), p.shape());
+                p.backend().softmaxBackwardLastAxis(p.contiguous(), dp.contiguous(), dsRaw, false);
+                ds = Ops.mul(dsRaw, scale);
+            }
             dq = ctx.needsGrad(0) ? Ops.matmul(ds, k) : null;
             dk = ctx.needsGrad(1) ? Ops.matmul(Ops.transpose(ds), q) : null;
         }

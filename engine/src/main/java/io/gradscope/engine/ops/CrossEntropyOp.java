@@ -77,17 +77,29 @@ final class CrossEntropyOp extends Op {
                         + " is out of range for " + c + " classes");
             }
         }
-        int[] last = {z.rank() - 1};
-        Tensor hot = Tensor.zeros(z.dtype(), z.device(), z.shape());
-        z.backend().oneHot(t, hot);
-        Tensor lse = Raw.logSumExpKeep(z, last);
-        Tensor picked = Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, z, hot), last, true);
-        Tensor losses = Raw.binary(BinaryKind.SUB, lse, picked);
         long n = z.rank() == 2 ? z.shape()[0] : 1;
-        Tensor loss = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, losses, Shapes.axes("", null, losses.rank()), false), 1.0 / n);
-        Tensor p = Raw.unary(UnaryKind.EXP, Raw.binary(BinaryKind.SUB, z, lse));
-        ctx.save(Raw.mulScalar(Raw.binary(BinaryKind.SUB, p, hot), 1.0 / n));
-        return loss;
+        Tensor zc = z.contiguous();
+        Tensor rows = z.rank() == 2 ? zc : zc.viewReshape(new int[] {1, c});
+        Tensor lab = t.rank() == 1 ? t : t.viewReshape(new int[] {1});
+        Tensor losses = Tensor.zeros(z.dtype(), z.device(), (int) n);
+        Tensor dz = Tensor.zeros(z.dtype(), z.device(), rows.shape());
+        Tensor all = null;
+        if (z.backend().crossEntropyRows(rows, lab, 1.0 / n, losses, dz)) {
+            all = Raw.reduce(ReduceKind.SUM, losses, new int[] {0}, false);
+        } else {
+            // Composed from kernels: log-softmax and softmax by the fused row kernels (max-subtracted,
+            // so large logits stay finite and float32 keeps its precision).
+            Tensor hot = Tensor.zeros(z.dtype(), z.device(), rows.shape());
+            z.backend().oneHot(lab, hot);
+            Tensor logp = Tensor.zeros(z.dtype(), z.device(), rows.shape());
+            z.backend().softmaxLastAxis(rows, logp, true);
+            all = Raw.unary(UnaryKind.NEG, Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, logp, hot), new int[] {0, 1}, false));
+            Tensor p = Tensor.zeros(z.dtype(), z.device(), rows.shape());
+            z.backend().softmaxLastAxis(rows, p, false);
+            dz = Raw.mulScalar(Raw.binary(BinaryKind.SUB, p, hot), 1.0 / n);
+        }
+        ctx.save(z.rank() == 2 ? dz : dz.viewReshape(z.shape()));
+        return Raw.mulScalar(all, 1.0 / n);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -69,29 +70,62 @@ final class LayerNormOp extends Op {
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
         Tensor x = in[0].contiguous();
+        Tensor w = in[1].contiguous();
+        Tensor b = in[2].contiguous();
         int[] shape = x.shape();
         int[] rs = shape.clone();
         rs[rs.length - 1] = 1;
         Tensor out = Tensor.zeros(x.dtype(), x.device(), shape);
-        Tensor xhat = Tensor.zeros(x.dtype(), x.device(), shape);
         Tensor rstd = Tensor.zeros(x.dtype(), x.device(), rs);
-        x.backend().layerNormRows(x, in[1].contiguous(), in[2].contiguous(), eps, out, xhat, rstd);
+        int[] ss = shape.clone();
+        ss[ss.length - 1] = 2;
+        Tensor stats = Tensor.zeros(x.dtype(), x.device(), ss);
+        if (x.backend().layerNormStats(x, w, b, eps, out, stats, rstd)) {
+            // Only the row statistics are kept (and x, which the caller holds anyway when contiguous):
+            // the VJP recomputes x̂, so no second tensor of x's size stays alive.
+            ctx.save(stats, rstd, x);
+            return out;
+        }
+        stats.storage().release();
+        Tensor xhat = Tensor.zeros(x.dtype(), x.device(), shape);
+        x.backend().layerNormRows(x, w, b, eps, out, xhat, rstd);
         ctx.save(xhat, rstd);
         return out;
     }
 
+    /** Whether the forward kept (stats, rstd, x) rather than (x̂, rstd). */
+    private static boolean keptStats(OpContext ctx) {
+        return ctx.savedTensors().size() == 3;
+    }
+
+    /** x̂ as a constant: saved, or recomputed from x and the statistics as the kernel does. */
+    private static Tensor xhat(OpContext ctx) {
+        if (!keptStats(ctx)) {
+            return ctx.saved(0);
+        }
+        Tensor stats = ctx.saved(0);
+        int last = stats.rank() - 1;
+        Tensor x = ctx.saved(2);
+        Tensor c = Raw.binary(BinaryKind.SUB, Raw.binary(BinaryKind.SUB, x, stats.viewNarrow(last, 0, 1)), stats.viewNarrow(last, 1, 1));
+        return Raw.binary(BinaryKind.MUL, c, ctx.saved(1));
+    }
+
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        Tensor xhat = ctx.saved(0);
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
         if (!Ops.differentiating()) {
             Tensor dx = ctx.needsGrad(0) ? Tensor.zeros(g.dtype(), g.device(), g.shape()) : null;
             Tensor dw = ctx.needsGrad(1) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
             Tensor db = ctx.needsGrad(2) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
-            g.backend().layerNormBackwardRows(g.contiguous(), w.contiguous(), xhat, rstd, dx, dw, db);
+            if (keptStats(ctx)) {
+                g.backend().layerNormBackwardStats(g.contiguous(), ctx.saved(2), w.contiguous(), ctx.saved(0), rstd, dx, dw, db);
+            } else {
+                g.backend().layerNormBackwardRows(g.contiguous(), w.contiguous(), ctx.saved(0), rstd, dx, dw, db);
+            }
             return new Tensor[] {dx, dw, db};
         }
+        Tensor xhat;
         // Recording a graph of the gradient (for second derivatives): the same rule in differentiable ops,
         // with the statistics recomputed from x (the saved ones are constants).
         int[] last = {g.rank() - 1};
@@ -117,7 +151,7 @@ final class LayerNormOp extends Op {
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... t) {
-        Tensor xhat = ctx.saved(0);
+        Tensor xhat = xhat(ctx);
         Tensor rstd = ctx.saved(1);
         int[] last = {xhat.rank() - 1};
         Tensor dx = t[0];

@@ -31,6 +31,7 @@ public final class UnaryOp extends Op {
     private final Derivative derivative;
     private final Derivative fused;
     private final boolean positiveDomain;
+    private UnaryKind kind;
 
     /**
      * @param fused the derivative as one kernel, or null; used when no graph of the gradient is recorded
@@ -49,7 +50,9 @@ public final class UnaryOp extends Op {
 
     /** A function with a kernel of its own. */
     static UnaryOp kernel(String name, UnaryKind kind, String rule, Derivative derivative) {
-        return new UnaryOp(name, name, rule, x -> Raw.unary(kind, x), derivative, null, false);
+        UnaryOp op = new UnaryOp(name, name, rule, x -> Raw.unary(kind, x), derivative, null, false);
+        op.kind = kind;
+        return op;
     }
 
     @Override
@@ -107,7 +110,17 @@ public final class UnaryOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        return new Tensor[] {Ops.mul(g, derivative(ctx, Ops.differentiating()))};
+        boolean differentiable = Ops.differentiating();
+        Tensor x = ctx.input(0);
+        if (kind != null && !differentiable && java.util.Arrays.equals(g.shape(), x.shape())) {
+            // One pass where the backend has it (ReLU on the CPU): the bits of g ⊙ f'(x), without f'(x) in memory.
+            Tensor dx = Tensor.zeros(g.dtype(), g.device(), x.shape());
+            if (x.backend().unaryBackward(kind, x, g, dx)) {
+                return new Tensor[] {dx};
+            }
+            dx.storage().release();
+        }
+        return new Tensor[] {Ops.mul(g, derivative(ctx, differentiable))};
     }
 
     @Override

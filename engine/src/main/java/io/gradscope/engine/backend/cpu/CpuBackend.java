@@ -49,7 +49,9 @@ public final class CpuBackend implements Backend {
         }
         Storage s = new Storage(dtype, Device.CPU, numel, data, category, this::onRelease);
         long now = live.addAndGet(s.bytes());
-        peak.accumulateAndGet(now, Math::max);
+        if (now > peak.get()) {
+            peak.accumulateAndGet(now, Math::max);
+        }
         Allocations.allocated(s);
         return s;
     }
@@ -77,6 +79,20 @@ public final class CpuBackend implements Backend {
     @Override
     public void fill(Tensor out, double value) {
         Storage s = out.storage();
+        if (s.dtype() == DType.FLOAT32) {
+            float v = (float) value;
+            float[] d = s.floats();
+            StridedLoop.run(out.shape(), new int[][] {out.strides()}, new int[] {out.offset()}, (n, o, st, a, b, c, e) -> {
+                if (st == 1) {
+                    Arrays.fill(d, o, o + n, v);
+                } else {
+                    for (int i = 0; i < n; i++) {
+                        d[o + i * st] = v;
+                    }
+                }
+            });
+            return;
+        }
         StridedLoop.run(out.shape(), new int[][] {out.strides()}, new int[] {out.offset()}, (n, o, st, a, b, c, d) -> {
             double[] buf = Rows.BUFFERS.get()[0];
             for (int start = 0; start < n; start += Rows.CHUNK) {
@@ -91,6 +107,41 @@ public final class CpuBackend implements Backend {
     public void copy(Tensor src, Tensor dst) {
         Storage in = src.storage();
         Storage out = dst.storage();
+        if (in.dtype() == DType.FLOAT32 && out.dtype() == DType.FLOAT32) {
+            float[] x = in.floats();
+            float[] y = out.floats();
+            StridedLoop.run(dst.shape(), new int[][] {dst.strides(), src.strides()}, new int[] {dst.offset(), src.offset()},
+                    (n, o0, s0, o1, s1, p, q) -> {
+                        if (s0 == 1 && s1 == 1) {
+                            System.arraycopy(x, o1, y, o0, n);
+                        } else {
+                            for (int i = 0; i < n; i++) {
+                                y[o0 + i * s0] = x[o1 + i * s1];
+                            }
+                        }
+                    }, true);
+            return;
+        }
+        if (in.dtype() == DType.FLOAT32 && out.dtype() == DType.FLOAT64 || in.dtype() == DType.FLOAT64 && out.dtype() == DType.FLOAT32) {
+            boolean widen = in.dtype() == DType.FLOAT32;
+            StridedLoop.run(dst.shape(), new int[][] {dst.strides(), src.strides()}, new int[] {dst.offset(), src.offset()},
+                    (n, o0, s0, o1, s1, p, q) -> {
+                        if (widen) {
+                            float[] x = in.floats();
+                            double[] y = out.doubles();
+                            for (int i = 0; i < n; i++) {
+                                y[o0 + i * s0] = x[o1 + i * s1];
+                            }
+                        } else {
+                            double[] x = in.doubles();
+                            float[] y = out.floats();
+                            for (int i = 0; i < n; i++) {
+                                y[o0 + i * s0] = (float) x[o1 + i * s1];
+                            }
+                        }
+                    }, true);
+            return;
+        }
         StridedLoop.run(dst.shape(), new int[][] {dst.strides(), src.strides()}, new int[] {dst.offset(), src.offset()},
                 (n, o0, s0, o1, s1, x, y) -> {
                     double[] buf = Rows.BUFFERS.get()[0];
@@ -106,12 +157,21 @@ public final class CpuBackend implements Backend {
     public void unary(UnaryKind kind, double param, Tensor x, Tensor out) {
         Storage in = x.storage();
         Storage os = out.storage();
-        boolean f32 = in.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32;
+        if (in.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32) {
+            float[] xs = in.floats();
+            float[] ys = os.floats();
+            int total = (int) out.numel();
+            if (total < StridedLoop.PARALLEL_MIN && x.isContiguous() && out.isContiguous()) {
+                // Small and contiguous: one row, no walk to set up (the per-op overhead of small graphs).
+                FloatKernels.unary(kind, param, xs, x.offset(), 1, ys, out.offset(), 1, total);
+                return;
+            }
+            StridedLoop.run(out.shape(), new int[][] {out.strides(), x.strides()}, new int[] {out.offset(), x.offset()},
+                    (n, o0, s0, o1, s1, p, q) -> FloatKernels.unary(kind, param, xs, o1, s1, ys, o0, s0, n), true);
+            return;
+        }
         StridedLoop.run(out.shape(), new int[][] {out.strides(), x.strides()}, new int[] {out.offset(), x.offset()},
                 (n, o0, s0, o1, s1, p, q) -> {
-                    if (f32 && FloatRows.unary(kind, param, in.floats(), o1, s1, os.floats(), o0, s0, n)) {
-                        return;
-                    }
                     double[][] bufs = Rows.BUFFERS.get();
                     for (int start = 0; start < n; start += Rows.CHUNK) {
                         int len = Math.min(Rows.CHUNK, n - start);
@@ -127,17 +187,23 @@ public final class CpuBackend implements Backend {
         Storage as = a.storage();
         Storage bs = b.storage();
         Storage os = out.storage();
-        boolean f32 = as.dtype() == DType.FLOAT32 && bs.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32;
-        int total = (int) out.numel();
-        if (f32 && total < StridedLoop.PARALLEL_MIN && a.isContiguous() && b.isContiguous() && out.isContiguous()
-                && FloatRows.binary(kind, as.floats(), a.offset(), 1, bs.floats(), b.offset(), 1, os.floats(), out.offset(), 1, total)) {
+        if (as.dtype() == DType.FLOAT32 && bs.dtype() == DType.FLOAT32 && os.dtype() == DType.FLOAT32) {
+            float[] x = as.floats();
+            float[] y = bs.floats();
+            float[] z = os.floats();
+            int total = (int) out.numel();
+            if (total < StridedLoop.PARALLEL_MIN && a.isContiguous() && b.isContiguous() && out.isContiguous()) {
+                // Small and contiguous: one row, no walk to set up (the per-op overhead of small graphs).
+                FloatKernels.binary(kind, x, a.offset(), 1, y, b.offset(), 1, z, out.offset(), 1, total);
+                return;
+            }
+            StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
+                    new int[] {out.offset(), a.offset(), b.offset()},
+                    (n, o0, s0, o1, s1, o2, s2) -> FloatKernels.binary(kind, x, o1, s1, y, o2, s2, z, o0, s0, n), true);
             return;
         }
         StridedLoop.run(out.shape(), new int[][] {out.strides(), a.strides(), b.strides()},
                 new int[] {out.offset(), a.offset(), b.offset()}, (n, o0, s0, o1, s1, o2, s2) -> {
-                    if (f32 && FloatRows.binary(kind, as.floats(), o1, s1, bs.floats(), o2, s2, os.floats(), o0, s0, n)) {
-                        return;
-                    }
                     double[][] bufs = Rows.BUFFERS.get();
                     for (int start = 0; start < n; start += Rows.CHUNK) {
                         int len = Math.min(Rows.CHUNK, n - start);
@@ -151,6 +217,10 @@ public final class CpuBackend implements Backend {
 
     @Override
     public void reduce(ReduceKind kind, Tensor x, Tensor out) {
+        if (x.dtype() == DType.FLOAT32 && out.dtype() == DType.FLOAT32) {
+            FloatReduce.run(kind, x, out);
+            return;
+        }
         int[] outShape = out.shape();
         int n = (int) out.numel();
         double[] acc = new double[n];
@@ -241,12 +311,69 @@ public final class CpuBackend implements Backend {
 
     @Override
     public void layerNormRows(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor xhat, Tensor rstd) {
-        CpuNorms.layerNorm(x, weight, bias, eps, out, xhat, rstd);
+        CpuNorms.layerNorm(x, weight, bias, eps, out, xhat, null, rstd);
     }
 
     @Override
     public void layerNormBackwardRows(Tensor g, Tensor weight, Tensor xhat, Tensor rstd, Tensor dx, Tensor dw, Tensor db) {
-        CpuNorms.layerNormBackward(g, weight, xhat, rstd, dx, dw, db);
+        CpuNorms.layerNormBackward(g, weight, xhat, null, null, rstd, dx, dw, db);
+    }
+
+    @Override
+    public boolean layerNormStats(Tensor x, Tensor weight, Tensor bias, double eps, Tensor out, Tensor stats, Tensor rstd) {
+        CpuNorms.layerNorm(x, weight, bias, eps, out, null, stats, rstd);
+        return true;
+    }
+
+    @Override
+    public boolean layerNormBackwardStats(Tensor g, Tensor x, Tensor weight, Tensor stats, Tensor rstd, Tensor dx, Tensor dw,
+                                          Tensor db) {
+        CpuNorms.layerNormBackward(g, weight, null, x, stats, rstd, dx, dw, db);
+        return true;
+    }
+
+    @Override
+    public boolean crossEntropyRows(Tensor logits, Tensor labels, double scale, Tensor losses, Tensor dlogits) {
+        long[] lab = new long[(int) labels.numel()];
+        if (labels.dtype() == DType.INT64 && labels.isContiguous()) {
+            System.arraycopy(labels.storage().longs(), labels.offset(), lab, 0, lab.length);
+        } else {
+            double[] d = toDoubles(labels);
+            for (int i = 0; i < lab.length; i++) {
+                lab[i] = (long) d[i];
+            }
+        }
+        CpuNorms.crossEntropy(logits, lab, losses, dlogits, scale);
+        return true;
+    }
+
+    @Override
+    public boolean unaryBackward(UnaryKind kind, Tensor x, Tensor g, Tensor dx) {
+        if (kind != UnaryKind.RELU) {
+            return false;
+        }
+        boolean f32 = x.dtype() == DType.FLOAT32 && g.dtype() == DType.FLOAT32 && dx.dtype() == DType.FLOAT32;
+        boolean f64 = x.dtype() == DType.FLOAT64 && g.dtype() == DType.FLOAT64 && dx.dtype() == DType.FLOAT64;
+        if (!f32 && !f64) {
+            return false;
+        }
+        Storage xs = x.storage();
+        Storage gs = g.storage();
+        Storage ds = dx.storage();
+        StridedLoop.run(dx.shape(), new int[][] {dx.strides(), x.strides(), g.strides()}, new int[] {dx.offset(), x.offset(), g.offset()},
+                (n, o0, s0, o1, s1, o2, s2) -> {
+                    if (f32) {
+                        FloatKernels.reluBackward(xs.floats(), o1, s1, gs.floats(), o2, s2, ds.floats(), o0, s0, n);
+                    } else {
+                        double[] xa = xs.doubles();
+                        double[] ga = gs.doubles();
+                        double[] da = ds.doubles();
+                        for (int i = 0; i < n; i++) {
+                            da[o0 + i * s0] = ga[o2 + i * s2] * (xa[o1 + i * s1] > 0 ? 1.0 : 0.0);
+                        }
+                    }
+                }, true);
+        return true;
     }
 
     @Override

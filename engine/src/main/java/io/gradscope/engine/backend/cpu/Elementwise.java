@@ -29,22 +29,10 @@ final class Elementwise {
             case RELU -> { for (int i = 0; i < n; i++) y[i] = x[i] != x[i] ? x[i] : Math.max(x[i], 0.0); }
             // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
             case STEP -> { for (int i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0 : 0.0; }
-            case SOFTPLUS -> { for (int i = 0; i < n; i++) y[i] = x[i] > SOFTPLUS_THRESHOLD ? x[i] : Math.log1p(Math.exp(x[i])); }
-            case SOFTPLUS_GRAD -> { for (int i = 0; i < n; i++) y[i] = x[i] > SOFTPLUS_THRESHOLD ? 1.0 : sigmoid(x[i]); }
-            case GELU -> {
-                for (int i = 0; i < n; i++) {
-                    double v = x[i];
-                    y[i] = 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v)));
-                }
-            }
-            case GELU_GRAD -> {
-                for (int i = 0; i < n; i++) {
-                    double v = x[i];
-                    double t = Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v));
-                    double dInner = SQRT_2_OVER_PI * (1 + 3 * GELU_C * v * v);
-                    y[i] = 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * dInner;
-                }
-            }
+            case SOFTPLUS -> { for (int i = 0; i < n; i++) y[i] = softplus(x[i]); }
+            case SOFTPLUS_GRAD -> { for (int i = 0; i < n; i++) y[i] = softplusGrad(x[i]); }
+            case GELU -> { for (int i = 0; i < n; i++) y[i] = gelu(x[i]); }
+            case GELU_GRAD -> { for (int i = 0; i < n; i++) y[i] = geluGrad(x[i]); }
             case FINITE_OR_ZERO -> { for (int i = 0; i < n; i++) y[i] = Double.isFinite(x[i]) ? x[i] : 0.0; }
             case POW -> {
                 if (p == 2) {
@@ -56,6 +44,24 @@ final class Elementwise {
                 }
             }
         }
+    }
+
+    static double softplus(double v) {
+        return v > SOFTPLUS_THRESHOLD ? v : Math.log1p(Math.exp(v));
+    }
+
+    static double softplusGrad(double v) {
+        return v > SOFTPLUS_THRESHOLD ? 1.0 : sigmoid(v);
+    }
+
+    static double gelu(double v) {
+        return 0.5 * v * (1 + Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v)));
+    }
+
+    static double geluGrad(double v) {
+        double t = Math.tanh(SQRT_2_OVER_PI * (v + GELU_C * v * v * v));
+        double dInner = SQRT_2_OVER_PI * (1 + 3 * GELU_C * v * v);
+        return 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * dInner;
     }
 
     static double sigmoid(double v) {

@@ -12,7 +12,7 @@ final class StridedLoop {
     }
 
     /** Below this many elements a walk stays on the calling thread. */
-    static final int PARALLEL_MIN = 1 << 16;
+    static final int PARALLEL_MIN = 1 << 18;
 
     /** Called once per innermost row: {@code len} elements starting at each operand's offset. */
     interface Row {
@@ -80,12 +80,14 @@ final class StridedLoop {
         if (!parallel || threads == 1 || rows * len < PARALLEL_MIN) {
             walk(dims, st, outer, 0, rows, o0, o1, o2, len, s0, s1, s2, row);
         } else if (rows >= threads) {
+            // Four parts per thread, handed out as threads come free (a slowed thread takes fewer).
             long total = rows;
-            CpuThreads.parallelFor(threads, t -> walk(dims, st, outer, total * t / threads, total * (t + 1) / threads,
+            int parts = (int) Math.min(total, 4L * threads);
+            CpuThreads.parallelFor(parts, t -> walk(dims, st, outer, total * t / parts, total * (t + 1) / parts,
                     o0, o1, o2, len, s0, s1, s2, row));
         } else {
             // Few long rows: split the rows themselves.
-            int parts = threads;
+            int parts = 4 * threads;
             long total = rows;
             CpuThreads.parallelFor((int) (total * parts), t -> {
                 int q = t % parts;

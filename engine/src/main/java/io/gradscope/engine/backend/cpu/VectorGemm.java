@@ -4,9 +4,19 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * GEMM with the Vector API (jdk.incubator.vector): operands packed into slivers, a register-blocked
- * micro-kernel of MR rows × two vectors of columns, blocked for the caches (BLIS order: jc, pc, ic,
- * jr, ir). Loaded only when the module is present; {@link CpuMatmul} falls back to plain loops.
+ * GEMM with the Vector API (jdk.incubator.vector): A packed into slivers of MR rows, B into slivers
+ * of FNR = two vectors of columns, per block of KC along k; a register-blocked micro-kernel of
+ * MR × FNR (12 × 32 with AVX-512, 6 × 16 with AVX2: every accumulator in a register) over tiles of
+ * C. Loaded only when the module is present; {@link CpuMatmul} falls back to plain loops.
+ *
+ * <p>Note [Two phases]: first both operands are packed, their slivers split over the pool, into
+ * arrays all tasks share (A's sliver rows are written in order, reading MR rows side by side, so
+ * packing costs a few percent; an unpacked A, read in place, made the kernel 25% slower). Then the
+ * tiles of C are split into tasks (row blocks of MC × column blocks, at least four tasks per
+ * thread where there is work), so a matrix of 128 rows still uses every core and a core that the
+ * machine's load slows down simply takes fewer tasks. Within a task the order is BLIS's: for each k
+ * block, each B sliver (kc × FNR, 32 KB) stays in L1 while the A slivers of the row block
+ * (MC × kc, 120 KB) stream from L2. KC = 256 and MC ≈ 128 measured best among 128-512 and 64-256.
  *
  * <p>Note [Inlined write-back]: the accumulators live in locals and are written back inside the
  * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five.
@@ -16,100 +26,174 @@ final class VectorGemm {
     }
 
     private static final VectorSpecies<Float> FS = FloatVector.SPECIES_PREFERRED;
-    static final int MR = 8;
+    /** Rows per A sliver: what fits in the registers beside two B vectors and a broadcast. */
+    static final int MR = FS.length() >= 16 ? 12 : 6;
     private static final int FNR = 2 * FS.length();
     private static final int KC = 256;
-    private static final int MC = 128;
-    private static final int NC = 2048;
+    private static final int MC = MR == 12 ? 120 : 126;
 
     /** True when the vectors are wide enough to be worth it (AVX2 or better). */
     static boolean useful() {
         return FS.length() >= 8;
     }
 
-    private static final ThreadLocal<float[][]> BUFFERS = ThreadLocal.withInitial(() -> new float[3][0]);
+    /** The calling thread's packed operands, kept between calls (no page faults per call). */
+    private static final ThreadLocal<float[][]> PACKED = ThreadLocal.withInitial(() -> new float[2][0]);
+    /** Set while a call on this thread uses {@link #PACKED}: a call nested in it (a pool thread helping) gets its own. */
+    private static final ThreadLocal<boolean[]> IN_USE = ThreadLocal.withInitial(() -> new boolean[1]);
 
-    /** A per-thread scratch array of at least {@code n} floats (reused: no page faults per call). */
-    private static float[] scratch(int which, int n) {
-        float[][] b = BUFFERS.get();
+    /**
+     * C[i0:i1, 0:n] += A[i0:i1, 0:k] B[0:k, 0:n] for strided A and B; C row-major with n columns at
+     * co (callers pass a fresh, zero C). With {@code parallel}, packing and tiles run on the pool
+     * (Note [Two phases]).
+     */
+    static void sgemm(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
+                      float[] c, int co, int i0, int i1, int n, int k, boolean parallel) {
+        int m = i1 - i0;
+        if (k == 0 || m == 0 || n == 0) {
+            return;
+        }
+        boolean[] inUse = IN_USE.get();
+        boolean own = !inUse[0];
+        inUse[0] = true;
+        try {
+            int aSlivers = (m + MR - 1) / MR;
+            int bSlivers = (n + FNR - 1) / FNR;
+            Packed p = new Packed(aSlivers * MR, bSlivers * FNR, k, kBlock(k), buffer(0, aSlivers * MR * k, own),
+                    buffer(1, bSlivers * FNR * k, own));
+            int threads = parallel ? CpuThreads.THREADS : 1;
+            int aOff = ao + i0 * ars;
+            int total = aSlivers + bSlivers;
+            int packTasks = Math.min(total, 4 * threads);
+            run(threads == 1 ? 1 : packTasks, t -> {
+                for (int s = total * t / packTasks; s < total * (t + 1) / packTasks; s++) {
+                    if (s < aSlivers) {
+                        packA(a, aOff, ars, acs, m, k, s, p);
+                    } else {
+                        packB(b, bo, brs, bcs, n, k, s - aSlivers, p);
+                    }
+                }
+            }, threads == 1 ? packTasks : 1);
+            int rowBlocks = (m + MC - 1) / MC;
+            int colBlocks = Math.max(1, Math.min(bSlivers, (4 * threads + rowBlocks - 1) / rowBlocks));
+            int slPerBlock = (bSlivers + colBlocks - 1) / colBlocks;
+            int cb = (bSlivers + slPerBlock - 1) / slPerBlock;
+            int cOff = co + i0 * n;
+            int tiles = rowBlocks * cb;
+            run(threads == 1 ? 1 : tiles, id -> {
+                int rb = id / cb;
+                int s0 = (id % cb) * slPerBlock;
+                tile(p, c, cOff, n, k, rb * MC, Math.min(m, rb * MC + MC), s0, Math.min(bSlivers, s0 + slPerBlock));
+            }, threads == 1 ? tiles : 1);
+        } finally {
+            if (own) {
+                inUse[0] = false;
+            }
+        }
+    }
+
+    /** Packed A (mPad rows) and B (nPad columns): k block pc's sliver s starts at pc·mPad + s·MR·kc (A), pc·nPad + s·FNR·kc (B). */
+    private record Packed(int mPad, int nPad, int k, int kc, float[] a, float[] b) {
+    }
+
+    /**
+     * The k block length: k split into blocks of at most KC, all but the last equal (k = 784 gives
+     * four blocks of 196, not three of 256 and one of 16 that would load and store C for 16 steps).
+     */
+    private static int kBlock(int k) {
+        int blocks = (k + KC - 1) / KC;
+        return (k + blocks - 1) / blocks;
+    }
+
+    private static float[] buffer(int which, int n, boolean own) {
+        if (!own) {
+            return new float[n];
+        }
+        float[][] b = PACKED.get();
         if (b[which].length < n) {
             b[which] = new float[n];
         }
         return b[which];
     }
 
-    /**
-     * C[i0:i1, 0:n] = A[i0:i1, 0:k] B[0:k, 0:n] for strided A and B; C row-major with n columns at co.
-     * With {@code parallel}, each packed panel of B is shared and the row blocks run on the pool.
-     */
-    static void sgemm(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
-                      float[] c, int co, int i0, int i1, int n, int k, boolean parallel) {
-        int m = i1 - i0;
-        for (int i = i0; i < i1; i++) {
-            java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0f);
+    /** Runs ids [0, tasks · per) as {@code tasks} tasks of {@code per} consecutive ids, on the pool when tasks > 1. */
+    private static void run(int tasks, java.util.function.IntConsumer body, int per) {
+        java.util.function.IntConsumer each = t -> {
+            for (int q = 0; q < per; q++) {
+                body.accept(t * per + q);
+            }
+        };
+        if (tasks <= 1) {
+            each.accept(0);
+        } else {
+            CpuThreads.parallelFor(tasks, each);
         }
-        if (k == 0) {
-            return;
-        }
-        int kcMax = Math.min(KC, k);
-        int ncMax = roundUp(Math.min(NC, n), FNR);
-        float[] bp = scratch(0, kcMax * ncMax);
-        int blocks = (m + MC - 1) / MC;
-        for (int jc = 0; jc < n; jc += NC) {
-            int nc = Math.min(NC, n - jc);
-            for (int pc = 0; pc < k; pc += KC) {
-                int kc = Math.min(KC, k - pc);
-                packB(b, bo + pc * brs + jc * bcs, brs, bcs, kc, nc, bp);
-                int jc0 = jc;
-                int pc0 = pc;
-                java.util.function.IntConsumer block = blk -> {
-                    int ic = blk * MC;
-                    int mc = Math.min(MC, m - ic);
-                    float[] ap = scratch(1, roundUp(MC, MR) * KC);
-                    float[] edge = scratch(2, MR * FNR);
-                    packA(a, ao + (i0 + ic) * ars + pc0 * acs, ars, acs, mc, kc, ap);
-                    for (int jr = 0; jr < nc; jr += FNR) {
-                        int nr = Math.min(FNR, nc - jr);
-                        for (int ir = 0; ir < mc; ir += MR) {
-                            int mr = Math.min(MR, mc - ir);
-                            int cOff = co + (i0 + ic + ir) * n + jc0 + jr;
-                            if (mr == MR && nr == FNR) {
-                                kernelF(kc, ap, ir * kc, bp, jr * kc, c, cOff, n);
-                            } else {
-                                java.util.Arrays.fill(edge, 0, MR * FNR, 0f);
-                                kernelF(kc, ap, ir * kc, bp, jr * kc, edge, 0, FNR);
-                                for (int i = 0; i < mr; i++) {
-                                    for (int j = 0; j < nr; j++) {
-                                        c[cOff + i * n + j] += edge[i * FNR + j];
-                                    }
-                                }
+    }
+
+    /** C rows [r0, r1) × B slivers [s0, s1), all k blocks. */
+    private static void tile(Packed p, float[] c, int co, int ldc, int k, int r0, int r1, int s0, int s1) {
+        float[] edge = null;
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
+            int aBase = pc * p.mPad();
+            int bBase = pc * p.nPad();
+            for (int s = s0; s < s1; s++) {
+                int jr = s * FNR;
+                int nr = Math.min(FNR, ldc - jr);
+                int bo = bBase + jr * kc;
+                for (int ir = r0; ir < r1; ir += MR) {
+                    int mr = Math.min(MR, r1 - ir);
+                    int cOff = co + ir * ldc + jr;
+                    int ao = aBase + ir * kc;
+                    if (mr == MR && nr == FNR) {
+                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc);
+                    } else {
+                        if (edge == null) {
+                            edge = new float[MR * FNR];
+                        }
+                        java.util.Arrays.fill(edge, 0f);
+                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR);
+                        for (int i = 0; i < mr; i++) {
+                            for (int j = 0; j < nr; j++) {
+                                c[cOff + i * ldc + j] += edge[i * FNR + j];
                             }
                         }
-                    }
-                };
-                if (parallel && blocks > 1) {
-                    CpuThreads.parallelFor(blocks, block);
-                } else {
-                    for (int blk = 0; blk < blocks; blk++) {
-                        block.accept(blk);
                     }
                 }
             }
         }
     }
 
-    private static int roundUp(int x, int r) {
-        return (x + r - 1) / r * r;
+    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+        if (MR == 12) {
+            kernel12(kc, ap, ao, bp, bo, c, co, ldc);
+        } else {
+            kernel6(kc, ap, ao, bp, bo, c, co, ldc);
+        }
     }
 
-    /** B[kc, nc] into slivers of FNR columns: sliver s holds rows 0..kc, each FNR wide (zero padded). */
-    private static void packB(float[] b, int off, int rs, int cs, int kc, int nc, float[] bp) {
-        for (int jr = 0; jr < nc; jr += FNR) {
-            int nr = Math.min(FNR, nc - jr);
-            int base = jr * kc;
-            for (int p = 0; p < kc; p++) {
-                int src = off + p * rs + jr * cs;
-                int dst = base + p * FNR;
+    /** B's sliver s (columns s·FNR .. +FNR, zero padded), every k block: kc rows of FNR. */
+    private static void packB(float[] b, int off, int rs, int cs, int n, int k, int s, Packed p) {
+        int jr = s * FNR;
+        int nr = Math.min(FNR, n - jr);
+        float[] bp = p.b();
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
+            int base = pc * p.nPad() + jr * kc;
+            if (rs == 1 && cs != 1) {
+                // B is a transposed view (the Wᵀ of an input gradient): each column is a contiguous row
+                // of the original, so read along it and write down the sliver.
+                for (int j = 0; j < FNR; j++) {
+                    int src = off + pc + (jr + j) * cs;
+                    for (int q = 0; q < kc; q++) {
+                        bp[base + q * FNR + j] = j < nr ? b[src + q] : 0f;
+                    }
+                }
+                continue;
+            }
+            for (int q = 0; q < kc; q++) {
+                int src = off + (pc + q) * rs + jr * cs;
+                int dst = base + q * FNR;
                 if (cs == 1) {
                     System.arraycopy(b, src, bp, dst, nr);
                 } else {
@@ -124,42 +208,29 @@ final class VectorGemm {
         }
     }
 
-    /** A[mc, kc] into slivers of MR rows: sliver s holds columns 0..kc, each MR tall (zero padded). */
-    private static void packA(float[] a, int off, int rs, int cs, int mc, int kc, float[] ap) {
-        for (int ir = 0; ir < mc; ir += MR) {
-            int mr = Math.min(MR, mc - ir);
-            int base = ir * kc;
-            if (rs == 1 && cs != 1) {
-                // A is a transposed view: walk its rows of the original, which are contiguous.
-                for (int p = 0; p < kc; p++) {
-                    int src = off + ir + p * cs;
-                    int dst = base + p * MR;
-                    for (int i = 0; i < mr; i++) {
-                        ap[dst + i] = a[src + i];
-                    }
-                    for (int i = mr; i < MR; i++) {
-                        ap[dst + i] = 0f;
-                    }
+    /** A's sliver s (rows s·MR .. +MR, zero padded), every k block: kc columns of MR, written in order. */
+    private static void packA(float[] a, int off, int rs, int cs, int m, int k, int s, Packed p) {
+        int ir = s * MR;
+        int mr = Math.min(MR, m - ir);
+        float[] ap = p.a();
+        for (int pc = 0; pc < k; pc += p.kc()) {
+            int kc = Math.min(p.kc(), k - pc);
+            int dst = pc * p.mPad() + ir * kc;
+            int src = off + ir * rs + pc * cs;
+            for (int q = 0; q < kc; q++) {
+                int col = src + q * cs;
+                for (int i = 0; i < mr; i++) {
+                    ap[dst++] = a[col + i * rs];
                 }
-                continue;
-            }
-            for (int i = 0; i < MR; i++) {
-                if (i < mr) {
-                    int src = off + (ir + i) * rs;
-                    for (int p = 0; p < kc; p++) {
-                        ap[base + p * MR + i] = a[src + p * cs];
-                    }
-                } else {
-                    for (int p = 0; p < kc; p++) {
-                        ap[base + p * MR + i] = 0f;
-                    }
+                for (int i = mr; i < MR; i++) {
+                    ap[dst++] = 0f;
                 }
             }
         }
     }
 
-    /** C[0:MR, 0:FNR] += Ap · Bp over kc (generated: MR=8 rows, 2 vectors); see Note [Inlined write-back]. */
-    private static void kernelF(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+    /** C[0:12, 0:FNR] += Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -168,11 +239,15 @@ final class VectorGemm {
         FloatVector c5_0 = FloatVector.zero(FS); FloatVector c5_1 = FloatVector.zero(FS);
         FloatVector c6_0 = FloatVector.zero(FS); FloatVector c6_1 = FloatVector.zero(FS);
         FloatVector c7_0 = FloatVector.zero(FS); FloatVector c7_1 = FloatVector.zero(FS);
+        FloatVector c8_0 = FloatVector.zero(FS); FloatVector c8_1 = FloatVector.zero(FS);
+        FloatVector c9_0 = FloatVector.zero(FS); FloatVector c9_1 = FloatVector.zero(FS);
+        FloatVector c10_0 = FloatVector.zero(FS); FloatVector c10_1 = FloatVector.zero(FS);
+        FloatVector c11_0 = FloatVector.zero(FS); FloatVector c11_1 = FloatVector.zero(FS);
         int w = FS.length();
         for (int p = 0; p < kc; p++) {
             FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
-            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + 1 * w);
-            int a = ao + p * MR;
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            int a = ao + p * 12;
             FloatVector x;
             x = FloatVector.broadcast(FS, ap[a + 0]);
             c0_0 = b0.fma(x, c0_0);
@@ -198,29 +273,105 @@ final class VectorGemm {
             x = FloatVector.broadcast(FS, ap[a + 7]);
             c7_0 = b0.fma(x, c7_0);
             c7_1 = b1.fma(x, c7_1);
+            x = FloatVector.broadcast(FS, ap[a + 8]);
+            c8_0 = b0.fma(x, c8_0);
+            c8_1 = b1.fma(x, c8_1);
+            x = FloatVector.broadcast(FS, ap[a + 9]);
+            c9_0 = b0.fma(x, c9_0);
+            c9_1 = b1.fma(x, c9_1);
+            x = FloatVector.broadcast(FS, ap[a + 10]);
+            c10_0 = b0.fma(x, c10_0);
+            c10_1 = b1.fma(x, c10_1);
+            x = FloatVector.broadcast(FS, ap[a + 11]);
+            c11_0 = b0.fma(x, c11_0);
+            c11_1 = b1.fma(x, c11_1);
         }
         c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c0_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c1_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c2_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c3_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c4_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c5_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c6_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c6_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c6_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
         co += ldc;
         c7_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c7_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
+        c7_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c8_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c8_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c9_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c9_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c10_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c10_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c11_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c11_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+    }
+
+    /** C[0:6, 0:FNR] += Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS); FloatVector c3_1 = FloatVector.zero(FS);
+        FloatVector c4_0 = FloatVector.zero(FS); FloatVector c4_1 = FloatVector.zero(FS);
+        FloatVector c5_0 = FloatVector.zero(FS); FloatVector c5_1 = FloatVector.zero(FS);
+        int w = FS.length();
+        for (int p = 0; p < kc; p++) {
+            FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            int a = ao + p * 6;
+            FloatVector x;
+            x = FloatVector.broadcast(FS, ap[a + 0]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
+            x = FloatVector.broadcast(FS, ap[a + 1]);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
+            x = FloatVector.broadcast(FS, ap[a + 2]);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
+            x = FloatVector.broadcast(FS, ap[a + 3]);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
+            x = FloatVector.broadcast(FS, ap[a + 4]);
+            c4_0 = b0.fma(x, c4_0);
+            c4_1 = b1.fma(x, c4_1);
+            x = FloatVector.broadcast(FS, ap[a + 5]);
+            c5_0 = b0.fma(x, c5_0);
+            c5_1 = b1.fma(x, c5_1);
+        }
+        c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
     }
 }
