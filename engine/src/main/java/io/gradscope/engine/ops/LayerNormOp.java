@@ -33,6 +33,12 @@ final class LayerNormOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // x̂ and rstd are saved; the weight scales g.
+        return VjpReads.of(3, false, 1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("layer_norm", shapes, 3);
         Checks.floats("layer_norm", dtypes, 0, 1, 2);

@@ -30,6 +30,12 @@ final class RmsNormOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // x̂ and rstd are saved; the weight scales g.
+        return VjpReads.of(2, false, 1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("rms_norm", shapes, 2);
         Checks.floats("rms_norm", dtypes, 0, 1);

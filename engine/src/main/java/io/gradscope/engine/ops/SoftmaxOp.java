@@ -30,6 +30,11 @@ final class SoftmaxOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.of(1, true);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);
         Checks.floats(name(), dtypes, 0);

@@ -35,6 +35,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("reshape", shapes, 1);
             return resolve(shapes[0]);
@@ -109,6 +114,11 @@ final class ViewOps {
         @Override
         public String rule() {
             return swap != null ? "dx = transpose(g)" : "dx = permute(g, p⁻¹)";
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         int[] permutation(int rank) {
@@ -197,6 +207,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("slice", shapes, 1);
             if (shapes[0].length == 0) {
@@ -254,6 +269,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("pad", shapes, 1);
             if (before < 0 || after < 0) {
@@ -302,6 +322,11 @@ final class ViewOps {
         @Override
         public String rule() {
             return "dxᵢ = slice of g along the axis";
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         @Override
@@ -389,6 +414,11 @@ final class ViewOps {
         @Override
         public String rule() {
             return "dx = sum of g over the broadcast axes";
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         @Override
