@@ -134,6 +134,21 @@ public final class Holds implements Allocations.Listener {
         }
     }
 
+    /**
+     * Ends a step the coarse way: frees every storage still counted except those behind
+     * {@code keep} (which stop being counted), however many hold it. For a loop written with the
+     * Java API that wants its step's buffers back for the next step without tracking each lifetime.
+     */
+    public void endStep(java.util.Collection<Tensor> keep) {
+        for (Tensor t : keep) {
+            keep(t);
+        }
+        for (Storage s : new ArrayList<>(counts.keySet())) {
+            free(s);
+        }
+        fresh.clear();
+    }
+
     /** The storages still counted, with how many hold each (an empty map once a step is done and swept). */
     public Map<Storage, Integer> live() {
         Map<Storage, Integer> out = new IdentityHashMap<>();

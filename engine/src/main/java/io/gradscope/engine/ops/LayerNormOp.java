@@ -62,9 +62,10 @@ final class LayerNormOp extends Op {
         int[] shape = x.shape();
         int[] rs = shape.clone();
         rs[rs.length - 1] = 1;
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), shape);
-        Tensor xhat = Tensor.zeros(x.dtype(), x.device(), shape);
-        Tensor rstd = Tensor.zeros(x.dtype(), x.device(), rs);
+        // The kernel writes every row of all three: no zeroing needed.
+        Tensor out = Tensor.empty(x.dtype(), x.device(), shape);
+        Tensor xhat = Tensor.empty(x.dtype(), x.device(), shape);
+        Tensor rstd = Tensor.empty(x.dtype(), x.device(), rs);
         x.backend().layerNormRows(x, in[1].contiguous(), in[2].contiguous(), eps, out, xhat, rstd);
         ctx.save(xhat, rstd);
         return out;
@@ -76,9 +77,9 @@ final class LayerNormOp extends Op {
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
         if (!Ops.differentiating()) {
-            Tensor dx = ctx.needsGrad(0) ? Tensor.zeros(g.dtype(), g.device(), g.shape()) : null;
-            Tensor dw = ctx.needsGrad(1) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
-            Tensor db = ctx.needsGrad(2) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
+            Tensor dx = ctx.needsGrad(0) ? Tensor.empty(g.dtype(), g.device(), g.shape()) : null;
+            Tensor dw = ctx.needsGrad(1) ? Tensor.empty(g.dtype(), g.device(), w.shape()) : null;
+            Tensor db = ctx.needsGrad(2) ? Tensor.empty(g.dtype(), g.device(), w.shape()) : null;
             g.backend().layerNormBackwardRows(g.contiguous(), w.contiguous(), xhat, rstd, dx, dw, db);
             return new Tensor[] {dx, dw, db};
         }

@@ -59,7 +59,7 @@ final class SoftmaxOp extends Op {
         }
         int a = Shapes.axis(name(), axis, r);
         Tensor xc = (a == r - 1 ? x : x.viewTranspose(a, r - 1)).contiguous();
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), xc.shape());
+        Tensor out = Tensor.empty(x.dtype(), x.device(), xc.shape()); // the kernels write every row
         if (g == null) {
             x.backend().softmaxLastAxis(xc, out, log);
         } else {
