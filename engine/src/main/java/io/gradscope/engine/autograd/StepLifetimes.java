@@ -11,62 +11,50 @@ import io.gradscope.engine.ops.VjpReads;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
-import io.gradscope.engine.trace.Source;
 import io.gradscope.engine.trace.TraceEvent;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The lifetimes of one training step's tensors, as a plain training run has them, and the
- * recomputation of its checkpoint segments. The program tells it each forward op; the backward
- * sweep tells it each step. A node holds what its VJP reads (its {@link Op#vjpReads declaration})
- * until its step is done; a value a {@link RematPlan} drops is not held: the forward pass frees it
- * when done with it, and the first step that needs a value of its segment runs the segment's ops
- * again (a {@link TraceEvent.Recompute} each) and binds the recomputed values to the nodes that read
- * them (Note [Recomputed values] in {@link OpContext}).
+ * recomputation of its checkpoint segments. The program tells it each forward op and each hold it
+ * takes or lets go of; the backward sweep tells it each step. A node holds what its VJP reads (its
+ * {@link Op#vjpReads declaration}) until its step is done; a value a {@link RematPlan} drops is not
+ * held: the forward pass frees it when done with it, and the first step that reads a value of its
+ * segment runs the segment's needed ops again (a {@link TraceEvent.Recompute} each) and binds the
+ * recomputed values to the nodes that read them (Note [Recomputed values] in {@link OpContext}).
  *
  * <p>Note [Step lifetimes]: every count is on a storage ({@link Holds}): a view and its base are
  * one storage, a gradient sent to two inputs is held twice. Who holds what:
  * <ul>
  *   <li>the program, each value until its last reader (the interpreter's holds);</li>
- *   <li>a recorded node, the inputs, output and saved tensors its VJP reads, until its step;</li>
- *   <li>a segment, the values it reads from outside, until it has been recomputed;</li>
+ *   <li>a recorded node, the inputs, output and saved tensors its VJP reads, until its step, or
+ *       until it dies (Note [Dead branches]);</li>
+ *   <li>a dropped op, the values it reads from outside its segment, until it has run again or can
+ *       no longer be needed (Note [Segment inputs] in {@link Segments});</li>
  *   <li>the sweep, each node's upstream gradient until the node has sent it on (a leaf's is kept);</li>
  *   <li>a recomputation, each recomputed value until the segment's later ops have read it.</li>
  * </ul>
- * Nodes the sweep never reaches let go of theirs when it starts; {@link #finish()} lets go of
- * whatever is left (a run that stopped early), so a step always ends with only parameters, the
- * leaves' gradients and what is held for inspection.
+ * {@link #finish()} lets go of whatever is left (a run that stopped early), so a step always ends
+ * with only parameters, the leaves' gradients and what is held for inspection.
  */
 public final class StepLifetimes {
     private static final int INPUT = 0;
     private static final int OUTPUT = 1;
     private static final int SAVED = 2;
 
-    /** One forward op as it ran. */
-    private static final class Fwd {
-        int index;
-        long id;
-        Op op;
-        Tensor[] inputs;
-        int[] producers;
-        Tensor out;
-        Node node;
-        Source source;
-        long flops;
-        long savedBytes;
-        boolean readByBackward;
-    }
-
-    /** A value a node's VJP reads that its segment recomputes. */
+    /**
+     * A value a node's VJP reads that its segment recomputes: input number {@code slot}, the output,
+     * or the saved tensors (then {@code slot} has a bit set for each one read).
+     */
     private record Need(int kind, int slot, int op) {
     }
 
@@ -75,27 +63,19 @@ public final class StepLifetimes {
         final List<Tensor> held = new ArrayList<>();
         final List<Need> recomputed = new ArrayList<>();
         final List<Tensor> recomputedHeld = new ArrayList<>();
-    }
-
-    private static final class Segment {
-        final int id;
-        final List<Integer> ops = new ArrayList<>();
-        final List<Tensor> inputs = new ArrayList<>();
-        final Set<Node> needers = new LinkedHashSet<>();
-        boolean done;
-
-        Segment(int id) {
-            this.id = id;
-        }
+        boolean bound;
     }
 
     private final Holds holds;
     private final RematPlan plan;
-    private final List<Fwd> forward = new ArrayList<>();
+    private final List<ForwardOp> forward = new ArrayList<>();
+    private final Segments segments;
     private final Map<Tensor, Integer> producer = new IdentityHashMap<>();
     private final Map<Node, NodeNeeds> needs = new IdentityHashMap<>();
-    private final Map<Integer, Segment> segments = new TreeMap<>();
-    private Set<Node> reachable;
+    /** How many times the program holds each value (by tensor). */
+    private final Map<Tensor, Integer> programHolds = new IdentityHashMap<>();
+    /** For each live recorded node, how many live nodes read its value. */
+    private final Map<Node, Integer> consumers = new IdentityHashMap<>();
     private final Set<Node> stepped = Collections.newSetFromMap(new IdentityHashMap<>());
     private int objective = -1;
     private long recomputedFlops;
@@ -105,6 +85,7 @@ public final class StepLifetimes {
     public StepLifetimes(Holds holds, RematPlan plan) {
         this.holds = holds;
         this.plan = plan;
+        this.segments = new Segments(holds, plan, forward);
     }
 
     /** The counts this step keeps. */
@@ -112,11 +93,79 @@ public final class StepLifetimes {
         return holds;
     }
 
+    // ---- the program's holds -----------------------------------------------------------------
+
+    /** The program holds {@code t} once more (a name bound to it, an expression not yet read). */
+    public void hold(Tensor t) {
+        holds.hold(t);
+        programHolds.merge(t, 1, Integer::sum);
+    }
+
+    /**
+     * The program lets go of {@code t} once. A node whose value the program no longer holds and no
+     * live node reads dies (Note [Dead branches]); a dropped value no longer held is one reason
+     * fewer to recompute it.
+     */
+    public void drop(Tensor t) {
+        Integer left = programHolds.merge(t, -1, Integer::sum);
+        if (left != null && left <= 0) {
+            programHolds.remove(t);
+            Node n = t.node();
+            if (n != null && consumers.containsKey(n)) {
+                dieIfUnused(n);
+            }
+            Integer k = producer.get(t);
+            if (k != null && plan.dropped(k)) {
+                segments.unneeded(k);
+            }
+        }
+        holds.drop(t);
+    }
+
+    // Note [Dead branches]: PyTorch frees a branch of the graph that does not lead to the loss as
+    // soon as nothing refers to its output (the Python value goes, its grad_fn goes, and with it the
+    // tensors it saved). Here a node lives while the program holds its value or a live node reads
+    // it; the objective is held to the end, so every node the sweep will visit stays alive.
+    private void dieIfUnused(Node first) {
+        ArrayDeque<Node> todo = new ArrayDeque<>();
+        todo.push(first);
+        while (!todo.isEmpty()) {
+            Node n = todo.pop();
+            Integer c = consumers.get(n);
+            if (c == null || c > 0 || programHolds.containsKey(n.output())) {
+                continue;
+            }
+            consumers.remove(n);
+            letGo(n);
+            for (Tensor in : n.inputs()) {
+                Node m = in.node();
+                if (m != null && consumers.containsKey(m)) {
+                    consumers.merge(m, -1, Integer::sum);
+                    todo.push(m);
+                }
+            }
+        }
+    }
+
+    /** A node that will never step lets go of what it holds and of its reasons to recompute. */
+    private void letGo(Node n) {
+        NodeNeeds nn = needs.remove(n);
+        if (nn == null) {
+            return;
+        }
+        release(nn);
+        if (!nn.bound) {
+            for (Need r : nn.recomputed) {
+                segments.unneeded(r.op());
+            }
+        }
+    }
+
     // ---- the forward pass ----------------------------------------------------------------------
 
     /** The program applied {@code op} to {@code inputs} and got {@code out} (call after each forward op). */
     public void forwardOp(Op op, Tensor[] inputs, Tensor out) {
-        Fwd f = new Fwd();
+        ForwardOp f = new ForwardOp();
         f.index = forward.size();
         f.op = op;
         f.inputs = inputs.clone();
@@ -136,17 +185,16 @@ public final class StepLifetimes {
         int k = f.index;
         boolean dropped = plan.dropped(k);
         if (dropped) {
-            Segment seg = segments.computeIfAbsent(plan.segmentOf(k), Segment::new);
-            seg.ops.add(k);
-            for (int i = 0; i < inputs.length; i++) {
-                if (!plan.dropped(f.producers[i])) {
-                    holds.hold(inputs[i]);
-                    seg.inputs.add(inputs[i]);
-                }
-            }
+            segments.recorded(f);
         }
         if (f.node == null) {
             return;
+        }
+        consumers.put(f.node, 0);
+        for (Tensor in : inputs) {
+            if (in.node() != null && consumers.containsKey(in.node())) {
+                consumers.merge(in.node(), 1, Integer::sum);
+            }
         }
         OpContext ctx = f.node.context();
         boolean[] needsGrad = new boolean[inputs.length];
@@ -156,30 +204,17 @@ public final class StepLifetimes {
         VjpReads reads = op.vjpReads(needsGrad);
         NodeNeeds nn = new NodeNeeds();
         for (int i = 0; i < inputs.length; i++) {
-            if (!reads.input(i)) {
-                continue;
-            }
-            int p = f.producers[i];
-            if (p >= 0) {
-                forward.get(p).readByBackward = true;
-            }
-            if (plan.dropped(p)) {
-                nn.recomputed.add(new Need(INPUT, i, p));
-                segments.get(plan.segmentOf(p)).needers.add(f.node);
-            } else {
-                holds.hold(inputs[i]);
-                nn.held.add(inputs[i]);
+            if (reads.input(i)) {
+                int p = f.producers[i];
+                if (p >= 0) {
+                    forward.get(p).readByBackward = true;
+                }
+                need(nn, inputs[i], plan.dropped(p) ? new Need(INPUT, i, p) : null);
             }
         }
         if (reads.output()) {
             f.readByBackward = true;
-            if (dropped) {
-                nn.recomputed.add(new Need(OUTPUT, 0, k));
-                segments.get(plan.segmentOf(k)).needers.add(f.node);
-            } else {
-                holds.hold(out);
-                nn.held.add(out);
-            }
+            need(nn, out, dropped ? new Need(OUTPUT, 0, k) : null);
         }
         List<Tensor> saved = ctx.savedTensors();
         Set<Storage> seen = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -188,42 +223,46 @@ public final class StepLifetimes {
                 f.savedBytes += t.storage().bytes();
             }
         }
-        if (!saved.isEmpty()) {
-            if (dropped) {
-                nn.recomputed.add(new Need(SAVED, 0, k));
-                segments.get(plan.segmentOf(k)).needers.add(f.node);
-            } else {
-                for (Tensor t : saved) {
-                    holds.hold(t);
-                    nn.held.add(t);
+        int savedRead = 0; // a bit per saved tensor the VJP reads
+        for (int i = 0; i < saved.size() && i < 31; i++) {
+            savedRead |= reads.saved(i) ? 1 << i : 0;
+        }
+        if (savedRead != 0 && dropped) {
+            need(nn, null, new Need(SAVED, savedRead, k));
+        } else {
+            for (int i = 0; i < saved.size(); i++) {
+                if (reads.saved(i)) {
+                    need(nn, saved.get(i), null);
                 }
             }
         }
         needs.put(f.node, nn);
     }
 
-    /** The program's objective is the value of the last forward op (or of none). */
+    private void need(NodeNeeds nn, Tensor t, Need recomputed) {
+        if (recomputed != null) {
+            nn.recomputed.add(recomputed);
+            segments.needed(recomputed.op());
+        } else {
+            holds.hold(t);
+            nn.held.add(t);
+        }
+    }
+
+    /** The program's objective is {@code t} (the value of its last statement). */
     public void objective(Tensor t) {
         objective = producer.getOrDefault(t, -1);
     }
 
     // ---- the backward sweep --------------------------------------------------------------------
 
-    /** The sweep starts and will visit {@code visited}: nodes it never reaches let go of what they hold. */
+    /** The sweep starts and will visit {@code visited}: any other node lets go of what it holds. */
     void backwardStarted(Collection<Node> visited) {
-        reachable = Collections.newSetFromMap(new IdentityHashMap<>());
+        Set<Node> reachable = Collections.newSetFromMap(new IdentityHashMap<>());
         reachable.addAll(visited);
-        for (var it = needs.entrySet().iterator(); it.hasNext(); ) {
-            var e = it.next();
-            if (!reachable.contains(e.getKey())) {
-                release(e.getValue());
-                it.remove();
-            }
-        }
-        for (Segment seg : segments.values()) {
-            seg.needers.retainAll(reachable);
-            if (seg.needers.isEmpty()) {
-                finishSegment(seg);
+        for (Node n : new ArrayList<>(needs.keySet())) {
+            if (!reachable.contains(n)) {
+                letGo(n);
             }
         }
         holds.sweep();
@@ -236,8 +275,8 @@ public final class StepLifetimes {
             return;
         }
         for (Need r : nn.recomputed) {
-            Segment seg = segments.get(plan.segmentOf(r.op()));
-            if (!seg.done) {
+            int seg = plan.segmentOf(r.op());
+            if (!segments.done(seg)) {
                 recompute(seg);
             }
         }
@@ -282,48 +321,42 @@ public final class StepLifetimes {
         nn.recomputedHeld.clear();
     }
 
-    private void finishSegment(Segment seg) {
-        for (Tensor t : seg.inputs) {
-            holds.drop(t);
-        }
-        seg.inputs.clear();
-        seg.done = true;
-    }
-
-    /** Runs a segment's ops again, binding their values to every node still to step that reads them. */
-    private void recompute(Segment seg) {
+    /** Runs a segment's needed ops again, binding their values to every node still to step that reads them. */
+    private void recompute(int seg) {
         Map<Integer, List<Map.Entry<Node, Need>>> wanted = new HashMap<>();
-        for (Node m : seg.needers) {
-            NodeNeeds nn = needs.get(m);
-            if (nn == null || stepped.contains(m)) {
+        for (Map.Entry<Node, NodeNeeds> e : needs.entrySet()) {
+            if (stepped.contains(e.getKey())) {
                 continue;
             }
-            for (Need r : nn.recomputed) {
-                if (plan.segmentOf(r.op()) == seg.id) {
-                    wanted.computeIfAbsent(r.op(), x -> new ArrayList<>()).add(Map.entry(m, r));
+            for (Need r : e.getValue().recomputed) {
+                if (plan.segmentOf(r.op()) == seg) {
+                    wanted.computeIfAbsent(r.op(), x -> new ArrayList<>()).add(Map.entry(e.getKey(), r));
+                    e.getValue().bound = true;
                 }
             }
         }
+        List<Integer> ops = segments.pending(seg);
+        Set<Integer> pending = new HashSet<>(ops);
         Map<Integer, Integer> usesLeft = new HashMap<>();
-        for (int j : seg.ops) {
+        for (int j : ops) {
             for (int p : forward.get(j).producers) {
-                if (plan.segmentOf(p) == seg.id) {
+                if (pending.contains(p)) {
                     usesLeft.merge(p, 1, Integer::sum);
                 }
             }
         }
         Map<Integer, OpContext> redone = new HashMap<>();
-        for (int j : seg.ops) {
-            Fwd f = forward.get(j);
+        for (int j : ops) {
+            ForwardOp f = forward.get(j);
             Tensor[] in = new Tensor[f.inputs.length];
             for (int i = 0; i < in.length; i++) {
                 int p = f.producers[i];
-                in[i] = plan.segmentOf(p) == seg.id ? redone.get(p).output() : f.inputs[i];
+                in[i] = pending.contains(p) ? redone.get(p).output() : f.inputs[i];
             }
             OpContext c = Ops.rerun(f.op, f.id, in);
             recomputedOps++;
             recomputedFlops += f.flops;
-            Recorder.emit(new TraceEvent.Recompute(f.id, f.op.name(), f.op.label(), seg.id, f.flops, c.output(), f.source));
+            Recorder.emit(new TraceEvent.Recompute(f.id, f.op.name(), f.op.label(), seg, f.flops, c.output(), f.source));
             redone.put(j, c);
             for (Map.Entry<Node, Need> w : wanted.getOrDefault(j, List.of())) {
                 bind(w.getKey(), w.getValue(), c);
@@ -332,37 +365,30 @@ public final class StepLifetimes {
                 holds.hold(c.output());
             }
             for (int p : f.producers) {
-                if (plan.segmentOf(p) == seg.id && usesLeft.merge(p, -1, Integer::sum) == 0) {
+                if (pending.contains(p) && usesLeft.merge(p, -1, Integer::sum) == 0) {
                     holds.drop(redone.get(p).output());
                 }
             }
+            segments.rerun(j);
             holds.sweep();
         }
-        finishSegment(seg);
+        segments.finish(seg);
         holds.sweep();
     }
 
     private void bind(Node m, Need r, OpContext c) {
         NodeNeeds nn = needs.get(m);
         OpContext ctx = m.context();
+        List<Tensor> values = r.kind() == SAVED ? c.savedTensors() : List.of(c.output());
         switch (r.kind()) {
-            case INPUT -> {
-                ctx.rebindInput(r.slot(), c.output());
-                holds.hold(c.output());
-                nn.recomputedHeld.add(c.output());
-            }
-            case OUTPUT -> {
-                ctx.rebindOutput(c.output());
-                holds.hold(c.output());
-                nn.recomputedHeld.add(c.output());
-            }
-            default -> {
-                List<Tensor> saved = c.savedTensors();
-                ctx.rebindSaved(saved);
-                for (Tensor t : saved) {
-                    holds.hold(t);
-                    nn.recomputedHeld.add(t);
-                }
+            case INPUT -> ctx.rebindInput(r.slot(), c.output());
+            case OUTPUT -> ctx.rebindOutput(c.output());
+            default -> ctx.rebindSaved(values);
+        }
+        for (int i = 0; i < values.size(); i++) {
+            if (r.kind() != SAVED || (r.slot() & (1 << i)) != 0) {
+                holds.hold(values.get(i));
+                nn.recomputedHeld.add(values.get(i));
             }
         }
     }
@@ -375,19 +401,16 @@ public final class StepLifetimes {
             release(nn);
         }
         needs.clear();
-        for (Segment seg : segments.values()) {
-            if (!seg.done) {
-                finishSegment(seg);
-            }
-        }
+        segments.finishAll();
         holds.sweep();
     }
 
-    /** How many forward ops were recomputed, and their estimated FLOPs. */
+    /** How many forward ops were recomputed. */
     public int recomputedOps() {
         return recomputedOps;
     }
 
+    /** The recomputed ops' estimated FLOPs. */
     public long recomputedFlops() {
         return recomputedFlops;
     }
@@ -395,7 +418,7 @@ public final class StepLifetimes {
     /** The forward ops as the planner sees them (see {@link StepProfile}). */
     public StepProfile profile() {
         List<StepProfile.Op> ops = new ArrayList<>(forward.size());
-        for (Fwd f : forward) {
+        for (ForwardOp f : forward) {
             boolean view = false;
             for (Tensor t : f.inputs) {
                 view |= t.storage() == f.out.storage();

@@ -34,7 +34,7 @@ final class LayerNormOp extends Op {
 
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
-        // x̂ and rstd are saved; the weight scales g.
+        // x̂ and rstd are saved (the float32 kernel reads both for any of dx, dw, db); the weight scales g.
         return VjpReads.of(3, false, 1);
     }
 

@@ -31,8 +31,8 @@ final class RmsNormOp extends Op {
 
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
-        // x̂ and rstd are saved; the weight scales g.
-        return VjpReads.of(2, false, 1);
+        // x̂ and rstd are saved (dx reads both, dw only x̂); the weight scales g (for dx).
+        return VjpReads.of(2, false, needsGrad[0] ? new int[] {1} : new int[0]).savedOnly(needsGrad[0] || needsGrad[1], needsGrad[0]);
     }
 
     @Override

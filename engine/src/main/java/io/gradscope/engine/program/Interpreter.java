@@ -126,13 +126,13 @@ final class Interpreter {
 
     private void hold(TensorVal v) {
         if (life != null && v.tensor() != null) {
-            life.holds().hold(v.tensor());
+            life.hold(v.tensor());
         }
     }
 
     private void drop(TensorVal v) {
         if (life != null && v.tensor() != null) {
-            life.holds().drop(v.tensor());
+            life.drop(v.tensor());
         }
     }
 

@@ -221,6 +221,13 @@ public final class Program {
      */
     public RematPlanner.Planned plan(RunOptions options, RematPolicy policy, boolean predict) {
         check(options.dtype());
+        // The meta runs are not the caller's: nothing of them reaches the caller's recorders.
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            return planQuietly(options, policy, predict);
+        }
+    }
+
+    private RematPlanner.Planned planQuietly(RunOptions options, RematPolicy policy, boolean predict) {
         boolean nothing = policy.kind() == RematPolicy.Kind.NONE
                 || (policy.kind() == RematPolicy.Kind.SEGMENTS && !hasCheckpointBlocks());
         if (nothing && !predict) {
@@ -243,7 +250,7 @@ public final class Program {
 
     private static final Progress NO_PROGRESS = (phase, done, total) -> { };
 
-    private ProgramRun step(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
+    ProgramRun step(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
         Holds holds = new Holds(retain);
         StepLifetimes life = new StepLifetimes(holds, planned.plan());
         try (Recorder rec = Recorder.start(retain); Holds.Installed on = holds.install()) {
@@ -279,7 +286,7 @@ public final class Program {
                     return c;
                 });
                 if (in.objectiveHeld != null) {
-                    holds.drop(in.objectiveHeld.tensor());
+                    life.drop(in.objectiveHeld.tensor());
                 }
                 life.finish();
                 Map<String, Tensor> values = new LinkedHashMap<>();

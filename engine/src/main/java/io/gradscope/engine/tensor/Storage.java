@@ -60,10 +60,24 @@ public final class Storage {
         return numel * dtype.bytes();
     }
 
+    private static volatile java.util.function.Consumer<Storage> probe;
+
+    /**
+     * Tells {@code p} of every access to any storage's data from now on, on any thread (null: no
+     * one). For tests that check when a tensor was last used against when it was freed.
+     */
+    public static void probe(java.util.function.Consumer<Storage> p) {
+        probe = p;
+    }
+
     /** The elements (or the device's handle); a released storage throws {@link Released}. */
     public Object data() {
         if (released) {
             throw new Released(this);
+        }
+        java.util.function.Consumer<Storage> p = probe;
+        if (p != null) {
+            p.accept(this);
         }
         return data;
     }

@@ -100,6 +100,11 @@ public final class Recorder implements AutoCloseable {
         }
     }
 
+    /** How many events this recorder has received so far (the index the next one will have). */
+    public int size() {
+        return events.size();
+    }
+
     /** The events so far, as an immutable trace. */
     public Trace trace() {
         return new Trace(List.copyOf(events));
