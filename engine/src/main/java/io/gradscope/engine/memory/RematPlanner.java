@@ -239,9 +239,12 @@ public final class RematPlanner {
      * A knapsack over the values the backward pass reads: dropping one frees its bytes (and its
      * op's saved tensors) and costs the FLOPs of recomputing it and the unsaved values it is made
      * from. The cheapest set that frees what the plain peak exceeds the budget by is chosen (a
-     * min-cost knapsack on bytes in 256 steps), the plan's peak predicted, and when it still does not
-     * fit the bytes to free grow by the excess and the choice is made again. Says it fits only when
-     * a predicted peak is at most the budget.
+     * min-cost knapsack on bytes in 256 steps). A long run of dropped values is recomputed at once
+     * when the sweep reaches it, which moves the peak into the backward pass, so each choice is
+     * also tried with its runs broken (every L+1-th value kept, L = 16, 8, 4, 2, 1); every
+     * candidate's peak is predicted, and the cheapest that fits wins. While none fits, the bytes to
+     * free grow by the excess. Says it fits only when a predicted peak is at most the budget;
+     * otherwise gives the lowest peak it found.
      */
     static Planned budget(RematPolicy policy, StepProfile p, Predictor predict) {
         long budget = policy.budget();
@@ -250,7 +253,7 @@ public final class RematPlanner {
             return new Planned(policy, RematPlan.NONE, plain, true);
         }
         List<int[]> closures = new ArrayList<>();
-        List<long[]> items = new ArrayList<>(); // {benefit, cost}
+        List<long[]> items = new ArrayList<>(); // {benefit, cost}, in program order
         for (StepProfile.Op op : p.ops()) {
             long benefit = (op.readByBackward() ? op.bytes() : 0) + op.savedBytes();
             if (benefit <= 0 || op.index() == p.objective() || !op.recorded()) {
@@ -265,31 +268,63 @@ public final class RematPlanner {
             closures.add(closure.stream().mapToInt(Integer::intValue).toArray());
             items.add(new long[] {benefit, cost});
         }
-        Planned best = new Planned(policy, RematPlan.NONE, plain, false);
+        Planned lowest = new Planned(policy, RematPlan.NONE, plain, false);
+        Planned cheapest = null;
+        long cheapestCost = Long.MAX_VALUE;
         long need = plain - budget;
-        for (int round = 0; round < 16 && !items.isEmpty(); round++) {
+        for (int round = 0; round < 12 && !items.isEmpty() && cheapest == null; round++) {
             boolean[] chosen = knapsack(items, need);
-            boolean[] dropped = new boolean[p.size()];
-            int count = 0;
-            for (int i = 0; i < chosen.length; i++) {
-                if (chosen[i]) {
-                    count++;
-                    for (int k : closures.get(i)) {
-                        dropped[k] = true;
+            long worst = 0;
+            for (int run : new int[] {Integer.MAX_VALUE, 16, 8, 4, 2, 1}) {
+                boolean[] c = breakRuns(chosen, run);
+                boolean[] dropped = new boolean[p.size()];
+                long cost = 0;
+                for (int i = 0; i < c.length; i++) {
+                    if (c[i]) {
+                        for (int k : closures.get(i)) {
+                            if (!dropped[k]) {
+                                dropped[k] = true;
+                                cost += p.op(k).flops();
+                            }
+                        }
                     }
                 }
+                RematPlan plan = connected(p, dropped);
+                long peak = predict.peak(plan);
+                worst = Math.max(worst, peak);
+                if (peak < lowest.predictedPeak()) {
+                    lowest = new Planned(policy, plan, peak, false);
+                }
+                if (peak <= budget && cost < cheapestCost) {
+                    cheapest = new Planned(policy, plan, peak, true);
+                    cheapestCost = cost;
+                }
             }
-            RematPlan plan = connected(p, dropped);
-            long peak = predict.peak(plan);
-            if (peak < best.predictedPeak() || (peak <= budget && !best.fits())) {
-                best = new Planned(policy, plan, peak, peak <= budget);
+            boolean all = true;
+            for (boolean x : chosen) {
+                all &= x;
             }
-            if (peak <= budget || count == items.size()) {
+            if (all) {
                 break;
             }
-            need += Math.max(peak - budget, Math.max(1, need / 8));
+            need += Math.max(lowest.predictedPeak() - budget, Math.max(1, need / 4));
         }
-        return best;
+        return cheapest != null ? cheapest : lowest;
+    }
+
+    /** {@code chosen} with every run of more than {@code run} chosen items broken: each (run+1)-th is not chosen. */
+    private static boolean[] breakRuns(boolean[] chosen, int run) {
+        boolean[] out = chosen.clone();
+        int length = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (!out[i]) {
+                length = 0;
+            } else if (++length > run) {
+                out[i] = false;
+                length = 0;
+            }
+        }
+        return out;
     }
 
     /** Op {@code k} and the ops making the unsaved values it reads, back to saved values and leaves. */
