@@ -83,9 +83,11 @@ public final class MemoryCommand implements Callable<Integer> {
         r.peakByCategory().forEach((c, b) -> by.put(c.key(), b));
         o.put("peak_reserved_bytes", r.peakReserved());
         o.put("max_activation_bytes", r.maxActivations());
+        o.put("max_working_bytes", r.maxWorking());
         ObjectNode plain = o.putObject("plain");
         plain.put("peak_bytes", r.plainPeak());
         plain.put("max_activation_bytes", r.plainMaxActivations());
+        plain.put("max_working_bytes", r.plainMaxWorking());
         ArrayNode live = o.putArray("live_at_peak");
         for (MemoryReport.LiveTensor t : r.liveAtPeak()) {
             ObjectNode row = live.addObject();
@@ -118,8 +120,10 @@ public final class MemoryCommand implements Callable<Integer> {
         for (MemoryCategory c : r.peakByCategory().keySet()) {
             System.out.printf("  %-11s %12s%n", c.key(), HeapLimit.human(r.peakByCategory().get(c)));
         }
-        System.out.printf("activations at most %s (plain: %s, %.1f%%); plain peak %s%n", HeapLimit.human(r.maxActivations()),
-                HeapLimit.human(r.plainMaxActivations()), 100.0 * r.maxActivations() / Math.max(1, r.plainMaxActivations()),
+        System.out.printf("activations at most %s (plain: %s, %.1f%%); working bytes at most %s (plain: %s, %.1f%%); "
+                        + "plain peak %s%n", HeapLimit.human(r.maxActivations()), HeapLimit.human(r.plainMaxActivations()),
+                100.0 * r.maxActivations() / Math.max(1, r.plainMaxActivations()), HeapLimit.human(r.maxWorking()),
+                HeapLimit.human(r.plainMaxWorking()), 100.0 * r.maxWorking() / Math.max(1, r.plainMaxWorking()),
                 HeapLimit.human(r.plainPeak()));
         System.out.printf("live at the peak (%d tensors)%n", r.liveAtPeak().size());
         System.out.printf("  %-6s %-14s %-18s %5s %-10s %-14s %10s%n", "node", "name", "op", "line", "role", "shape", "bytes");

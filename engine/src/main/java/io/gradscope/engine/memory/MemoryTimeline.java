@@ -47,12 +47,14 @@ public final class MemoryTimeline {
     private final int peakSample;
     private final List<Live> liveAtPeak;
     private final long peakReserved;
+    private final long maxWorking;
 
-    private MemoryTimeline(List<Sample> samples, int peakSample, List<Live> liveAtPeak, long peakReserved) {
+    private MemoryTimeline(List<Sample> samples, int peakSample, List<Live> liveAtPeak, long peakReserved, long maxWorking) {
         this.samples = samples;
         this.peakSample = peakSample;
         this.liveAtPeak = liveAtPeak;
         this.peakReserved = peakReserved;
+        this.maxWorking = maxWorking;
     }
 
     /** The timeline of the events on {@code device} ("cpu", "cuda", "meta"; null: every device). */
@@ -101,7 +103,45 @@ public final class MemoryTimeline {
             }
         }
         table.sort(Comparator.comparingLong(Live::bytes).reversed().thenComparingLong(Live::storage));
-        return new MemoryTimeline(List.copyOf(samples), bestSample, List.copyOf(table), peakReserved);
+        return new MemoryTimeline(List.copyOf(samples), bestSample, List.copyOf(table), peakReserved,
+                maxWorking(events, device, live.keySet()));
+    }
+
+    /**
+     * The most working bytes at once: the program's bytes less the parameters and the gradients that
+     * outlive the step (those still allocated at the end), i.e. activations, temporaries and
+     * gradients on their way. Parameters and their gradients are the same under every policy; this
+     * is what recomputation trades against compute (and what PyTorch's allocations of a step show).
+     */
+    private static long maxWorking(List<TraceEvent> events, String device, java.util.Set<Long> outliving) {
+        long working = 0;
+        long max = 0;
+        Map<Long, TraceEvent.Alloc> live = new HashMap<>();
+        for (TraceEvent e : events) {
+            if (e instanceof TraceEvent.Alloc a && (device == null || a.device().equals(device))) {
+                live.put(a.storage(), a);
+                if (counts(a, outliving)) {
+                    working += a.bytes();
+                    max = Math.max(max, working);
+                }
+            } else if (e instanceof TraceEvent.Free f && (device == null || f.device().equals(device))) {
+                TraceEvent.Alloc a = live.remove(f.storage());
+                if (a != null && counts(a, outliving)) {
+                    working -= a.bytes();
+                }
+            }
+        }
+        return max;
+    }
+
+    private static boolean counts(TraceEvent.Alloc a, java.util.Set<Long> outliving) {
+        return a.category().program() && a.category() != MemoryCategory.PARAMETER
+                && !(a.category() == MemoryCategory.GRADIENT && outliving.contains(a.storage()));
+    }
+
+    /** The most working bytes at once (see {@link #maxWorking}): activations, temporaries, gradients on their way. */
+    public long maxWorkingBytes() {
+        return maxWorking;
     }
 
     /** Every moment memory changed, in trace order. */

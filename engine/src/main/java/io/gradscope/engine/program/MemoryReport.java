@@ -30,15 +30,18 @@ import java.util.Map;
  * @param peakByCategory the active bytes at the peak, by category (parameter, activation, gradient, temporary)
  * @param peakReserved the most bytes the allocator held
  * @param maxActivations the most activation bytes at any moment
- * @param plainPeak the plain run's peak; {@code plainMaxActivations} its most activation bytes
+ * @param maxWorking the most working bytes at once (activations, temporaries, gradients on their
+ *     way: everything but parameters and the gradients that outlive the step)
+ * @param plainPeak the plain run's peak; {@code plainMaxActivations} its most activation bytes,
+ *     {@code plainMaxWorking} its most working bytes
  * @param liveAtPeak every tensor live at the peak, largest first
  * @param recomputedOps forward ops run again; {@code recomputedFlops} their estimated FLOPs
  * @param segments the plan's segments
  * @param plainMs the plain step's time; {@code rematMs} with recomputation (medians over the runs)
  */
 public record MemoryReport(RematPolicy policy, String device, long peakBytes, long predictedPeak, boolean fits,
-                           Map<MemoryCategory, Long> peakByCategory, long peakReserved, long maxActivations, long plainPeak,
-                           long plainMaxActivations, List<LiveTensor> liveAtPeak, int recomputedOps, long recomputedFlops,
+                           Map<MemoryCategory, Long> peakByCategory, long peakReserved, long maxActivations, long maxWorking,
+                           long plainPeak, long plainMaxActivations, long plainMaxWorking, List<LiveTensor> liveAtPeak, int recomputedOps, long recomputedFlops,
                            int segments, double plainMs, double rematMs) {
 
     /**
@@ -84,8 +87,8 @@ public record MemoryReport(RematPolicy policy, String device, long peakBytes, lo
                     l.role(), l.category(), l.shape(), l.bytes()));
         }
         return new MemoryReport(policy, options.device().toString(), m.peakBytes(), planned.predictedPeak(), planned.fits(),
-                m.peakByCategory(), m.peakReserved(), m.maxOf(MemoryCategory.ACTIVATION), p.peakBytes(),
-                p.maxOf(MemoryCategory.ACTIVATION), List.copyOf(live), remat.memory().recomputedOps(),
+                m.peakByCategory(), m.peakReserved(), m.maxOf(MemoryCategory.ACTIVATION), m.maxWorkingBytes(), p.peakBytes(),
+                p.maxOf(MemoryCategory.ACTIVATION), p.maxWorkingBytes(), List.copyOf(live), remat.memory().recomputedOps(),
                 remat.memory().recomputedFlops(), planned.plan().segments(), median(plainTimes), median(rematTimes));
     }
 

@@ -199,6 +199,15 @@ public final class Program {
         return step(options, planned, memory.retain(), progress);
     }
 
+    /**
+     * Runs one training step with a plan made beforehand by {@link #plan} (so its prediction can be
+     * shown beside the measured peak without planning twice).
+     */
+    public ProgramRun run(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
+        check(options.dtype());
+        return step(options, planned, retain, progress);
+    }
+
     /** Whether the program has a {@code with checkpoint():} block. */
     public boolean hasCheckpointBlocks() {
         return hasCheckpoint(statements);
