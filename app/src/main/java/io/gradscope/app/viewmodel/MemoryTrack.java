@@ -173,10 +173,11 @@ public final class MemoryTrack {
         return best;
     }
 
-    /** The peak in words: "peak 84.5 KiB (activations 12.0 KiB, ...)". */
+    /** The peak in words: "peak 84.5 KiB (predicted 84.5 KiB) · 10 recomputed · held 124 KiB" (and the device when not the CPU). */
     public String summary() {
-        StringBuilder s = new StringBuilder("peak ").append(HeapLimit.human(timeline.peakBytes()));
         var mem = run.memory();
+        StringBuilder s = new StringBuilder(mem != null && !"cpu".equals(mem.device()) ? mem.device() + ": " : "");
+        s.append("peak ").append(HeapLimit.human(timeline.peakBytes()));
         if (mem != null && mem.predictedPeak() >= 0) {
             s.append(" (predicted ").append(HeapLimit.human(mem.predictedPeak())).append(')');
         }

@@ -2,12 +2,19 @@ package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.memory.Holds;
 import io.gradscope.engine.memory.RematPlan;
+import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.ObjIntConsumer;
 
 /**
  * The checkpoint segments of one step: which of their dropped ops may still have to run again, and
@@ -38,6 +45,8 @@ final class Segments {
     private final Map<Integer, Dropped> dropped = new HashMap<>();
     private final Map<Integer, List<Integer>> opsOf = new HashMap<>();
     private final Map<Integer, Boolean> done = new HashMap<>();
+    private int recomputedOps;
+    private long recomputedFlops;
 
     Segments(Holds holds, RematPlan plan, List<ForwardOp> forward) {
         this.holds = holds;
@@ -113,10 +122,64 @@ final class Segments {
     }
 
     /** Op {@code k} has run again: it lets go of what it read from outside. */
-    void rerun(int k) {
+    private void rerun(int k) {
         Dropped d = dropped.get(k);
         d.done = true;
         letGo(d);
+    }
+
+    /**
+     * Runs segment {@code seg}'s needed ops again, in order, each on the recomputed values of the
+     * segment's earlier ops and the kept values it reads from outside (a {@link TraceEvent.Recompute}
+     * each). After each op {@code ran} is told its context and number, to bind what nodes read; a
+     * recomputed value is held until the segment's later ops have read it.
+     */
+    void recompute(int seg, ObjIntConsumer<OpContext> ran) {
+        List<Integer> ops = pending(seg);
+        Set<Integer> pendingOps = new HashSet<>(ops);
+        Map<Integer, Integer> usesLeft = new HashMap<>();
+        for (int j : ops) {
+            for (int p : forward.get(j).producers) {
+                if (pendingOps.contains(p)) {
+                    usesLeft.merge(p, 1, Integer::sum);
+                }
+            }
+        }
+        Map<Integer, OpContext> redone = new HashMap<>();
+        for (int j : ops) {
+            ForwardOp f = forward.get(j);
+            Tensor[] in = new Tensor[f.inputs.length];
+            for (int i = 0; i < in.length; i++) {
+                int p = f.producers[i];
+                in[i] = pendingOps.contains(p) ? redone.get(p).output() : f.inputs[i];
+            }
+            OpContext c = Ops.rerun(f.op, f.id, in);
+            recomputedOps++;
+            recomputedFlops += f.flops;
+            Recorder.emit(new TraceEvent.Recompute(f.id, f.op.name(), f.op.label(), seg, f.flops, c.output(), f.source));
+            redone.put(j, c);
+            ran.accept(c, j);
+            if (usesLeft.getOrDefault(j, 0) > 0) {
+                holds.hold(c.output());
+            }
+            for (int p : f.producers) {
+                if (pendingOps.contains(p) && usesLeft.merge(p, -1, Integer::sum) == 0) {
+                    holds.drop(redone.get(p).output());
+                }
+            }
+            rerun(j);
+            holds.sweep();
+        }
+        finish(seg);
+        holds.sweep();
+    }
+
+    int recomputedOps() {
+        return recomputedOps;
+    }
+
+    long recomputedFlops() {
+        return recomputedFlops;
     }
 
     /** Segment {@code seg} is done: whatever it still holds goes. */

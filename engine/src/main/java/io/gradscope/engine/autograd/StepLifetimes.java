@@ -12,7 +12,6 @@ import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -72,14 +71,9 @@ public final class StepLifetimes {
     private final Segments segments;
     private final Map<Tensor, Integer> producer = new IdentityHashMap<>();
     private final Map<Node, NodeNeeds> needs = new IdentityHashMap<>();
-    /** How many times the program holds each value (by tensor). */
-    private final Map<Tensor, Integer> programHolds = new IdentityHashMap<>();
-    /** For each live recorded node, how many live nodes read its value. */
-    private final Map<Node, Integer> consumers = new IdentityHashMap<>();
+    private final NodeLiveness liveness = new NodeLiveness(this::letGo);
     private final Set<Node> stepped = Collections.newSetFromMap(new IdentityHashMap<>());
     private int objective = -1;
-    private long recomputedFlops;
-    private int recomputedOps;
 
     /** Lifetimes counted in {@code holds}, values recomputed as {@code plan} says. */
     public StepLifetimes(Holds holds, RematPlan plan) {
@@ -98,7 +92,7 @@ public final class StepLifetimes {
     /** The program holds {@code t} once more (a name bound to it, an expression not yet read). */
     public void hold(Tensor t) {
         holds.hold(t);
-        programHolds.merge(t, 1, Integer::sum);
+        liveness.held(t);
     }
 
     /**
@@ -107,44 +101,13 @@ public final class StepLifetimes {
      * fewer to recompute it.
      */
     public void drop(Tensor t) {
-        Integer left = programHolds.merge(t, -1, Integer::sum);
-        if (left != null && left <= 0) {
-            programHolds.remove(t);
-            Node n = t.node();
-            if (n != null && consumers.containsKey(n)) {
-                dieIfUnused(n);
-            }
+        if (liveness.dropped(t)) {
             Integer k = producer.get(t);
             if (k != null && plan.dropped(k)) {
                 segments.unneeded(k);
             }
         }
         holds.drop(t);
-    }
-
-    // Note [Dead branches]: PyTorch frees a branch of the graph that does not lead to the loss as
-    // soon as nothing refers to its output (the Python value goes, its grad_fn goes, and with it the
-    // tensors it saved). Here a node lives while the program holds its value or a live node reads
-    // it; the objective is held to the end, so every node the sweep will visit stays alive.
-    private void dieIfUnused(Node first) {
-        ArrayDeque<Node> todo = new ArrayDeque<>();
-        todo.push(first);
-        while (!todo.isEmpty()) {
-            Node n = todo.pop();
-            Integer c = consumers.get(n);
-            if (c == null || c > 0 || programHolds.containsKey(n.output())) {
-                continue;
-            }
-            consumers.remove(n);
-            letGo(n);
-            for (Tensor in : n.inputs()) {
-                Node m = in.node();
-                if (m != null && consumers.containsKey(m)) {
-                    consumers.merge(m, -1, Integer::sum);
-                    todo.push(m);
-                }
-            }
-        }
     }
 
     /** A node that will never step lets go of what it holds and of its reasons to recompute. */
@@ -190,12 +153,7 @@ public final class StepLifetimes {
         if (f.node == null) {
             return;
         }
-        consumers.put(f.node, 0);
-        for (Tensor in : inputs) {
-            if (in.node() != null && consumers.containsKey(in.node())) {
-                consumers.merge(in.node(), 1, Integer::sum);
-            }
-        }
+        liveness.recorded(f.node, inputs);
         OpContext ctx = f.node.context();
         boolean[] needsGrad = new boolean[inputs.length];
         for (int i = 0; i < inputs.length; i++) {
@@ -321,7 +279,7 @@ public final class StepLifetimes {
         nn.recomputedHeld.clear();
     }
 
-    /** Runs a segment's needed ops again, binding their values to every node still to step that reads them. */
+    /** Runs a segment's needed ops again (see {@link Segments#recompute}), binding their values to every node still to step that reads them. */
     private void recompute(int seg) {
         Map<Integer, List<Map.Entry<Node, Need>>> wanted = new HashMap<>();
         for (Map.Entry<Node, NodeNeeds> e : needs.entrySet()) {
@@ -335,45 +293,11 @@ public final class StepLifetimes {
                 }
             }
         }
-        List<Integer> ops = segments.pending(seg);
-        Set<Integer> pending = new HashSet<>(ops);
-        Map<Integer, Integer> usesLeft = new HashMap<>();
-        for (int j : ops) {
-            for (int p : forward.get(j).producers) {
-                if (pending.contains(p)) {
-                    usesLeft.merge(p, 1, Integer::sum);
-                }
-            }
-        }
-        Map<Integer, OpContext> redone = new HashMap<>();
-        for (int j : ops) {
-            ForwardOp f = forward.get(j);
-            Tensor[] in = new Tensor[f.inputs.length];
-            for (int i = 0; i < in.length; i++) {
-                int p = f.producers[i];
-                in[i] = pending.contains(p) ? redone.get(p).output() : f.inputs[i];
-            }
-            OpContext c = Ops.rerun(f.op, f.id, in);
-            recomputedOps++;
-            recomputedFlops += f.flops;
-            Recorder.emit(new TraceEvent.Recompute(f.id, f.op.name(), f.op.label(), seg, f.flops, c.output(), f.source));
-            redone.put(j, c);
+        segments.recompute(seg, (c, j) -> {
             for (Map.Entry<Node, Need> w : wanted.getOrDefault(j, List.of())) {
                 bind(w.getKey(), w.getValue(), c);
             }
-            if (usesLeft.getOrDefault(j, 0) > 0) {
-                holds.hold(c.output());
-            }
-            for (int p : f.producers) {
-                if (pending.contains(p) && usesLeft.merge(p, -1, Integer::sum) == 0) {
-                    holds.drop(redone.get(p).output());
-                }
-            }
-            segments.rerun(j);
-            holds.sweep();
-        }
-        segments.finish(seg);
-        holds.sweep();
+        });
     }
 
     private void bind(Node m, Need r, OpContext c) {
@@ -407,26 +331,16 @@ public final class StepLifetimes {
 
     /** How many forward ops were recomputed. */
     public int recomputedOps() {
-        return recomputedOps;
+        return segments.recomputedOps();
     }
 
     /** The recomputed ops' estimated FLOPs. */
     public long recomputedFlops() {
-        return recomputedFlops;
+        return segments.recomputedFlops();
     }
 
     /** The forward ops as the planner sees them (see {@link StepProfile}). */
     public StepProfile profile() {
-        List<StepProfile.Op> ops = new ArrayList<>(forward.size());
-        for (ForwardOp f : forward) {
-            boolean view = false;
-            for (Tensor t : f.inputs) {
-                view |= t.storage() == f.out.storage();
-            }
-            ops.add(new StepProfile.Op(f.index, f.id, f.op.name(), f.op.label(), f.producers.clone(),
-                    view ? 0 : f.out.storage().bytes(), f.savedBytes, f.readByBackward, f.node != null, f.flops,
-                    f.source.segment(), f.source.line()));
-        }
-        return new StepProfile(List.copyOf(ops), objective);
+        return ForwardOp.profile(forward, objective);
     }
 }

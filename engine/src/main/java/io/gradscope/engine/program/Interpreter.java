@@ -76,52 +76,7 @@ final class Interpreter {
     /** Keeps the step's lifetimes (call before {@link #run}). */
     void keepLifetimes(io.gradscope.engine.autograd.StepLifetimes lifetimes, List<Ast.Stmt> program) {
         this.life = lifetimes;
-        List<List<String>> readers = new ArrayList<>();
-        Map<String, Integer> last = new HashMap<>();
-        flatten(program, readers, last);
-        List<List<String>> byStatement = new ArrayList<>();
-        for (int i = 0; i < readers.size(); i++) {
-            byStatement.add(new ArrayList<>());
-        }
-        last.forEach((name, at) -> byStatement.get(at).add(name));
-        this.lastReaders = byStatement;
-    }
-
-    /** Numbers the statements as {@link #exec} counts them; each name's last reader (or its own statement). */
-    private static void flatten(List<Ast.Stmt> stmts, List<List<String>> readers, Map<String, Integer> last) {
-        for (Ast.Stmt s : stmts) {
-            if (s instanceof Ast.With w) {
-                flatten(w.body(), readers, last);
-                continue;
-            }
-            int at = readers.size();
-            List<String> names = new ArrayList<>();
-            Ast.Expr e = s instanceof Ast.Assign a ? a.value() : ((Ast.ExprStmt) s).value();
-            names(e, names);
-            readers.add(names);
-            for (String n : names) {
-                last.put(n, at);
-            }
-            if (s instanceof Ast.Assign a) {
-                last.putIfAbsent(a.name(), at);
-            }
-        }
-    }
-
-    private static void names(Ast.Expr e, List<String> out) {
-        if (e instanceof Ast.Name n) {
-            out.add(n.id());
-        } else if (e instanceof Ast.Tuple t) {
-            t.items().forEach(x -> names(x, out));
-        } else if (e instanceof Ast.Unary u) {
-            names(u.operand(), out);
-        } else if (e instanceof Ast.Binary b) {
-            names(b.left(), out);
-            names(b.right(), out);
-        } else if (e instanceof Ast.Call c) {
-            c.args().forEach(x -> names(x, out));
-            c.keywords().forEach(k -> names(k.value(), out));
-        }
+        this.lastReaders = LastReaders.of(program);
     }
 
     private void hold(TensorVal v) {
