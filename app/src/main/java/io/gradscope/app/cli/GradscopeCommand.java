@@ -16,7 +16,8 @@ import picocli.CommandLine.Command;
             "",
             "Without a command, opens the desktop app on the chain from the backpropagation post."},
         subcommands = {OpenCommand.class, RunCommand.class, ImportCommand.class, JvpCommand.class, HvpCommand.class,
-            GradcheckCommand.class, DiffCommand.class, JacobianCommand.class, ColorCommand.class, BenchCommand.class,
+            GradcheckCommand.class, DiffCommand.class, JacobianCommand.class, ColorCommand.class, MemoryCommand.class,
+            BenchCommand.class,
             BenchUiCommand.class},
         footer = {"", "Memory: the launcher takes --max-memory SIZE (e.g. ./gradscope --max-memory 16g run ...) to raise the "
                 + "Java heap's limit, and passes JAVA_OPTS to java (e.g. JAVA_OPTS=-Xmx16g).",

@@ -1,6 +1,13 @@
 package io.gradscope.app.cli;
 
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.memory.MemoryTimeline;
+import io.gradscope.engine.memory.RematPlanner;
+import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.program.MemoryOptions;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -39,17 +46,42 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Write objective, gradients and values as .npy files here.")
     Path out;
 
+    @Option(names = "--remat", paramLabel = "none|segments|sqrt|budget=BYTES",
+            description = "What the backward pass recomputes instead of keeping: none; segments (the program's "
+                    + "'with checkpoint():' blocks, the default); sqrt (about √n segments along the longest chain); "
+                    + "budget=BYTES (e.g. budget=64m: the cheapest saved values until the predicted peak fits). Given, it "
+                    + "prints the predicted and the measured peak on standard error.")
+    String remat;
+
+    @Option(names = "--no-retain", description = "Release values and gradients as a training run does, instead of "
+            + "keeping them for inspection: --out then writes the objective, the leaves' values and their gradients only.")
+    boolean noRetain;
+
     @Option(names = "--check-finite", description = "Find where a NaN or infinity was born (forward or backward): print "
             + "it as FILE:LINE:COL: warning: ... with its inputs' statistics, and exit 3.")
     boolean checkFinite;
 
     @Override
     public Integer call() throws IOException {
+        RematPolicy policy = remat == null ? RematPolicy.SEGMENTS : RematPolicy.parse(remat);
+        if (noRetain && checkFinite) {
+            throw new GradscopeException("--check-finite reads every value and gradient; it cannot be used with --no-retain");
+        }
         OutputFolder folder = out == null ? null : OutputFolder.check(out);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
-        ProgramRun result = p.run(options);
+        RematPlanner.Planned planned = remat == null ? null : p.plan(options, policy, true);
+        ProgramRun result = p.run(options, new MemoryOptions(policy, !noRetain), (phase, done, total) -> { });
         System.out.println(format(result.objective().item(), options.dtype()));
+        if (planned != null) {
+            MemoryTimeline t = result.timeline();
+            System.err.println("memory: --remat " + policy + ": peak " + HeapLimit.human(t.peakBytes()) + " measured, "
+                    + HeapLimit.human(planned.predictedPeak()) + " predicted"
+                    + (policy.kind() == RematPolicy.Kind.BUDGET ? (planned.fits() ? " (fits)" : " (does not fit)") : "")
+                    + "; " + result.memory().recomputedOps() + " ops recomputed"
+                    + (noRetain ? "" : "; " + HeapLimit.human(t.last().of(MemoryCategory.HELD_FOR_INSPECTION))
+                    + " held for inspection besides"));
+        }
         if (folder != null) {
             OutputFolder.report(folder.write(dir -> write(result, dir)));
         }
@@ -68,6 +100,7 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         for (Map.Entry<String, Tensor> e : run.values().entrySet()) {
+            // Without retaining, only what outlives the step is there: the leaves' values.
             Npy.write(e.getValue(), out.resolve("value").resolve(e.getKey() + ".npy"));
         }
     }

@@ -3,6 +3,7 @@ package io.gradscope.app.cli;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.memory.Holds;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -151,15 +152,24 @@ final class Workloads {
             random(DType.FLOAT32, 11, 0, 10).setRequiresGrad(true)};
         return () -> {
             long t0 = System.nanoTime();
-            Tensor h1 = Ops.relu(Ops.add(Ops.matmul(x, params[0]), params[1]));
-            Tensor h2 = Ops.relu(Ops.add(Ops.matmul(h1, params[2]), params[3]));
-            Tensor loss = Ops.crossEntropy(Ops.add(Ops.matmul(h2, params[4]), params[5]), y);
-            Backward.run(loss);
-            try (var off = GradMode.disable()) {
-                for (int i = 0; i < params.length; i++) {
-                    Tensor updated = Ops.sub(params[i], Ops.mul(params[i].grad(), 0.01));
-                    params[i] = updated.setRequiresGrad(true);
+            // A training loop gives its step's buffers back for the next step (the allocator reuses them).
+            Holds step = new Holds(false);
+            Tensor[] old = params.clone();
+            try (var on = step.install()) {
+                Tensor h1 = Ops.relu(Ops.add(Ops.matmul(x, params[0]), params[1]));
+                Tensor h2 = Ops.relu(Ops.add(Ops.matmul(h1, params[2]), params[3]));
+                Tensor loss = Ops.crossEntropy(Ops.add(Ops.matmul(h2, params[4]), params[5]), y);
+                Backward.run(loss);
+                try (var off = GradMode.disable()) {
+                    for (int i = 0; i < params.length; i++) {
+                        Tensor updated = Ops.sub(params[i], Ops.mul(params[i].grad(), 0.01));
+                        params[i] = updated.setRequiresGrad(true);
+                    }
                 }
+            }
+            step.endStep(java.util.Arrays.asList(params));
+            for (Tensor p : old) {
+                p.storage().release();
             }
             return ms(t0);
         };
@@ -168,11 +178,15 @@ final class Workloads {
     /** The op's forward, then its VJP for a fixed upstream gradient: exactly the op's own work. */
     private static double fwdBwd(java.util.function.Supplier<Tensor> forward, Tensor upstream) {
         long t0 = System.nanoTime();
-        Tensor y = forward.get();
-        Node n = y.node();
-        try (var off = GradMode.disable()) {
-            n.op().vjp(n.context(), upstream);
+        Holds step = new Holds(false);
+        try (var on = step.install()) {
+            Tensor y = forward.get();
+            Node n = y.node();
+            try (var off = GradMode.disable()) {
+                n.op().vjp(n.context(), upstream);
+            }
         }
+        step.endStep(java.util.List.of()); // the output, saved tensors and gradients go back to the allocator
         return ms(t0);
     }
 

@@ -3,6 +3,8 @@ package io.gradscope.app.service;
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.memory.RematPlanner;
+import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramException;
 import io.gradscope.engine.program.ProgramRun;
@@ -26,8 +28,11 @@ import java.util.function.BiConsumer;
  * ({@code Platform::runLater} in the app; the caller's own thread in tests).
  */
 public final class RunService {
-    /** What to run. */
-    public record Request(String file, String source, DType dtype, Device device) {
+    /** What to run, and what to recompute (the program's checkpoint blocks unless said). */
+    public record Request(String file, String source, DType dtype, Device device, RematPolicy remat) {
+        public Request(String file, String source, DType dtype, Device device) {
+            this(file, source, dtype, device, RematPolicy.SEGMENTS);
+        }
     }
 
     /** Where a run goes: the device it runs on, and a notice when that is not the one asked for (or ""). */
@@ -123,7 +128,10 @@ public final class RunService {
         String file = request.file();
         long t0 = System.nanoTime();
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
-        ProgramRun run = Program.parse(file, request.source()).run(options, (phase, done, total) -> {
+        // The plan's peak is predicted (on the meta device) for the memory panel to show beside the measured one.
+        Program program = Program.parse(file, request.source());
+        RematPlanner.Planned planned = program.plan(options, request.remat(), true);
+        ProgramRun run = program.run(options, planned, true, (phase, done, total) -> {
             double f = total == 0 ? 1 : (double) done / total;
             progress.accept(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
                     (phase.equals("forward") ? "Running " : "Backward pass of ") + file + ": " + done + " of " + total);

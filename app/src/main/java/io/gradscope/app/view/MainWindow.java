@@ -16,8 +16,8 @@ import javafx.scene.layout.VBox;
 import org.controlsfx.control.StatusBar;
 
 /**
- * The window: menus and tool bar on top, editor, graph and inspector side by side, the transport
- * bar and the status bar below. It only assembles the views and binds them to the
+ * The window: menus and tool bar on top, editor, graph (the memory panel under it) and inspector
+ * side by side, the transport bar and the status bar below. It only assembles the views and binds them to the
  * {@link SessionViewModel}; the keys and dropped files become its commands.
  */
 public final class MainWindow extends BorderPane {
@@ -26,6 +26,7 @@ public final class MainWindow extends BorderPane {
     private final GraphPanel graph = new GraphPanel(vm.sweep());
     private final Inspector inspector = new Inspector(vm.sweep());
     private final TransportBar transport = new TransportBar(vm.sweep());
+    private final MemoryPanel memory = new MemoryPanel(vm.memory(), vm.remat());
     private final StatusBar status = new StatusBar();
     private final Exporter exporter = new Exporter(vm, graph, graph::styleOf);
 
@@ -33,7 +34,11 @@ public final class MainWindow extends BorderPane {
         setId("main");
         Menus menus = new Menus(vm, graph, exporter, () -> getScene() == null ? null : getScene().getWindow());
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph)));
-        SplitPane split = new SplitPane(editor, graph, inspector);
+        SplitPane graphAndMemory = new SplitPane(graph, memory);
+        graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
+        graphAndMemory.setDividerPositions(0.62);
+        vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
+        SplitPane split = new SplitPane(editor, graphAndMemory, inspector);
         split.setDividerPositions(0.3, 0.74);
         setCenter(split);
         status.setId("status");
@@ -47,6 +52,10 @@ public final class MainWindow extends BorderPane {
 
     public GraphPanel graphPanel() {
         return graph;
+    }
+
+    public MemoryPanel memoryPanel() {
+        return memory;
     }
 
     public Inspector inspector() {

@@ -56,6 +56,16 @@ public final class ProgramEditor extends BorderPane {
         setBottom(error);
     }
 
+    /** Selects line {@code line} (1-based) and scrolls it into view; other numbers do nothing. */
+    public void showLine(int line) {
+        if (line < 1 || line > area.getParagraphs().size()) {
+            return;
+        }
+        area.moveTo(line - 1, 0);
+        area.selectLine();
+        area.showParagraphInViewport(line - 1);
+    }
+
     public CodeArea area() {
         return area;
     }

@@ -28,7 +28,7 @@ final class RunToolBar extends ToolBar {
         vm.dtype().addListener((o, a, b) -> dtype.setValue(b));
         ComboBox<Device> device = new ComboBox<>();
         device.setId("device");
-        device.getItems().addAll(Device.values());
+        device.getItems().addAll(Device.computing());
         follow(device, vm.device().get(), vm::setDevice);
         vm.device().addListener((o, a, b) -> device.setValue(b));
         ProgressBar progress = new ProgressBar();

@@ -2,6 +2,7 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
+import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import java.io.IOException;
@@ -36,11 +37,17 @@ public final class SessionViewModel {
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
     private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
+    private final ReadOnlyObjectWrapper<RematPolicy> remat = new ReadOnlyObjectWrapper<>(this, "remat", RematPolicy.SEGMENTS);
     private final SweepViewModel sweep;
+    private final MemoryViewModel memory;
 
     public SessionViewModel(RunService service) {
         this.service = service;
         this.sweep = new SweepViewModel(service, status::set);
+        this.memory = new MemoryViewModel(sweep, p -> {
+            setRemat(p);
+            run();
+        });
     }
 
     /** The floating-point dtypes a run can use. */
@@ -89,6 +96,20 @@ public final class SessionViewModel {
     /** Stepping through the last good run. */
     public SweepViewModel sweep() {
         return sweep;
+    }
+
+    /** The last good run's memory panel. */
+    public MemoryViewModel memory() {
+        return memory;
+    }
+
+    /** What runs recompute (the program's checkpoint blocks unless chosen otherwise). */
+    public ReadOnlyObjectProperty<RematPolicy> remat() {
+        return remat.getReadOnlyProperty();
+    }
+
+    public void setRemat(RematPolicy policy) {
+        remat.set(policy);
     }
 
     // ---- commands ---------------------------------------------------------------------------
@@ -162,7 +183,7 @@ public final class SessionViewModel {
         sweep.pause();
         String name = fileName.get();
         running.set(true);
-        service.run(new RunService.Request(name, source.get(), dtype.get(), device.get()),
+        service.run(new RunService.Request(name, source.get(), dtype.get(), device.get(), remat.get()),
                 new RunService.Listener() {
                     @Override
                     public void started(RunService.Start start) {

@@ -21,11 +21,20 @@ public final class Backward {
 
     /** Starts a sweep to advance step by step. */
     public static BackwardRun start(Tensor objective) {
-        return new BackwardRun(objective, false);
+        return new BackwardRun(objective, false, null);
+    }
+
+    /**
+     * A sweep of a training step: what each node's VJP read is let go of once its step is done, an
+     * intermediate gradient once sent on, and checkpoint segments are recomputed when reached
+     * (see {@link StepLifetimes}).
+     */
+    public static BackwardRun startStep(Tensor objective, StepLifetimes lifetimes) {
+        return new BackwardRun(objective, false, lifetimes);
     }
 
     /** A sweep whose gradients are themselves recorded, so they can be differentiated again. */
     public static BackwardRun startCreatingGraph(Tensor objective) {
-        return new BackwardRun(objective, true);
+        return new BackwardRun(objective, true, null);
     }
 }

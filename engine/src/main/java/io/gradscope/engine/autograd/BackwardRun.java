@@ -4,6 +4,7 @@ import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.memory.StorageRole;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Shapes;
@@ -44,6 +45,7 @@ import java.util.PriorityQueue;
  */
 public final class BackwardRun {
     private final boolean createGraph;
+    private final StepLifetimes life;
     private final Map<Node, Integer> pendingConsumers = new HashMap<>();
     private final Map<Node, Tensor> upstream = new HashMap<>();
     private final Map<Node, Tensor> finalGradients = new LinkedHashMap<>();
@@ -51,8 +53,12 @@ public final class BackwardRun {
     private final int total;
     private int done;
 
-    BackwardRun(Tensor objective, boolean createGraph) {
+    BackwardRun(Tensor objective, boolean createGraph, StepLifetimes life) {
+        if (createGraph && life != null) {
+            throw new IllegalArgumentException("a sweep that records its gradients' graph keeps every value; it takes no lifetimes");
+        }
         this.createGraph = createGraph;
+        this.life = life;
         if (objective.rank() != 0) {
             throw new GradscopeException("backward needs a scalar objective, but it has shape " + Shapes.str(objective.shape())
                     + "; reduce it with sum() or mean()");
@@ -82,7 +88,13 @@ public final class BackwardRun {
             }
         }
         total = pendingConsumers.size();
-        Tensor seed = Allocations.withCategory(MemoryCategory.GRADIENT, () -> Ops.constant(1, objective));
+        if (life != null) {
+            life.backwardStarted(pendingConsumers.keySet());
+        }
+        Tensor seed = Allocations.as(MemoryCategory.GRADIENT, StorageRole.GRADIENT, root.id(), () -> Ops.constant(1, objective));
+        if (life != null) {
+            life.holdGradient(seed);
+        }
         upstream.put(root, seed);
         ready.add(root);
     }
@@ -111,12 +123,18 @@ public final class BackwardRun {
         if (node == null) {
             throw new IllegalStateException("the backward sweep is finished");
         }
+        if (life != null) {
+            life.beforeStep(node);
+        }
         Tensor g = upstream.remove(node);
         finalGradients.put(node, g);
         Tangents.recordUpstream(node.id(), g);
         List<TraceEvent.Contribution> sent = new ArrayList<>();
         if (node.isLeaf()) {
             node.output().setGrad(g);
+            if (life != null) {
+                life.keepGradient(g);
+            }
         } else {
             OpContext ctx = node.context();
             Tensor[] grads = vjp(node, ctx, g);
@@ -139,6 +157,12 @@ public final class BackwardRun {
         done++;
         TraceEvent.BackwardStep step = new TraceEvent.BackwardStep(node.id(), node.opName(), g, List.copyOf(sent));
         Recorder.emit(step);
+        if (life != null) {
+            if (!node.isLeaf()) {
+                life.dropGradient(g); // Note [Step lifetimes]: sent on, an intermediate gradient goes
+            }
+            life.afterStep(node);
+        }
         return step;
     }
 
@@ -148,9 +172,21 @@ public final class BackwardRun {
         try (var mode = GradMode.set(createGraph, true)) {
             grads = node.op().vjp(ctx, g);
         } finally {
-            scope.close(grads == null ? List.of() : Arrays.asList(grads));
+            List<Tensor> keep = grads == null ? List.of() : Arrays.asList(grads);
+            List<Tensor> inputs = ctx.inputs();
+            // A contribution is the gradient of the input it goes to; scratch is the stepping node's.
+            scope.close(keep, i -> new Allocations.Owner(i < inputs.size() && inputs.get(i).node() != null
+                    ? inputs.get(i).node().id() : -1, StorageRole.GRADIENT), node.id(), !differentiating());
         }
         return grads;
+    }
+
+    /**
+     * Whether the VJPs build on their intermediate values (a graph of the gradient is recorded, or
+     * tangents are carried): then those values must outlive the step, and are not released.
+     */
+    private boolean differentiating() {
+        return createGraph || io.gradscope.engine.forward.Tangents.active();
     }
 
     // See Note [Fan-out accumulation].
@@ -158,15 +194,23 @@ public final class BackwardRun {
         Tensor prev = upstream.get(target);
         if (prev == null) {
             upstream.put(target, c);
+            if (life != null) {
+                life.holdGradient(c);
+            }
         } else {
             Allocations.Scope scope = Allocations.open(MemoryCategory.GRADIENT);
             Tensor sum = null;
             try (var mode = GradMode.set(createGraph, true)) {
                 sum = Ops.add(prev, c);
             } finally {
-                scope.close(sum == null ? List.of() : List.of(sum));
+                scope.close(sum == null ? List.of() : List.of(sum), i -> new Allocations.Owner(target.id(), StorageRole.GRADIENT),
+                        target.id(), !differentiating());
             }
             upstream.put(target, sum);
+            if (life != null) {
+                life.holdGradient(sum);
+                life.dropGradient(prev);
+            }
         }
         int left = pendingConsumers.merge(target, -1, Integer::sum);
         if (left == 0) {

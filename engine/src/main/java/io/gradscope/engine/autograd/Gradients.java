@@ -17,6 +17,17 @@ public final class Gradients {
         return t.node() == null ? null : byNode.get(t.node());
     }
 
+    /** These gradients without those whose storage was released (a run that kept no values). */
+    public Gradients unreleased() {
+        Map<Node, Tensor> kept = new java.util.LinkedHashMap<>();
+        byNode.forEach((n, t) -> {
+            if (!t.storage().isReleased()) {
+                kept.put(n, t);
+            }
+        });
+        return new Gradients(kept);
+    }
+
     public Map<Node, Tensor> byNode() {
         return byNode;
     }

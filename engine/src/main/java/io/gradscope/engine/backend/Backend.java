@@ -17,8 +17,25 @@ public interface Backend {
     /** A zero-filled storage; the allocation is accounted and reported as a trace event. */
     Storage allocate(DType dtype, long numel, MemoryCategory category);
 
-    /** Bytes currently allocated and not released. */
+    /**
+     * A storage whose elements are unspecified (a reused block keeps what it held): for an output
+     * the kernel writes in full. Backends that cannot tell the difference zero it anyway.
+     */
+    default Storage allocateUninitialized(DType dtype, long numel, MemoryCategory category) {
+        return allocate(dtype, numel, category);
+    }
+
+    /** Bytes currently allocated and not released (active bytes). */
     long liveBytes();
+
+    /** Bytes the backend's allocator holds: the active bytes, and blocks cached for reuse. */
+    default long reservedBytes() {
+        return liveBytes();
+    }
+
+    /** Gives the blocks cached for reuse back to the system. */
+    default void freeCached() {
+    }
 
     /** The most bytes live at once since start (or {@link #resetPeak()}). */
     long peakBytes();

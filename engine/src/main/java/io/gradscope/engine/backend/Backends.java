@@ -16,6 +16,9 @@ public final class Backends {
         if (device == Device.CPU) {
             return CpuBackend.INSTANCE;
         }
+        if (device == Device.META) {
+            return MetaBackend.INSTANCE;
+        }
         return cuda();
     }
 

@@ -1,5 +1,6 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
@@ -7,22 +8,33 @@ import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * Turns backend allocations into {@link TraceEvent.Alloc}/{@link TraceEvent.Free} events with a
- * category.
+ * category, an owner and a role.
  *
  * <p>Note [Allocation scopes]: while an op runs, a {@link Scope} holds back the events of the
  * storages it allocates. When the op ends, the storages it keeps (its output, what it saved for
  * the backward pass) are announced with the scope's category (activation in the forward pass,
- * gradient in the backward pass); the rest are announced as temporaries and released at once. A
- * nested scope hands the storages it keeps to its parent, which decides their category.
+ * gradient in the backward pass) and the owners and roles the closer gives; the rest are announced
+ * as temporaries and released at once. A nested scope hands the storages it keeps to its parent,
+ * which decides their category.
  */
 public final class Allocations {
-    /** Per thread: the open scopes (innermost last) and the category outside any op. */
+    /** Told of every storage announced on this thread (a step's lifetimes track them). */
+    public interface Listener {
+        void announced(Storage s);
+    }
+
+    /** Per thread: the open scopes (innermost last), the category and owner outside any op, the listener. */
     private static final class State {
         final ArrayList<Scope> scopes = new ArrayList<>();
         MemoryCategory category = MemoryCategory.ACTIVATION;
+        StorageRole role = StorageRole.OTHER;
+        long owner = -1;
+        Listener listener;
+        int unannounced;
     }
 
     private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
@@ -42,27 +54,65 @@ public final class Allocations {
     }
 
     /** Runs {@code body} with new storages (outside any op) in {@code category}, e.g. parameters. */
-    public static <T> T withCategory(MemoryCategory category, java.util.function.Supplier<T> body) {
+    public static <T> T withCategory(MemoryCategory category, Supplier<T> body) {
+        return as(category, StorageRole.OTHER, -1, body);
+    }
+
+    /** Runs {@code body} with new storages (outside any op) in {@code category}, owned by {@code owner} in {@code role}. */
+    public static <T> T as(MemoryCategory category, StorageRole role, long owner, Supplier<T> body) {
         State st = STATE.get();
         MemoryCategory before = st.category;
+        StorageRole roleBefore = st.role;
+        long ownerBefore = st.owner;
         st.category = category;
+        st.role = role;
+        st.owner = owner;
         try {
             return body.get();
         } finally {
             st.category = before;
+            st.role = roleBefore;
+            st.owner = ownerBefore;
         }
+    }
+
+    /**
+     * Runs {@code body} with its allocations neither announced nor tracked: memory the program does
+     * not own (a value handed in from outside, a copy made for the caller after the step).
+     */
+    public static <T> T unannounced(Supplier<T> body) {
+        State st = STATE.get();
+        st.unannounced++;
+        try {
+            return body.get();
+        } finally {
+            st.unannounced--;
+        }
+    }
+
+    /** Sets this thread's listener (null: none); returns the one it replaces. */
+    public static Listener listen(Listener l) {
+        State st = STATE.get();
+        Listener before = st.listener;
+        st.listener = l;
+        return before;
     }
 
     /** Called by a backend for every new storage. */
     public static void allocated(Storage s) {
         State st = STATE.get();
+        if (st.unannounced > 0) {
+            s.quiet();
+            return;
+        }
         Scope top = top(st);
         if (top != null) {
             top.pending.add(s);
             top.releasedEarly.add(Boolean.FALSE);
         } else {
             s.setCategory(st.category);
-            announce(s);
+            s.describe(st.owner, st.role, null);
+            announce(s, st);
         }
     }
 
@@ -77,14 +127,37 @@ public final class Allocations {
                 return;
             }
         }
-        if (Recorder.active()) {
-            Recorder.emit(new TraceEvent.Free(s.id(), s.bytes(), s.category(), s.device().toString()));
+        if (Recorder.active() && !s.isQuiet()) {
+            Recorder.emit(new TraceEvent.Free(s.id(), s.bytes(), s.category(), s.device().toString(), reserved(s)));
         }
     }
 
-    private static void announce(Storage s) {
+    /**
+     * Moves a live storage to another category: a {@link TraceEvent.Free} in the old one and an
+     * {@link TraceEvent.Alloc} in the new one, with the same id, owner and role.
+     */
+    public static void reclassify(Storage s, MemoryCategory to) {
         if (Recorder.active()) {
-            Recorder.emit(new TraceEvent.Alloc(s.id(), s.bytes(), s.category(), s.device().toString()));
+            Recorder.emit(new TraceEvent.Free(s.id(), s.bytes(), s.category(), s.device().toString(), reserved(s)));
+        }
+        s.setCategory(to);
+        if (Recorder.active()) {
+            Recorder.emit(new TraceEvent.Alloc(s.id(), s.bytes(), to, s.device().toString(), s.owner(), s.role(), s.shape(),
+                    reserved(s)));
+        }
+    }
+
+    private static long reserved(Storage s) {
+        return Backends.of(s.device()).reservedBytes();
+    }
+
+    private static void announce(Storage s, State st) {
+        if (Recorder.active()) {
+            Recorder.emit(new TraceEvent.Alloc(s.id(), s.bytes(), s.category(), s.device().toString(), s.owner(), s.role(),
+                    s.shape(), reserved(s)));
+        }
+        if (st.listener != null) {
+            st.listener.announced(s);
         }
     }
 
@@ -93,6 +166,10 @@ public final class Allocations {
         Scope s = new Scope(keepCategory);
         STATE.get().scopes.add(s);
         return s;
+    }
+
+    /** Who a kept tensor's storage belongs to, and as what. */
+    public record Owner(long node, StorageRole role) {
     }
 
     /** Allocations of one op; see Note [Allocation scopes]. */
@@ -114,17 +191,38 @@ public final class Allocations {
             return -1;
         }
 
-        private static boolean kept(Collection<Tensor> keep, Storage s) {
-            for (Tensor t : keep) {
+        private static int kept(List<Tensor> keep, Storage s) {
+            for (int i = 0; i < keep.size(); i++) {
+                Tensor t = keep.get(i);
                 if (t != null && t.storage() == s) {
-                    return true;
+                    return i;
                 }
             }
-            return false;
+            return -1;
         }
 
-        /** Ends the scope keeping the storages behind {@code keep} (null entries are ignored). */
+        /** Ends the scope keeping the storages behind {@code keep} (null entries are ignored), owner unknown. */
         public void close(Collection<Tensor> keep) {
+            List<Tensor> k = new ArrayList<>(keep);
+            close(k, i -> new Owner(-1, keepCategory == MemoryCategory.GRADIENT ? StorageRole.GRADIENT : StorageRole.VALUE),
+                    -1);
+        }
+
+        /**
+         * Ends the scope keeping the storages behind {@code keep}: kept one number {@code i} belongs
+         * to {@code owners.apply(i)}; temporaries belong to {@code opOwner}.
+         */
+        public void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner) {
+            close(keep, owners, opOwner, true);
+        }
+
+        /**
+         * As {@link #close(List, java.util.function.IntFunction, long)}; with {@code releaseTemporaries}
+         * false the temporaries are announced but not released: a gradient whose graph is recorded (or
+         * whose tangents are carried) refers to its intermediate values, which must stay valid.
+         */
+        public void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner,
+                          boolean releaseTemporaries) {
             State st = STATE.get();
             st.scopes.remove(st.scopes.lastIndexOf(this));
             Scope parent = top(st);
@@ -132,24 +230,31 @@ public final class Allocations {
             for (int i = 0; i < pending.size(); i++) {
                 Storage s = pending.get(i);
                 boolean releasedAlready = releasedEarly.get(i);
-                boolean isKept = kept(keep, s);
-                if (isKept && !releasedAlready && parent != null) {
+                int at = kept(keep, s);
+                if (at >= 0 && !releasedAlready && parent != null) {
                     parent.pending.add(s);
                     parent.releasedEarly.add(Boolean.FALSE);
                     continue;
                 }
-                s.setCategory(isKept ? keepCategory : MemoryCategory.TEMPORARY);
-                announce(s);
+                if (at >= 0) {
+                    Owner o = owners.apply(at);
+                    s.setCategory(keepCategory);
+                    s.describe(o.node(), o.role(), keep.get(at).shape());
+                } else {
+                    s.setCategory(MemoryCategory.TEMPORARY);
+                    s.describe(opOwner, StorageRole.TEMPORARY, null);
+                }
+                announce(s, st);
                 if (releasedAlready) {
                     released(s);
-                } else if (!isKept) {
+                } else if (at < 0) {
                     if (temporaries == null) {
                         temporaries = new ArrayList<>();
                     }
                     temporaries.add(s);
                 }
             }
-            if (temporaries != null) {
+            if (temporaries != null && releaseTemporaries) {
                 for (Storage s : temporaries) {
                     s.release();
                 }

@@ -1,6 +1,21 @@
 package io.gradscope.engine.memory;
 
-/** What a block of memory holds, for the memory timeline. */
+/**
+ * What a block of memory holds, for the memory timeline. The first four are the program's own
+ * memory, what a plain training step would use; {@link #HELD_FOR_INSPECTION} is what the debugger
+ * keeps past the moment a training step would free it, so the inspector can show every value and
+ * gradient. It is accounted apart and never counts in the program's figures.
+ */
 public enum MemoryCategory {
-    PARAMETER, ACTIVATION, GRADIENT, TEMPORARY
+    PARAMETER, ACTIVATION, GRADIENT, TEMPORARY, HELD_FOR_INSPECTION;
+
+    /** Whether the bytes count in the program's own figures (everything but what is held for inspection). */
+    public boolean program() {
+        return this != HELD_FOR_INSPECTION;
+    }
+
+    /** The lower-case name used in JSON and on screen: "parameter", "held_for_inspection". */
+    public String key() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
 }

@@ -71,6 +71,13 @@ final class AttentionOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // P is saved; dV = Pᵀ·G needs nothing more; dQ = dS·K, dK = dSᵀ·Q, and dS needs V.
+        boolean qk = needsGrad[0] || needsGrad[1];
+        return new VjpReads(new boolean[] {needsGrad[1], needsGrad[0], qk}, false);
+    }
+
+    @Override
     public int[] outputShape(int[][] s, DType[] dtypes) {
         Checks.arity("attention", s, 3);
         Checks.floats("attention", dtypes, 0, 1, 2);

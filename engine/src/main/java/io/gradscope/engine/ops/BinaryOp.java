@@ -65,6 +65,12 @@ public final class BinaryOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // add and sub pass g on; mul and div compute both inputs' terms from both inputs.
+        return kind == BinaryKind.ADD || kind == BinaryKind.SUB ? VjpReads.none(2) : VjpReads.of(2, false, 0, 1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name, shapes, 2);
         Checks.floats(quoted, dtypes, 0, 1);

@@ -49,6 +49,12 @@ final class CrossEntropyOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // (softmax − onehot)/N is saved.
+        return VjpReads.none(2);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("cross_entropy", shapes, 2);
         Checks.floats("cross_entropy", dtypes, 0);

@@ -50,6 +50,13 @@ final class LayerNormOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // The saved tensors (the row statistics, rstd and x itself on the fused path, which recomputes x̂;
+        // else x̂ and rstd) and the weight, which scales g.
+        return VjpReads.of(3, false, 1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("layer_norm", shapes, 3);
         Checks.floats("layer_norm", dtypes, 0, 1, 2);

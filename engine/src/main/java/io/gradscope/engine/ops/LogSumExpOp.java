@@ -51,6 +51,11 @@ final class LogSumExpOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.of(1, true, 0);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("logsumexp", shapes, 1);
         Checks.floats("logsumexp", dtypes, 0);

@@ -54,6 +54,12 @@ public final class MatMulOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // dA = G·Bᵀ reads B; dB = Aᵀ·G reads A.
+        return new VjpReads(new boolean[] {needsGrad[1], needsGrad[0]}, false);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("matmul", shapes, 2);
         Checks.floats("'@'", dtypes, 0, 1);

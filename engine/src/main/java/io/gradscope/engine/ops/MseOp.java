@@ -29,6 +29,11 @@ final class MseOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.of(2, false, 0, 1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("mse", shapes, 2);
         Checks.floats("mse", dtypes, 0, 1);

@@ -60,6 +60,21 @@ public abstract class Op {
      */
     public abstract Tensor[] vjp(OpContext ctx, Tensor g);
 
+    /**
+     * Which of the inputs, and whether the output, the VJP reads (for inputs needing a gradient as
+     * {@code needsGrad} says), when it runs in a plain backward pass (no graph of the gradient
+     * recorded, no tangents carried). Tensors saved with {@link OpContext#save} are always read.
+     *
+     * <p>Note [Saved for backward]: a training step keeps a value for the backward pass only while
+     * some node's VJP still has to read it; this declaration is what says so, like the saved
+     * variables of PyTorch's derivatives.yaml. Declaring too little is caught: a run that releases
+     * what it does not keep fails on reading a released storage ({@code Storage.Released}). The
+     * default reads everything, which is always safe.
+     */
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.all(needsGrad.length);
+    }
+
     /** The JVP as short text ({@code "ẏ = ȧ·B + A·ḃ"}); a linear op's is itself applied to the tangents. */
     public String jvpRule() {
         return "ẏ = " + name() + "(ẋ)";

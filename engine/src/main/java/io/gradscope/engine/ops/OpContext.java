@@ -10,21 +10,63 @@ public final class OpContext {
     private final List<Tensor> inputs;
     private List<Tensor> saved = List.of();
     private Tensor output;
+    private Tensor[] inputValues;
+    private Tensor outputValue;
+    private List<Tensor> savedValues;
 
     public OpContext(Tensor... inputs) {
         this.inputs = List.of(inputs);
     }
 
+    /**
+     * The tensors the op was applied to, as recorded: the graph's edges, their shapes and whether
+     * they need a gradient. A VJP reads values through {@link #input(int)}.
+     */
     public List<Tensor> inputs() {
         return inputs;
     }
 
+    /** Input {@code i}'s value: the recorded tensor, or its recomputed value (see {@link #rebindInput}). */
     public Tensor input(int i) {
+        if (inputValues != null && inputValues[i] != null) {
+            return inputValues[i];
+        }
         return inputs.get(i);
     }
 
+    /** The output's value: the recorded tensor, or its recomputed value. */
     public Tensor output() {
-        return output;
+        return outputValue != null ? outputValue : output;
+    }
+
+    // Note [Recomputed values]: a checkpoint segment's values are released after the forward pass
+    // and computed again when the backward sweep reaches it. The graph keeps the recorded tensors
+    // (its edges, what the inspector shows); the VJP reads the recomputed ones, bound here until the
+    // node's step is done.
+
+    /** Has the VJP read {@code value} as input {@code i} (a recomputed value; see Note [Recomputed values]). */
+    public void rebindInput(int i, Tensor value) {
+        if (inputValues == null) {
+            inputValues = new Tensor[inputs.size()];
+        }
+        inputValues[i] = value;
+    }
+
+    /** Has the VJP read {@code value} as the output. */
+    public void rebindOutput(Tensor value) {
+        outputValue = value;
+    }
+
+    /** Has the VJP read {@code values} as the saved tensors. */
+    public void rebindSaved(List<Tensor> values) {
+        savedValues = List.copyOf(values);
+    }
+
+    /** Drops every rebinding: the VJP reads the recorded tensors again. */
+    public void clearRebinds() {
+        inputValues = null;
+        outputValue = null;
+        savedValues = null;
     }
 
     void setOutput(Tensor output) {
@@ -50,7 +92,7 @@ public final class OpContext {
     }
 
     public Tensor saved(int i) {
-        return saved.get(i);
+        return savedValues != null ? savedValues.get(i) : saved.get(i);
     }
 
     public List<Tensor> savedTensors() {

@@ -6,6 +6,7 @@ import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.memory.StorageRole;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -54,19 +55,26 @@ public final class Ops {
         OpContext ctx = new OpContext(inputs);
         Tensor out = null;
         Allocations.Scope scope = Allocations.open(GradMode.inBackward() ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
-        try (var off = GradMode.disable()) {
-            out = op.forward(ctx, inputs);
-            for (Tensor t : inputs) {
-                if (out == t) {
-                    out = t.asStrided(t.shape(), t.strides(), t.offset());
+        boolean closed = false;
+        try {
+            try (var off = GradMode.disable()) {
+                out = op.forward(ctx, inputs);
+                for (Tensor t : inputs) {
+                    if (out == t) {
+                        out = t.asStrided(t.shape(), t.strides(), t.offset());
+                    }
                 }
             }
+            ctx.setOutput(out);
+            if (record) {
+                out.attach(Node.of(op, ctx, out));
+            }
+            closed = true;
+            closeScope(scope, ctx.keptWith(out), out, StorageRole.VALUE);
         } finally {
-            scope.close(ctx.keptWith(out));
-        }
-        ctx.setOutput(out);
-        if (record) {
-            out.attach(Node.of(op, ctx, out));
+            if (!closed) {
+                scope.close(ctx.keptWith(out));
+            }
         }
         if (!GradMode.inBackward() && Recorder.active()) {
             Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), inputs, out));
@@ -75,6 +83,44 @@ public final class Ops {
             Tangents.propagate(op, ctx, out);
         }
         return out;
+    }
+
+    /**
+     * Closes an op's allocation scope: the output (last of {@code keep}) announced with {@code role},
+     * the saved tensors as saved, all owned by the id the trace knows the output by (in the backward
+     * pass the enclosing step decides, so no id is made there).
+     */
+    private static void closeScope(Allocations.Scope scope, List<Tensor> keep, Tensor out, StorageRole role) {
+        long owner = out == null ? -1 : GradMode.inBackward() || !Recorder.active()
+                ? (out.node() != null ? out.node().id() : -1) : Recorder.name(out);
+        int last = keep.size() - 1;
+        scope.close(keep, i -> new Allocations.Owner(owner, i == last ? role : StorageRole.SAVED), owner);
+    }
+
+    /**
+     * Runs {@code op}'s forward again on {@code inputs}, for a checkpoint segment the backward sweep
+     * has reached: no node is recorded and no forward event published; the allocations are
+     * activations in the role of recomputed values, owned by {@code owner} (the id the first forward
+     * pass gave the value). Returns the context: its output and saved tensors.
+     */
+    public static OpContext rerun(Op op, long owner, Tensor... inputs) {
+        OpContext ctx = new OpContext(inputs);
+        Tensor out = null;
+        Allocations.Scope scope = Allocations.open(MemoryCategory.ACTIVATION);
+        try (var off = GradMode.disable()) {
+            out = op.forward(ctx, inputs);
+            for (Tensor t : inputs) {
+                if (out == t) {
+                    out = t.asStrided(t.shape(), t.strides(), t.offset());
+                }
+            }
+        } finally {
+            List<Tensor> keep = ctx.keptWith(out);
+            int last = keep.size() - 1;
+            scope.close(keep, i -> new Allocations.Owner(owner, i == last ? StorageRole.RECOMPUTED : StorageRole.SAVED), owner);
+        }
+        ctx.setOutput(out);
+        return ctx;
     }
 
     /**

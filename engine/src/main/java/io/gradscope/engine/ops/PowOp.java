@@ -45,6 +45,11 @@ final class PowOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.of(1, false, 0);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("pow", shapes, 1);
         Checks.floats("pow", dtypes, 0);

@@ -8,7 +8,8 @@ import io.gradscope.engine.tensor.Tensor;
 
 /**
  * Tensor computations straight on the backend, recording nothing: the vocabulary op forwards are
- * written in. Outputs are new contiguous tensors.
+ * written in. Outputs are new contiguous tensors; those the kernel writes in full are allocated
+ * without zeroing ({@link Tensor#empty}), so a reused block is not cleared first.
  */
 public final class Raw {
     private Raw() {
@@ -19,7 +20,7 @@ public final class Raw {
     }
 
     public static Tensor unary(UnaryKind kind, double param, Tensor x) {
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), x.shape());
+        Tensor out = Tensor.empty(x.dtype(), x.device(), x.shape());
         x.backend().unary(kind, param, x, out);
         return out;
     }
@@ -28,12 +29,12 @@ public final class Raw {
         int[] as = a.shape();
         int[] bs = b.shape();
         if (java.util.Arrays.equals(as, bs)) {
-            Tensor out = Tensor.zeros(a.dtype(), a.device(), as);
+            Tensor out = Tensor.empty(a.dtype(), a.device(), as);
             a.backend().binary(kind, a, b, out);
             return out;
         }
         int[] shape = Shapes.broadcast("binary", as, bs);
-        Tensor out = Tensor.zeros(a.dtype(), a.device(), shape);
+        Tensor out = Tensor.empty(a.dtype(), a.device(), shape);
         a.backend().binary(kind, a.viewExpand(shape), b.viewExpand(shape), out);
         return out;
     }
@@ -56,7 +57,7 @@ public final class Raw {
 
     /** A contiguous copy. */
     public static Tensor copy(Tensor x) {
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), x.shape());
+        Tensor out = Tensor.empty(x.dtype(), x.device(), x.shape());
         x.backend().copy(x, out);
         return out;
     }

@@ -70,6 +70,11 @@ public final class ReduceOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return kind == Kind.AMAX ? VjpReads.of(1, true, 0) : VjpReads.none(1);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);
         Checks.floats(name(), dtypes, 0);

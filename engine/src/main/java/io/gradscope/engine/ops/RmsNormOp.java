@@ -38,6 +38,12 @@ final class RmsNormOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        // x̂ and rstd are saved (dx reads both, dw only x̂); the weight scales g (for dx).
+        return VjpReads.of(2, false, needsGrad[0] ? new int[] {1} : new int[0]).savedOnly(needsGrad[0] || needsGrad[1], needsGrad[0]);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("rms_norm", shapes, 2);
         Checks.floats("rms_norm", dtypes, 0, 1);

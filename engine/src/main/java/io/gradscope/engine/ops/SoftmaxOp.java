@@ -69,6 +69,11 @@ final class SoftmaxOp extends Op {
     }
 
     @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.of(1, true);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);
         Checks.floats(name(), dtypes, 0);
@@ -93,7 +98,7 @@ final class SoftmaxOp extends Op {
         }
         int a = Shapes.axis(name(), axis, r);
         Tensor xc = (a == r - 1 ? x : x.viewTranspose(a, r - 1)).contiguous();
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), xc.shape());
+        Tensor out = Tensor.empty(x.dtype(), x.device(), xc.shape()); // the kernels write every row
         if (g == null) {
             x.backend().softmaxLastAxis(xc, out, log);
         } else {

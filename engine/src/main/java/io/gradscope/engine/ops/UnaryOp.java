@@ -108,6 +108,43 @@ public final class UnaryOp extends Op {
         return d.of(ctx.input(0), ctx.output());
     }
 
+    private volatile VjpReads reads;
+
+    /**
+     * Read off the derivative itself, once: its VJP is run on one-element stand-ins, first with the
+     * input's storage released, then the output's; reading a released storage throws. So a new
+     * elementwise function declares nothing and cannot declare wrong. See Note [Saved for backward].
+     */
+    @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        VjpReads r = reads;
+        if (r == null) {
+            r = new VjpReads(new boolean[] {probeReads(true)}, probeReads(false));
+            reads = r;
+        }
+        return r;
+    }
+
+    private boolean probeReads(boolean input) {
+        try (var paused = io.gradscope.engine.trace.Recorder.pause();
+             var off = io.gradscope.engine.autograd.GradMode.disable()) {
+            return io.gradscope.engine.memory.Allocations.unannounced(() -> {
+                Tensor x = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 0.5, 1);
+                Tensor y = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 0.5, 1);
+                Tensor g = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 1, 1);
+                OpContext ctx = new OpContext(x);
+                ctx.setOutput(y);
+                (input ? x : y).storage().release();
+                try {
+                    vjp(ctx, g);
+                    return false;
+                } catch (io.gradscope.engine.tensor.Storage.Released e) {
+                    return true;
+                }
+            });
+        }
+    }
+
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         boolean differentiable = Ops.differentiating();

@@ -42,6 +42,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("reshape", shapes, 1);
             return resolve(shapes[0]);
@@ -130,6 +135,11 @@ final class ViewOps {
                 strides[i] = in[p[i]];
             }
             return Pattern.gather(Dependencies.walk(out, strides, 0), Dependencies.numel(shapes[0]));
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         int[] permutation(int rank) {
@@ -229,6 +239,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("slice", shapes, 1);
             if (shapes[0].length == 0) {
@@ -297,6 +312,11 @@ final class ViewOps {
         }
 
         @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
+        }
+
+        @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("pad", shapes, 1);
             if (before < 0 || after < 0) {
@@ -361,6 +381,11 @@ final class ViewOps {
             }
             int[] strides = Shapes.contiguousStrides(out);
             return Pattern.scatter(Dependencies.walk(shapes[input], strides, at * strides[a]), Dependencies.numel(out));
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         @Override
@@ -454,6 +479,11 @@ final class ViewOps {
         @Override
         public Pattern dependencies(int input, int[][] shapes) {
             return Dependencies.broadcast(shape, shapes[0]);
+        }
+
+        @Override
+        public VjpReads vjpReads(boolean[] needsGrad) {
+            return VjpReads.none(needsGrad.length);
         }
 
         @Override

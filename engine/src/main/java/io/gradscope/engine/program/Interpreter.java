@@ -56,6 +56,50 @@ final class Interpreter {
     String objectiveName;
     Pos objectivePos;
 
+    /**
+     * The step's lifetimes when the run keeps them (null: every value lives as long as Java refers
+     * to it). See Note [Program holds].
+     */
+    private io.gradscope.engine.autograd.StepLifetimes life;
+    /** Values made by an expression and not yet read by an op or bound to a name. */
+    private final Set<TensorVal> fresh = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** For each statement (in order, blocks flattened), the names whose last reader it is. */
+    private List<List<String>> lastReaders = List.of();
+    /** The objective's value, held by the program until the step's end (when lifetimes are kept). */
+    TensorVal objectiveHeld;
+
+    // Note [Program holds]: a program holds a value as long as it may still read it. A value an
+    // expression makes is held until the op that reads it has run (`x @ W` in `tanh(x @ W + b)` goes
+    // right after the add); a named value until the last statement that reads the name; the objective
+    // until the step is done. What the backward pass needs is held by the nodes (StepLifetimes).
+
+    /** Keeps the step's lifetimes (call before {@link #run}). */
+    void keepLifetimes(io.gradscope.engine.autograd.StepLifetimes lifetimes, List<Ast.Stmt> program) {
+        this.life = lifetimes;
+        this.lastReaders = LastReaders.of(program);
+    }
+
+    private void hold(TensorVal v) {
+        if (life != null && v.tensor() != null) {
+            life.hold(v.tensor());
+        }
+    }
+
+    private void drop(TensorVal v) {
+        if (life != null && v.tensor() != null) {
+            life.drop(v.tensor());
+        }
+    }
+
+    /** A value an expression made: held until an op reads it or a name is bound to it. */
+    private TensorVal made(TensorVal v) {
+        if (life != null && v.tensor() != null) {
+            hold(v);
+            fresh.add(v);
+        }
+        return v;
+    }
+
     /** Told after every statement: how many have run, of how many. */
     java.util.function.BiConsumer<Integer, Integer> onStatement = (done, total) -> { };
     private int statementsDone;
@@ -139,9 +183,32 @@ final class Interpreter {
                 with(w, last);
             }
             if (!(s instanceof Ast.With)) {
+                statementDone(statementsDone, last);
                 onStatement.accept(++statementsDone, statementsTotal);
             }
         }
+    }
+
+    /** Drops the holds of the names statement {@code at} was the last to read (the objective is kept). */
+    private void statementDone(int at, boolean last) {
+        if (life == null) {
+            return;
+        }
+        if (last && objective instanceof TensorVal t) {
+            // The objective is held until the step is done (Program.run lets go of it).
+            if (!fresh.remove(t)) {
+                hold(t);
+            }
+            objectiveHeld = t;
+        }
+        if (at < lastReaders.size()) {
+            for (String name : lastReaders.get(at)) {
+                if (values.get(name) instanceof TensorVal t) {
+                    drop(t);
+                }
+            }
+        }
+        life.holds().sweep();
     }
 
     private void with(Ast.With w, boolean last) {
@@ -208,6 +275,9 @@ final class Interpreter {
                 Recorder.emit(new TraceEvent.Named(traced(t), name, Recorder.source()));
             }
         }
+        if (life != null && v instanceof TensorVal t && !fresh.remove(t)) {
+            hold(t); // a second name for a value: held for this name too (a leaf was held when declared)
+        }
         values.put(name, v);
         definedAt.put(name, a.pos());
         for (List<String> seg : openSegments) {
@@ -262,19 +332,27 @@ final class Interpreter {
         if (checking) {
             return declared(leaf, new TensorVal(shape, dt, null));
         }
-        Tensor t;
+        MemoryCategory category = leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION;
+        // Made in a scope so that its allocation is announced with its id (and a device upload's host copy is scratch).
+        Allocations.Scope scope = Allocations.open(category);
+        Tensor made = null;
         try {
-            t = Allocations.withCategory(leaf.kind() == Leaf.Kind.PARAM ? MemoryCategory.PARAMETER : MemoryCategory.ACTIVATION,
-                    () -> Tangents.leafCreated(leaf.name(), Leaves.make(leaf, options, values).toDevice(options.device())));
+            made = make(leaf, dt, values);
+            if (leaf.grad()) {
+                made.setRequiresGrad(true);
+                made.node().setLabel(name);
+            }
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {
             throw error(c.pos(), "'" + name + "': " + e.getMessage());
+        } finally {
+            Tensor kept = made;
+            long id = kept == null ? -1 : Recorder.active() ? Recorder.name(kept) : kept.node() != null ? kept.node().id() : -1;
+            scope.close(kept == null ? List.of() : List.of(kept),
+                    i -> new Allocations.Owner(id, io.gradscope.engine.memory.StorageRole.LEAF), id);
         }
-        if (leaf.grad()) {
-            t.setRequiresGrad(true);
-            t.node().setLabel(name);
-        }
+        Tensor t = Tangents.leafCreated(leaf.name(), made);
         if (Recorder.active()) {
             TraceEvent.LeafKind kind = switch (leaf.kind()) {
                 case INPUT -> TraceEvent.LeafKind.INPUT;
@@ -285,7 +363,20 @@ final class Interpreter {
             Recorder.emit(TraceEvent.Leaf.of(name, kind, t));
             Tangents.recordLeaf(t);
         }
-        return declared(leaf, new TensorVal(shape, dt, t));
+        return made(declared(leaf, new TensorVal(shape, dt, t)));
+    }
+
+    /**
+     * A leaf's value on the run's device. On the meta device nothing is drawn (and a given value's
+     * storage is not the program's, as on the CPU).
+     */
+    private Tensor make(Leaf leaf, DType dt, java.nio.file.Path fromFile) {
+        io.gradscope.engine.tensor.Device dev = options.device();
+        if (dev == io.gradscope.engine.tensor.Device.META) {
+            return options.inputs().containsKey(leaf.name())
+                    ? Allocations.unannounced(() -> Tensor.zeros(dt, dev, leaf.shape())) : Tensor.zeros(dt, dev, leaf.shape());
+        }
+        return Leaves.make(leaf, options, fromFile).toDevice(dev);
     }
 
     private TensorVal declared(Leaf leaf, TensorVal v) {
@@ -355,7 +446,7 @@ final class Interpreter {
 
     private TensorVal constant(double v, Pos pos) {
         DType dt = options.dtype();
-        return new TensorVal(new int[0], dt, checking ? null : Tensor.full(dt, options.device(), v));
+        return made(new TensorVal(new int[0], dt, checking ? null : Tensor.full(dt, options.device(), v)));
     }
 
     private Args args(Ast.Call c) {
@@ -532,7 +623,17 @@ final class Interpreter {
             if (t.node() != null) {
                 nodePos.put(t.node(), pos);
             }
-            return result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad);
+            TensorVal made = made(result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad));
+            if (life != null) {
+                life.forwardOp(op, ts, t);
+                for (TensorVal in : inputs) {
+                    if (fresh.remove(in)) {
+                        drop(in);
+                    }
+                }
+                life.holds().sweep();
+            }
+            return made;
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {

@@ -3,6 +3,13 @@ package io.gradscope.engine.program;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Gradients;
+import io.gradscope.engine.autograd.StepLifetimes;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.Holds;
+import io.gradscope.engine.memory.RematPlan;
+import io.gradscope.engine.memory.RematPlanner;
+import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -173,38 +180,138 @@ public final class Program {
 
     /** Checks, then runs the forward pass and the backward pass (when anything needs a gradient). */
     public ProgramRun run(RunOptions options) {
-        return run(options, (phase, done, total) -> { });
+        return run(options, MemoryOptions.DEFAULT, (phase, done, total) -> { });
     }
 
     /** As {@link #run(RunOptions)}, reporting progress after every statement and backward step. */
     public ProgramRun run(RunOptions options, Progress progress) {
+        return run(options, MemoryOptions.DEFAULT, progress);
+    }
+
+    /**
+     * Runs one training step: the forward pass, then the backward pass, with the lifetimes a plain
+     * training run gives its tensors (see {@code StepLifetimes}) and the recomputation the policy
+     * plans (a plan that needs one is made on the meta device first: {@link #plan}).
+     */
+    public ProgramRun run(RunOptions options, MemoryOptions memory, Progress progress) {
         check(options.dtype());
-        try (Recorder rec = Recorder.start()) {
-            Interpreter in = new Interpreter(file, false, options);
-            in.onStatement = (done, total) -> progress.update("forward", done, total);
-            in.run(statements);
-            Tensor objective = ((TensorVal) in.objective).tensor();
-            Map<String, Tensor> values = new LinkedHashMap<>();
-            in.values.forEach((k, v) -> values.put(k, ((TensorVal) v).tensor()));
-            Gradients grads = null;
-            if (objective.requiresGrad()) {
-                io.gradscope.engine.autograd.BackwardRun sweep = Backward.start(objective);
-                int total = sweep.totalSteps();
-                while (sweep.hasNext()) {
-                    if (Thread.currentThread().isInterrupted()) {
-                        throw new java.util.concurrent.CancellationException("backward pass cancelled");
-                    }
-                    io.gradscope.engine.autograd.Node next = sweep.next();
-                    try {
-                        sweep.step();
-                    } catch (io.gradscope.engine.memory.HeapLimit.OutOfMemory | OutOfMemoryError e) {
-                        throw outOfMemoryInBackward(in, next, e);
-                    }
-                    progress.update("backward", sweep.stepsDone(), total);
-                }
-                grads = sweep.finish();
+        RematPlanner.Planned planned = plan(options, memory.policy(), false);
+        return step(options, planned, memory.retain(), progress);
+    }
+
+    /**
+     * Runs one training step with a plan made beforehand by {@link #plan} (so its prediction can be
+     * shown beside the measured peak without planning twice).
+     */
+    public ProgramRun run(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
+        check(options.dtype());
+        return step(options, planned, retain, progress);
+    }
+
+    /** Whether the program has a {@code with checkpoint():} block. */
+    public boolean hasCheckpointBlocks() {
+        return hasCheckpoint(statements);
+    }
+
+    private static boolean hasCheckpoint(List<Ast.Stmt> stmts) {
+        for (Ast.Stmt s : stmts) {
+            if (s instanceof Ast.With w && (w.context().function().equals("checkpoint") || hasCheckpoint(w.body()))) {
+                return true;
             }
-            return new ProgramRun(objective, values, List.copyOf(in.leaves), grads, List.copyOf(in.segments), rec.trace());
+        }
+        return false;
+    }
+
+    /**
+     * The plan {@code policy} gives this program, with its predicted peak: the program is run on the
+     * meta device (which computes nothing but allocates and frees as the CPU does) once to see its
+     * ops, and once per candidate plan. Without {@code predict}, a policy with nothing to plan
+     * ({@code none}, or {@code segments} without checkpoint blocks) runs nothing and predicts -1.
+     */
+    public RematPlanner.Planned plan(RunOptions options, RematPolicy policy, boolean predict) {
+        check(options.dtype());
+        // The meta runs are not the caller's: nothing of them reaches the caller's recorders.
+        try (Recorder.Paused quiet = Recorder.pause()) {
+            return planQuietly(options, policy, predict);
+        }
+    }
+
+    private RematPlanner.Planned planQuietly(RunOptions options, RematPolicy policy, boolean predict) {
+        boolean nothing = policy.kind() == RematPolicy.Kind.NONE
+                || (policy.kind() == RematPolicy.Kind.SEGMENTS && !hasCheckpointBlocks());
+        if (nothing && !predict) {
+            return new RematPlanner.Planned(policy, RematPlan.NONE, -1, true);
+        }
+        RunOptions meta = new RunOptions(options.dtype(), options.seed(), options.inputs(), Device.META);
+        ProgramRun plain = step(meta, new RematPlanner.Planned(RematPolicy.NONE, RematPlan.NONE, -1, true), false, NO_PROGRESS);
+        RematPlanner.Prediction plainPeak = prediction(plain);
+        if (nothing) {
+            return new RematPlanner.Planned(policy, RematPlan.NONE, plainPeak.peak(), true);
+        }
+        return RematPlanner.plan(policy, plain.memory().profile(), plan -> plan.isEmpty() ? plainPeak
+                : prediction(step(meta, new RematPlanner.Planned(policy, plan, -1, true), false, NO_PROGRESS)));
+    }
+
+    private static RematPlanner.Prediction prediction(ProgramRun metaRun) {
+        io.gradscope.engine.memory.MemoryTimeline t = metaRun.timeline();
+        return new RematPlanner.Prediction(t.peakBytes(), t.maxOf(io.gradscope.engine.memory.MemoryCategory.ACTIVATION));
+    }
+
+    private static final Progress NO_PROGRESS = (phase, done, total) -> { };
+
+    ProgramRun step(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
+        Holds holds = new Holds(retain);
+        StepLifetimes life = new StepLifetimes(holds, planned.plan());
+        try (Recorder rec = Recorder.start(retain); Holds.Installed on = holds.install()) {
+            try {
+                Interpreter in = new Interpreter(file, false, options);
+                in.keepLifetimes(life, statements);
+                in.onStatement = (done, total) -> progress.update("forward", done, total);
+                in.run(statements);
+                Tensor objective = ((TensorVal) in.objective).tensor();
+                life.objective(objective);
+                Gradients grads = null;
+                if (objective.requiresGrad()) {
+                    io.gradscope.engine.autograd.BackwardRun sweep = Backward.startStep(objective, life);
+                    int total = sweep.totalSteps();
+                    while (sweep.hasNext()) {
+                        if (Thread.currentThread().isInterrupted()) {
+                            throw new java.util.concurrent.CancellationException("backward pass cancelled");
+                        }
+                        io.gradscope.engine.autograd.Node next = sweep.next();
+                        try {
+                            sweep.step();
+                        } catch (io.gradscope.engine.memory.HeapLimit.OutOfMemory | OutOfMemoryError e) {
+                            throw outOfMemoryInBackward(in, next, e);
+                        }
+                        progress.update("backward", sweep.stepsDone(), total);
+                    }
+                    grads = sweep.finish();
+                }
+                // The caller reads the objective after the step; a run that keeps no values hands it a copy.
+                Tensor result = retain ? objective : Allocations.unannounced(() -> {
+                    Tensor c = Tensor.zeros(objective.dtype(), objective.device(), objective.shape());
+                    c.backend().copy(objective, c);
+                    return c;
+                });
+                if (in.objectiveHeld != null) {
+                    life.drop(in.objectiveHeld.tensor());
+                }
+                life.finish();
+                Map<String, Tensor> values = new LinkedHashMap<>();
+                in.values.forEach((k, v) -> {
+                    Tensor t = ((TensorVal) v).tensor();
+                    if (!t.storage().isReleased()) {
+                        values.put(k, t);
+                    }
+                });
+                StepMemory memory = new StepMemory(planned.policy(), planned.plan(), planned.predictedPeak(), planned.fits(),
+                        life.recomputedOps(), life.recomputedFlops(), retain, life.profile(), options.device().toString());
+                return new ProgramRun(result, values, List.copyOf(in.leaves), grads == null || retain ? grads : grads.unreleased(),
+                        List.copyOf(in.segments), rec.trace(), memory);
+            } finally {
+                life.finish();
+            }
         }
     }
 }

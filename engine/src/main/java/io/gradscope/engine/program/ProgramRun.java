@@ -9,11 +9,24 @@ import java.util.Map;
 
 /**
  * The result of running a program: the objective, every named value, the gradients of the
- * leaves that need one, the checkpoint segments (statement names), and the trace of everything
- * the engine did. The graph is the trace's: {@link TraceGraph#of(Trace)}.
+ * leaves that need one, the checkpoint segments (statement names), the trace of everything
+ * the engine did, and what it did with memory. The graph is the trace's: {@link TraceGraph#of(Trace)}.
+ * A run that did not retain its values has only the leaves' values (a parameter's, a given input's)
+ * and the leaves' gradients left, and its trace keeps no tensors.
  */
 public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
-                         List<List<String>> checkpointSegments, Trace trace) {
+                         List<List<String>> checkpointSegments, Trace trace, StepMemory memory) {
+
+    /** A run without memory information (built by hand). */
+    public ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
+                      List<List<String>> checkpointSegments, Trace trace) {
+        this(objective, values, leaves, gradients, checkpointSegments, trace, null);
+    }
+
+    /** The memory timeline of the run's device. */
+    public io.gradscope.engine.memory.MemoryTimeline timeline() {
+        return io.gradscope.engine.memory.MemoryTimeline.of(trace, memory != null ? memory.device() : null);
+    }
 
     /** The gradient of the objective for a leaf that needs one (zeros if it does not reach the objective). */
     public Tensor gradient(String leaf) {

@@ -1,8 +1,12 @@
 package io.gradscope.engine.tensor;
 
-/** Where a tensor's storage lives. */
+/**
+ * Where a tensor's storage lives. {@link #META} holds no data and computes nothing: a program run
+ * there allocates, frees and recomputes exactly as on the CPU, so its trace predicts a step's
+ * memory at no cost (as PyTorch's meta tensors).
+ */
 public enum Device {
-    CPU("cpu"), CUDA("cuda");
+    CPU("cpu"), CUDA("cuda"), META("meta");
 
     private final String label;
 
@@ -13,5 +17,10 @@ public enum Device {
     @Override
     public String toString() {
         return label;
+    }
+
+    /** The devices a user can choose to compute on (not {@link #META}). */
+    public static java.util.List<Device> computing() {
+        return java.util.List.of(CPU, CUDA);
     }
 }

@@ -5,8 +5,10 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A flat block of elements owned by a backend. On the CPU {@link #data()} is a {@code float[]},
- * {@code double[]} or {@code long[]}; other backends keep a handle of their own.
- * {@link #release()} returns the bytes to the backend's accounting (once).
+ * {@code double[]} or {@code long[]} of at least {@link #numel()} elements (a large one is its
+ * allocator's size class, so it may be longer); other backends keep a handle of their own.
+ * {@link #release()} returns the block to the backend's allocator (once), which may hand it to
+ * the next storage: reading a released storage's data is a bug, and throws {@link Released}.
  */
 public final class Storage {
     private static final AtomicLong IDS = new AtomicLong();
@@ -18,7 +20,11 @@ public final class Storage {
     private final Object data;
     private final Releaser releaser;
     private MemoryCategory category;
-    private boolean released;
+    private volatile boolean released;
+    private long owner = -1;
+    private io.gradscope.engine.memory.StorageRole role = io.gradscope.engine.memory.StorageRole.OTHER;
+    private int[] shape;
+    private boolean quiet;
 
     /** Called once when a storage is released; lets the backend account for it. */
     public interface Releaser {
@@ -54,20 +60,38 @@ public final class Storage {
         return numel * dtype.bytes();
     }
 
+    private static volatile java.util.function.Consumer<Storage> probe;
+
+    /**
+     * Tells {@code p} of every access to any storage's data from now on, on any thread (null: no
+     * one). For tests that check when a tensor was last used against when it was freed.
+     */
+    public static void probe(java.util.function.Consumer<Storage> p) {
+        probe = p;
+    }
+
+    /** The elements (or the device's handle); a released storage throws {@link Released}. */
     public Object data() {
+        if (released) {
+            throw new Released(this);
+        }
+        java.util.function.Consumer<Storage> p = probe;
+        if (p != null) {
+            p.accept(this);
+        }
         return data;
     }
 
     public float[] floats() {
-        return (float[]) data;
+        return (float[]) data();
     }
 
     public double[] doubles() {
-        return (double[]) data;
+        return (double[]) data();
     }
 
     public long[] longs() {
-        return (long[]) data;
+        return (long[]) data();
     }
 
     public MemoryCategory category() {
@@ -76,6 +100,37 @@ public final class Storage {
 
     public void setCategory(MemoryCategory category) {
         this.category = category;
+    }
+
+    /** The value this storage belongs to (a trace id), or -1; set when its allocation is announced. */
+    public long owner() {
+        return owner;
+    }
+
+    public io.gradscope.engine.memory.StorageRole role() {
+        return role;
+    }
+
+    /** The shape it was made for, or {@code [numel]} when unknown. */
+    public int[] shape() {
+        return shape != null ? shape.clone() : new int[] {(int) Math.min(numel, Integer.MAX_VALUE)};
+    }
+
+    /** Records what the storage is, for the memory timeline (the allocation's announcer calls this). */
+    public void describe(long owner, io.gradscope.engine.memory.StorageRole role, int[] shape) {
+        this.owner = owner;
+        this.role = role;
+        this.shape = shape == null ? null : shape.clone();
+    }
+
+    /** Marks a storage whose allocation and release are never reported (memory the program does not own). */
+    public void quiet() {
+        this.quiet = true;
+    }
+
+    /** Whether the storage's allocation and release go unreported. */
+    public boolean isQuiet() {
+        return quiet;
     }
 
     public boolean isReleased() {
@@ -87,6 +142,14 @@ public final class Storage {
         if (!released) {
             released = true;
             releaser.released(this);
+        }
+    }
+
+    /** Thrown when a released storage's data is read: its block may already hold another tensor. */
+    public static final class Released extends IllegalStateException {
+        Released(Storage s) {
+            super("storage " + s.id + " (" + s.bytes() + " bytes, " + s.category + ") was released; its block may hold "
+                    + "another tensor now (a run without retained values keeps no intermediate values)");
         }
     }
 }

@@ -45,6 +45,17 @@ public final class Tensor {
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
+    /**
+     * A new contiguous tensor whose elements are unspecified (a reused block keeps what it held):
+     * for an output a kernel writes in full. Cheaper than {@link #zeros} for large tensors.
+     */
+    public static Tensor empty(DType dtype, Device device, int... shape) {
+        Shapes.checkValid("tensor", shape);
+        Backend b = Backends.of(device);
+        Storage s = b.allocateUninitialized(dtype, Shapes.numel(shape), Allocations.currentCategory());
+        return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
+    }
+
     public static Tensor zeros(DType dtype, int... shape) {
         return zeros(dtype, Device.CPU, shape);
     }
@@ -282,7 +293,7 @@ public final class Tensor {
         if (isContiguous()) {
             return this;
         }
-        Tensor out = zeros(dtype(), device(), shape);
+        Tensor out = empty(dtype(), device(), shape);
         backend().copy(this, out);
         return out;
     }

@@ -26,9 +26,11 @@ public final class Recorder implements AutoCloseable {
     private static final ThreadLocal<Context> CONTEXT = ThreadLocal.withInitial(Context::new);
 
     private final List<TraceEvent> events = new ArrayList<>();
+    private final boolean keepValues;
     private boolean closed;
 
-    private Recorder() {
+    private Recorder(boolean keepValues) {
+        this.keepValues = keepValues;
     }
 
     /** The thread's source context, and the ids of values without a node named while recording. */
@@ -47,9 +49,22 @@ public final class Recorder implements AutoCloseable {
 
     /** Starts recording on this thread; recorders nest, every open one receives each event. */
     public static Recorder start() {
-        Recorder r = new Recorder();
+        return start(true);
+    }
+
+    /**
+     * Starts recording; without {@code keepValues} the events keep no tensors (values, gradients
+     * and contributions are null): a run that releases its storages leaves none for them to show.
+     */
+    public static Recorder start(boolean keepValues) {
+        Recorder r = new Recorder(keepValues);
         ACTIVE.get().push(r);
         return r;
+    }
+
+    /** Whether this recorder's events keep their tensors. */
+    public boolean keepsValues() {
+        return keepValues;
     }
 
     /** Recording held back; closing resumes it. */
@@ -72,9 +87,22 @@ public final class Recorder implements AutoCloseable {
 
     /** Publishes an event to every open recorder of this thread. */
     public static void emit(TraceEvent event) {
+        TraceEvent bare = null;
         for (Recorder r : ACTIVE.get()) {
-            r.events.add(event);
+            if (r.keepValues) {
+                r.events.add(event);
+            } else {
+                if (bare == null) {
+                    bare = Stripped.of(event);
+                }
+                r.events.add(bare);
+            }
         }
+    }
+
+    /** How many events this recorder has received so far (the index the next one will have). */
+    public int size() {
+        return events.size();
     }
 
     /** The events so far, as an immutable trace. */

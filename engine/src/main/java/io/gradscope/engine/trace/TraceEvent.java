@@ -1,6 +1,7 @@
 package io.gradscope.engine.trace;
 
 import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.memory.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
 import java.util.List;
@@ -78,11 +79,32 @@ public sealed interface TraceEvent {
     record Tangent(long node, boolean backward, Tensor tangent, String rule) implements TraceEvent {
     }
 
-    /** Memory was allocated ({@code storage} is its id). */
-    record Alloc(long storage, long bytes, MemoryCategory category, String device) implements TraceEvent {
+    /**
+     * Memory was allocated, or handed to a new category: {@code storage} is its id, {@code bytes} its
+     * size as requested (active bytes). {@code node} is the value it belongs to (-1 when none is
+     * known): the op's value, the node whose gradient it is, the leaf; {@code role} what it is to that
+     * value, {@code shape} the shape it was made for. {@code reserved}: the bytes the device's
+     * allocator held in segments right after (cached blocks included), so the timeline shows both.
+     */
+    record Alloc(long storage, long bytes, MemoryCategory category, String device, long node, StorageRole role, int[] shape,
+                 long reserved) implements TraceEvent {
     }
 
-    /** Memory was released. */
-    record Free(long storage, long bytes, MemoryCategory category, String device) implements TraceEvent {
+    /** Memory was released (or left its category: an {@link Alloc} of the same storage follows). */
+    record Free(long storage, long bytes, MemoryCategory category, String device, long reserved) implements TraceEvent {
+    }
+
+    /** The device's allocator gave cached segments back to the system: it now holds {@code reserved} bytes. */
+    record Reserved(long reserved, String device) implements TraceEvent {
+    }
+
+    /**
+     * The backward sweep reached a checkpoint segment and ran one of its forward ops again: the
+     * value {@code node} (the id the forward pass gave it), recomputed as {@code op} ({@code label})
+     * at an estimated {@code flops}; {@code value} is the recomputed value (null when the run keeps
+     * no values).
+     */
+    record Recompute(long node, String op, String label, int segment, long flops, Tensor value, Source source)
+            implements TraceEvent {
     }
 }

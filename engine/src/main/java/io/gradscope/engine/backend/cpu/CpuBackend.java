@@ -1,11 +1,9 @@
 package io.gradscope.engine.backend.cpu;
 
-import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.Backend;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
-import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
@@ -13,14 +11,12 @@ import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicLong;
 
 /** The CPU backend: Java primitive arrays, loops over rows, matmul on the shared pool. */
 public final class CpuBackend implements Backend {
     public static final CpuBackend INSTANCE = new CpuBackend();
 
-    private final AtomicLong live = new AtomicLong();
-    private final AtomicLong peak = new AtomicLong();
+    private final CpuAllocator allocator = new CpuAllocator();
 
     private CpuBackend() {
     }
@@ -32,48 +28,42 @@ public final class CpuBackend implements Backend {
 
     @Override
     public Storage allocate(DType dtype, long numel, MemoryCategory category) {
-        if (numel > Shapes.MAX_NUMEL) {
-            throw new GradscopeException("cannot allocate " + numel + " elements: more than a tensor can hold");
-        }
-        Object data;
-        try {
-            data = switch (dtype) {
-                case FLOAT32 -> new float[(int) numel];
-                case FLOAT64 -> new double[(int) numel];
-                case INT64 -> new long[(int) numel];
-            };
-        } catch (OutOfMemoryError e) {
-            throw io.gradscope.engine.memory.HeapLimit.outOfMemory("allocating "
-                    + io.gradscope.engine.memory.HeapLimit.human(numel * dtype.bytes()) + " for a " + dtype + " tensor of "
-                    + numel + " elements");
-        }
-        Storage s = new Storage(dtype, Device.CPU, numel, data, category, this::onRelease);
-        long now = live.addAndGet(s.bytes());
-        if (now > peak.get()) {
-            peak.accumulateAndGet(now, Math::max);
-        }
-        Allocations.allocated(s);
-        return s;
+        return allocator.allocate(dtype, numel, category, true);
     }
 
-    private void onRelease(Storage s) {
-        live.addAndGet(-s.bytes());
-        Allocations.released(s);
+    @Override
+    public Storage allocateUninitialized(DType dtype, long numel, MemoryCategory category) {
+        return allocator.allocate(dtype, numel, category, false);
     }
 
     @Override
     public long liveBytes() {
-        return live.get();
+        return allocator.cache().activeBytes();
     }
 
     @Override
     public long peakBytes() {
-        return peak.get();
+        return allocator.cache().peakActiveBytes();
     }
 
     @Override
     public void resetPeak() {
-        peak.set(live.get());
+        allocator.cache().resetPeak();
+    }
+
+    @Override
+    public long reservedBytes() {
+        return allocator.cache().reservedBytes();
+    }
+
+    @Override
+    public void freeCached() {
+        allocator.cache().freeCached();
+    }
+
+    /** The allocator's cache (for tests: its reservations and cached bytes). */
+    public io.gradscope.engine.memory.BlockCache<Object> cache() {
+        return allocator.cache();
     }
 
     @Override

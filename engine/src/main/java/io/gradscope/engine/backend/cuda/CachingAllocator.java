@@ -6,86 +6,60 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.BlockCache;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Storage;
 import java.lang.ref.Cleaner;
-import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import jcuda.driver.CUdeviceptr;
 
 /**
- * Device memory in size classes, kept for reuse when given back (cuMemAlloc is slow).
- * Allocations and releases of tensors are accounted and reported like the CPU backend's, so the
- * memory timeline shows device memory; scratch buffers (kernel metadata) are not reported.
+ * Device memory for tensors and launches, through the caching policy the CPU backend shares
+ * ({@link BlockCache}: size classes, blocks reused, segments released and the request retried when
+ * the device is full; cuMemAlloc is slow). Allocations and releases of tensors are accounted and
+ * reported like the CPU backend's, so the memory timeline shows device memory; scratch buffers
+ * (kernel metadata) are not reported.
  *
  * <p>Note [Device memory lifetimes]: a storage's block comes back to the cache when the engine
  * releases the storage ({@link Storage#release()}, with a Free event) or, failing that, when the
- * storage becomes unreachable (a {@link Cleaner}, without an event: the CPU backend leans on the
- * garbage collector the same way, but device memory does not press the collector). When
- * cuMemAlloc fails, the cached blocks are freed and the allocation retried; then the collector is
- * asked to find unreachable storages, whose blocks come back through their cleaners.
+ * storage becomes unreachable (a {@link Cleaner}, without an event: device memory does not press the
+ * collector, so the cache asks it when cuMemAlloc fails). When cuMemAlloc fails, the cached blocks
+ * are freed and the allocation retried; then the collector is asked to find unreachable storages,
+ * whose blocks come back through their cleaners.
  */
 final class CachingAllocator {
     private static final Cleaner CLEANER = Cleaner.create();
 
-    private final Map<Long, ArrayDeque<CUdeviceptr>> free = new HashMap<>();
     private final Runnable makeCurrent;
-    private final AtomicLong live = new AtomicLong();
-    private final AtomicLong peak = new AtomicLong();
     private final AtomicInteger scratchInUse = new AtomicInteger();
-    private final AtomicLong driverAllocations = new AtomicLong();
-    private long cachedBytes;
+    private final BlockCache<CUdeviceptr> cache;
 
     CachingAllocator(Runnable makeCurrent) {
         this.makeCurrent = makeCurrent;
+        this.cache = new BlockCache<>("cuda", new BlockCache.Segments<>() {
+            @Override
+            public CUdeviceptr reserve(int pool, long size) {
+                return driverAlloc(size);
+            }
+
+            @Override
+            public void release(CUdeviceptr segment, int pool, long size) {
+                makeCurrent.run();
+                cuMemFree(segment);
+            }
+        }, 0, Long.MAX_VALUE);
     }
 
-    /**
-     * The block size for a request: 512 bytes at least, then four classes per power of two (2^k,
-     * 1.25, 1.5 and 1.75 times 2^k), so a block serves every request of its class and wastes at
-     * most a quarter of itself.
-     */
+    /** The block size for a request: see {@link BlockCache#sizeClass(long)}. */
     static long sizeClass(long bytes) {
-        if (bytes <= 512) {
-            return 512;
-        }
-        long step = Math.max(512, Long.highestOneBit(bytes - 1) / 4);
-        return (bytes + step - 1) / step * step;
-    }
-
-    private synchronized CUdeviceptr cached(long size) {
-        ArrayDeque<CUdeviceptr> q = free.get(size);
-        if (q == null || q.isEmpty()) {
-            return null;
-        }
-        cachedBytes -= size;
-        return q.pop();
-    }
-
-    private synchronized void give(long size, CUdeviceptr p) {
-        free.computeIfAbsent(size, k -> new ArrayDeque<>()).push(p);
-        cachedBytes += size;
+        return BlockCache.sizeClass(bytes);
     }
 
     /** Frees every cached block (on the calling thread, with the context made current). */
-    synchronized void freeCached() {
-        if (cachedBytes == 0) {
-            return;
-        }
-        makeCurrent.run();
-        for (ArrayDeque<CUdeviceptr> q : free.values()) {
-            while (!q.isEmpty()) {
-                cuMemFree(q.pop());
-            }
-        }
-        free.clear();
-        cachedBytes = 0;
+    void freeCached() {
+        cache.freeCached();
     }
 
     /** A new block from the driver, or null when the device is out of memory. */
@@ -100,94 +74,41 @@ final class CachingAllocator {
             }
             throw e;
         }
-        driverAllocations.incrementAndGet();
         return p;
     }
 
-    private CUdeviceptr take(long size) {
-        CUdeviceptr p = cached(size);
-        if (p == null) {
-            p = driverAlloc(size);
-        }
-        if (p == null) {
-            // The cache holds blocks of other sizes: give them to the driver and try again.
-            freeCached();
-            p = driverAlloc(size);
-        }
-        // Storages nobody can reach hold blocks until their cleaners run: let the collector find them.
-        for (int i = 0; p == null && i < 8; i++) {
-            System.gc();
-            try {
-                Thread.sleep(1L << i);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-            p = cached(size);
-            if (p == null) {
-                freeCached();
-                p = driverAlloc(size);
-            }
-        }
-        if (p == null) {
-            throw new GradscopeException("out of GPU memory allocating " + size + " bytes (" + live.get()
+    private BlockCache.Block<CUdeviceptr> take(long bytes, boolean accounted) {
+        BlockCache.Block<CUdeviceptr> b = cache.take(0, bytes, accounted);
+        if (b == null) {
+            throw new GradscopeException("out of GPU memory allocating " + sizeClass(bytes) + " bytes (" + cache.activeBytes()
                     + " bytes of tensors live)");
         }
-        return p;
-    }
-
-    /**
-     * A block given back once, by whichever comes first: the engine releasing its storage, or
-     * the storage's cleaner. Holds nothing that reaches the storage.
-     */
-    private final class Block implements Runnable {
-        private final CUdeviceptr pointer;
-        private final long size;
-        private final long bytes;
-        private final AtomicBoolean returned = new AtomicBoolean();
-
-        Block(CUdeviceptr pointer, long size, long bytes) {
-            this.pointer = pointer;
-            this.size = size;
-            this.bytes = bytes;
-        }
-
-        @Override
-        public void run() {
-            if (returned.compareAndSet(false, true)) {
-                live.addAndGet(-bytes);
-                give(size, pointer);
-            }
-        }
+        return b;
     }
 
     /** A zero-filled tensor storage, accounted and reported. */
     Storage allocate(DType dtype, long numel, MemoryCategory category) {
         long bytes = numel * dtype.bytes();
-        long size = sizeClass(bytes);
-        CUdeviceptr p = take(size);
+        BlockCache.Block<CUdeviceptr> block = take(bytes, true);
+        CUdeviceptr p = block.segment();
         makeCurrent.run();
-        cuMemsetD8(p, (byte) 0, size);
-        Block block = new Block(p, size, bytes);
+        cuMemsetD8(p, (byte) 0, block.size());
         Storage s = new Storage(dtype, Device.CUDA, numel, p, category, st -> {
             block.run();
             Allocations.released(st);
         });
         CLEANER.register(s, block);
-        long now = live.addAndGet(bytes);
-        peak.accumulateAndGet(now, Math::max);
         Allocations.allocated(s);
         return s;
     }
 
     /** A scratch buffer (not accounted); close it to return the block. */
     Scratch scratch(long bytes) {
-        long size = sizeClass(bytes);
-        CUdeviceptr p = take(size);
+        BlockCache.Block<CUdeviceptr> block = take(bytes, false);
         scratchInUse.incrementAndGet();
-        return new Scratch(p, () -> {
+        return new Scratch(block.segment(), () -> {
             scratchInUse.decrementAndGet();
-            give(size, p);
+            block.run();
         });
     }
 
@@ -215,15 +136,19 @@ final class CachingAllocator {
     }
 
     long liveBytes() {
-        return live.get();
+        return cache.activeBytes();
     }
 
     long peakBytes() {
-        return peak.get();
+        return cache.peakActiveBytes();
     }
 
     void resetPeak() {
-        peak.set(live.get());
+        cache.resetPeak();
+    }
+
+    long reservedBytes() {
+        return cache.reservedBytes();
     }
 
     /** Scratch buffers not yet closed (0 between launches). */
@@ -233,10 +158,10 @@ final class CachingAllocator {
 
     /** Blocks taken from the driver so far (cuMemAlloc calls that succeeded). */
     long driverAllocations() {
-        return driverAllocations.get();
+        return cache.reservations();
     }
 
-    synchronized long cachedBytes() {
-        return cachedBytes;
+    long cachedBytes() {
+        return cache.cachedBytes();
     }
 }

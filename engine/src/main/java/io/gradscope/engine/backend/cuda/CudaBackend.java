@@ -257,6 +257,16 @@ public final class CudaBackend implements Backend {
     }
 
     @Override
+    public long reservedBytes() {
+        return allocator.reservedBytes();
+    }
+
+    @Override
+    public void freeCached() {
+        allocator.freeCached();
+    }
+
+    @Override
     public long peakBytes() {
         return allocator.peakBytes();
     }

@@ -1,0 +1,252 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.MemoryTrack;
+import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.memory.MemoryTimeline;
+import java.util.List;
+import java.util.function.IntConsumer;
+import javafx.geometry.VPos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.canvas.GraphicsContext;
+import javafx.scene.layout.Region;
+import javafx.scene.paint.Color;
+import javafx.scene.text.Font;
+import javafx.scene.text.TextAlignment;
+
+/**
+ * The memory timeline: the active bytes after each trace event as areas stacked by category (what
+ * is held for inspection on top, hatched apart from the program's own), the allocator's reserved
+ * bytes as a line, the forward, backward and recompute phases shaded, the peak marked and the
+ * sweep's cursor as a line. A click tells the event under it. Drawing only: the data is a
+ * {@link MemoryTrack}, the cursor an event index.
+ */
+final class MemoryChart extends Region {
+    static final MemoryCategory[] STACK = {MemoryCategory.PARAMETER, MemoryCategory.ACTIVATION, MemoryCategory.GRADIENT,
+        MemoryCategory.TEMPORARY, MemoryCategory.HELD_FOR_INSPECTION};
+
+    private static final double LEFT = 58;
+    private static final double RIGHT = 10;
+    private static final double TOP = 22;
+    private static final double BOTTOM = 18;
+
+    private final Canvas canvas = new Canvas();
+    private MemoryTrack track;
+    private int cursor = -1;
+    private int draws;
+
+    MemoryChart(IntConsumer clicked) {
+        setId("memory-chart");
+        getChildren().add(canvas);
+        setMinHeight(90);
+        setPrefHeight(160);
+        canvas.setOnMouseClicked(e -> {
+            if (track != null && e.getX() >= LEFT) {
+                clicked.accept(eventAt(e.getX()));
+            }
+        });
+    }
+
+    /** The colour of a category on the chart (the table's swatches use the same). */
+    static Color colour(MemoryCategory c) {
+        return switch (c) {
+            case PARAMETER -> Color.web("#e69f00");
+            case ACTIVATION -> Color.web("#0072b2");
+            case GRADIENT -> Color.web("#009e73");
+            case TEMPORARY -> Color.web("#999999");
+            case HELD_FOR_INSPECTION -> Color.web("#8e7cc3", 0.35);
+        };
+    }
+
+    void show(MemoryTrack t) {
+        track = t;
+        draw();
+    }
+
+    void cursor(int event) {
+        cursor = event;
+        draw();
+    }
+
+    /** How many times the chart was drawn (tests). */
+    int draws() {
+        return draws;
+    }
+
+    /** The x position of trace event {@code event} (tests click there). */
+    double xOf(int event) {
+        double w = Math.max(1, getWidth() - LEFT - RIGHT);
+        return LEFT + (track == null || track.events() <= 1 ? 0 : w * event / (track.events() - 1));
+    }
+
+    int eventAt(double x) {
+        double w = Math.max(1, getWidth() - LEFT - RIGHT);
+        int n = track.events();
+        return (int) Math.max(0, Math.min(n - 1, Math.round((x - LEFT) / w * (n - 1))));
+    }
+
+    @Override
+    protected void layoutChildren() {
+        canvas.setWidth(getWidth());
+        canvas.setHeight(getHeight());
+        draw();
+    }
+
+    private void draw() {
+        draws++;
+        GraphicsContext g = canvas.getGraphicsContext2D();
+        double w = canvas.getWidth();
+        double h = canvas.getHeight();
+        g.clearRect(0, 0, w, h);
+        g.setFill(Color.WHITE);
+        g.fillRect(0, 0, w, h);
+        if (track == null || track.timeline().samples().isEmpty() || w <= LEFT + RIGHT || h <= TOP + BOTTOM) {
+            return;
+        }
+        MemoryTimeline tl = track.timeline();
+        double plotW = w - LEFT - RIGHT;
+        double plotH = h - TOP - BOTTOM;
+        long max = 1;
+        for (MemoryTimeline.Sample s : tl.samples()) {
+            long total = 0;
+            for (MemoryCategory c : STACK) {
+                total += s.of(c);
+            }
+            max = Math.max(max, Math.max(total, s.reserved()));
+        }
+        // Phases: shaded behind, named along the top.
+        g.setFont(Font.font(10));
+        g.setTextBaseline(VPos.TOP);
+        for (MemoryTrack.Span sp : track.spans()) {
+            double x0 = xOf(sp.from());
+            double x1 = xOf(Math.max(sp.from(), sp.to() - 1));
+            Color c = switch (sp.phase()) {
+                case FORWARD -> Color.web("#eef4fb");
+                case BACKWARD -> Color.web("#fdf6e3");
+                case RECOMPUTE -> Color.web("#f6c9c9");
+            };
+            g.setFill(c);
+            g.fillRect(x0, TOP, Math.max(1, x1 - x0), plotH);
+            if (x1 - x0 > 40) {
+                g.setFill(Color.gray(0.35));
+                g.fillText(sp.phase().name().toLowerCase(java.util.Locale.ROOT), x0 + 3, TOP + 2);
+            }
+        }
+        // The stacked areas, one column of pixels at a time (the largest moment within each column).
+        int cols = (int) Math.ceil(plotW);
+        List<MemoryTimeline.Sample> samples = tl.samples();
+        int si = 0;
+        MemoryTimeline.Sample shown = null;
+        for (int col = 0; col < cols; col++) {
+            int e1 = eventAt(LEFT + col + 1);
+            MemoryTimeline.Sample best = null;
+            while (si < samples.size() && samples.get(si).event() <= e1) {
+                MemoryTimeline.Sample s = samples.get(si++);
+                if (best == null || total(s) >= total(best)) {
+                    best = s;
+                }
+            }
+            if (best != null) {
+                shown = best;
+            }
+            if (shown == null) {
+                continue;
+            }
+            double y = TOP + plotH;
+            for (MemoryCategory c : STACK) {
+                double hh = plotH * shown.of(c) / max;
+                if (hh > 0) {
+                    g.setFill(colour(c));
+                    g.fillRect(LEFT + col, y - hh, 1.2, hh);
+                }
+                y -= hh;
+            }
+        }
+        // Reserved bytes: a line.
+        g.setStroke(Color.web("#333333"));
+        g.setLineWidth(1.2);
+        g.setLineDashes(4, 3);
+        g.beginPath();
+        boolean first = true;
+        double lastY = 0;
+        for (MemoryTimeline.Sample s : samples) {
+            double x = xOf(s.event());
+            double y = TOP + plotH - plotH * s.reserved() / max;
+            if (first) {
+                g.moveTo(x, y);
+                first = false;
+            } else {
+                g.lineTo(x, lastY);
+                g.lineTo(x, y);
+            }
+            lastY = y;
+        }
+        g.lineTo(LEFT + plotW, lastY);
+        g.stroke();
+        g.setLineDashes();
+        // The peak of the program's own bytes.
+        if (tl.peakEvent() >= 0) {
+            double x = xOf(tl.peakEvent());
+            double y = TOP + plotH - plotH * tl.peakBytes() / max;
+            g.setStroke(Color.web("#c0392b"));
+            g.setLineWidth(1.5);
+            g.strokeLine(x, TOP, x, TOP + plotH);
+            g.setFill(Color.web("#c0392b"));
+            g.fillPolygon(new double[] {x - 5, x + 5, x}, new double[] {y - 9, y - 9, y - 1}, 3);
+            g.setTextAlign(x > w / 2 ? TextAlignment.RIGHT : TextAlignment.LEFT);
+            g.fillText("peak " + HeapLimit.human(tl.peakBytes()), x + (x > w / 2 ? -6 : 6), TOP + 12);
+            g.setTextAlign(TextAlignment.LEFT);
+        }
+        // The sweep's cursor.
+        if (cursor >= 0) {
+            double x = xOf(cursor);
+            g.setStroke(Color.web("#e0a800"));
+            g.setLineWidth(2);
+            g.strokeLine(x, TOP, x, TOP + plotH);
+        }
+        // Axes.
+        g.setStroke(Color.gray(0.5));
+        g.setLineWidth(1);
+        g.strokeLine(LEFT, TOP, LEFT, TOP + plotH);
+        g.strokeLine(LEFT, TOP + plotH, LEFT + plotW, TOP + plotH);
+        g.setFill(Color.gray(0.25));
+        g.setTextAlign(TextAlignment.RIGHT);
+        g.setTextBaseline(VPos.CENTER);
+        g.fillText(HeapLimit.human(max), LEFT - 4, TOP + 6);
+        g.fillText("0", LEFT - 4, TOP + plotH);
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.TOP);
+        g.fillText("trace events →   - - reserved", LEFT, TOP + plotH + 3);
+        legend(g, w);
+    }
+
+    private static long total(MemoryTimeline.Sample s) {
+        long t = 0;
+        for (MemoryCategory c : STACK) {
+            t += s.of(c);
+        }
+        return t;
+    }
+
+    private void legend(GraphicsContext g, double w) {
+        double x = 4;
+        g.setTextBaseline(VPos.CENTER);
+        for (MemoryCategory c : STACK) {
+            g.setFill(colour(c));
+            g.fillRect(x, 5, 10, 10);
+            g.setFill(Color.gray(0.2));
+            String name = switch (c) {
+                case PARAMETER -> "params";
+                case ACTIVATION -> "activations";
+                case GRADIENT -> "grads";
+                case TEMPORARY -> "temp";
+                case HELD_FOR_INSPECTION -> "held";
+            };
+            g.fillText(name, x + 13, 10);
+            x += 18 + name.length() * 5.4;
+            if (x > w - 40) {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.MemoryTrack;
+import io.gradscope.app.viewmodel.MemoryViewModel;
+import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.memory.RematPolicy;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.SimpleStringProperty;
+import javafx.collections.FXCollections;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.Slider;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.BorderPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+
+/**
+ * The memory panel under the graph: the policy selector (none, segments, √n, budget with a slider)
+ * and the peak in words above; the timeline ({@link MemoryChart}) and the "live at the peak" table
+ * side by side. A click on the timeline moves the sweep there; a row of the table selects its node
+ * (and, through the window, its line in the editor). Renders and binds only.
+ */
+public final class MemoryPanel extends BorderPane {
+    private final MemoryViewModel vm;
+    private final MemoryChart chart;
+    private final TableView<MemoryTrack.Row> table = new TableView<>();
+    private final Label summary = new Label("No run yet");
+    private final ComboBox<String> policy = new ComboBox<>(FXCollections.observableArrayList("none", "segments", "sqrt", "budget"));
+    private final Slider budget = new Slider(0.1, 1.0, 0.6);
+    private boolean updating;
+
+    public MemoryPanel(MemoryViewModel vm, ReadOnlyObjectProperty<RematPolicy> current) {
+        this.vm = vm;
+        setId("memory-panel");
+        chart = new MemoryChart(vm::seek);
+        summary.setId("memory-summary");
+        policy.setId("memory-policy");
+        budget.setId("memory-budget");
+        budget.setPrefWidth(110);
+        budget.setShowTickMarks(false);
+        showPolicy(current.get());
+        current.addListener((o, a, p) -> showPolicy(p));
+        policy.valueProperty().addListener((o, a, b) -> {
+            budget.setVisible("budget".equals(b));
+            if (!updating && b != null && !b.equals("budget")) {
+                vm.choosePolicy(RematPolicy.parse(b));
+            }
+        });
+        budget.valueChangingProperty().addListener((o, was, now) -> {
+            if (was && !now) {
+                rerunWithBudget();
+            }
+        });
+        budget.setOnMouseReleased(e -> rerunWithBudget());
+        budget.managedProperty().bind(budget.visibleProperty());
+        Label title = new Label("Memory");
+        title.setMinWidth(Label.USE_PREF_SIZE);
+        title.setStyle("-fx-font-weight: bold");
+        policy.setMinWidth(Label.USE_PREF_SIZE);
+        HBox top = new HBox(8, title, policy, budget, summary);
+        top.setAlignment(Pos.CENTER_LEFT);
+        top.setPadding(new Insets(3, 6, 3, 6));
+        HBox.setHgrow(summary, Priority.ALWAYS);
+        setTop(top);
+        setCenter(chart);
+        buildTable();
+        setRight(table);
+        vm.track().addListener((o, a, t) -> show(t));
+        vm.cursorEvent().addListener((o, a, b) -> chart.cursor(b.intValue()));
+        show(vm.track().get());
+    }
+
+    private void showPolicy(RematPolicy p) {
+        updating = true;
+        policy.setValue(p == null ? "segments" : p.kind().name().toLowerCase(java.util.Locale.ROOT));
+        budget.setVisible(p != null && p.kind() == RematPolicy.Kind.BUDGET);
+        updating = false;
+    }
+
+    /** A budget the slider's fraction of the current run's peak. */
+    private void rerunWithBudget() {
+        MemoryTrack t = vm.track().get();
+        if ("budget".equals(policy.getValue()) && t != null) {
+            vm.choosePolicy(RematPolicy.budget(Math.max(1, (long) (t.timeline().peakBytes() * budget.getValue()))));
+        }
+    }
+
+    private void buildTable() {
+        table.setId("memory-peak-table");
+        table.setPrefWidth(250);
+        table.setPlaceholder(new Label("Live at the peak"));
+        table.getColumns().add(column("live at the peak", MemoryTrack.Row::title, 80));
+        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 34));
+        table.getColumns().add(column("what", MemoryTrack.Row::role, 64));
+        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 64));
+        table.setRowFactory(tv -> {
+            javafx.scene.control.TableRow<MemoryTrack.Row> row = new javafx.scene.control.TableRow<>();
+            row.itemProperty().addListener((o, a, r) -> row.setTooltip(r == null ? null
+                    : new javafx.scene.control.Tooltip(r.title() + " · " + r.role() + " · " + r.category().key().replace('_', ' ')
+                    + " · " + r.shape() + " · " + r.size())));
+            return row;
+        });
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY);
+        table.getSelectionModel().selectedIndexProperty().addListener((o, a, i) -> {
+            if (!updating && i.intValue() >= 0) {
+                vm.chooseRow(i.intValue());
+            }
+        });
+    }
+
+    private static TableColumn<MemoryTrack.Row, String> column(String name, java.util.function.Function<MemoryTrack.Row, String> f,
+                                                             double width) {
+        TableColumn<MemoryTrack.Row, String> c = new TableColumn<>(name);
+        c.setCellValueFactory(d -> new SimpleStringProperty(f.apply(d.getValue())));
+        c.setPrefWidth(width);
+        c.setSortable(false);
+        return c;
+    }
+
+    private void show(MemoryTrack t) {
+        updating = true;
+        chart.show(t);
+        chart.cursor(vm.cursorEvent().get());
+        table.getItems().setAll(t == null ? java.util.List.of() : t.liveAtPeak());
+        summary.setText(t == null ? "No run yet" : t.summary());
+        summary.setTooltip(t == null ? null : new javafx.scene.control.Tooltip(t.summary() + " · the allocator reserved at most "
+                + HeapLimit.human(t.timeline().peakReserved())));
+        updating = false;
+    }
+
+    MemoryChart chart() {
+        return chart;
+    }
+
+    public TableView<MemoryTrack.Row> table() {
+        return table;
+    }
+
+    public Label summaryLabel() {
+        return summary;
+    }
+}

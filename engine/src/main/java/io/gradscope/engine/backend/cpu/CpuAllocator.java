@@ -1,0 +1,88 @@
+package io.gradscope.engine.backend.cpu;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.memory.BlockCache;
+import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Storage;
+import java.lang.ref.Cleaner;
+import java.util.Arrays;
+
+/**
+ * Host memory for tensors: Java arrays from a {@link BlockCache}, the policy the CUDA backend's
+ * allocator uses too. Arrays of 64 KiB and more come in size classes, one pool per element type,
+ * and are reused when their storage is released: a training step that allocates the same shapes
+ * every time stops making the garbage collector clear and zero 16 MiB arrays. Smaller arrays are
+ * left to the JVM (exactly their size; its thread-local allocation is faster than any cache).
+ *
+ * <p>Note [Host memory lifetimes]: as on the device (Note [Device memory lifetimes]), a block comes
+ * back when the engine releases its storage ({@link Storage#release()}, with a Free event) or, failing
+ * that, when the storage becomes unreachable (a {@link Cleaner}, without an event), so the active
+ * bytes stay exact whether or not a caller releases what it made. The cache holds at most a quarter
+ * of the heap's limit; when an array cannot be had, the cache is emptied and the collector asked
+ * before the allocation fails with the heap's limit in the message.
+ */
+final class CpuAllocator {
+    /** Below this many bytes, arrays are not cached. */
+    static final long SMALLEST_CACHED = 64 << 10;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final BlockCache<Object> cache = new BlockCache<>("cpu", new BlockCache.Segments<>() {
+        @Override
+        public Object reserve(int pool, long size) {
+            DType dt = DType.values()[pool];
+            int n = (int) (size / dt.bytes());
+            try {
+                return switch (dt) {
+                    case FLOAT32 -> new float[n];
+                    case FLOAT64 -> new double[n];
+                    case INT64 -> new long[n];
+                };
+            } catch (OutOfMemoryError e) {
+                return null;
+            }
+        }
+
+        @Override
+        public void release(Object segment, int pool, long size) {
+            // The collector takes the array once nothing refers to it.
+        }
+    }, SMALLEST_CACHED, Math.max(HeapLimit.bytes() / 4, 64L << 20));
+
+    /** A storage of {@code numel} elements, zero-filled when {@code zeroed}, accounted and announced. */
+    Storage allocate(DType dtype, long numel, MemoryCategory category, boolean zeroed) {
+        if (numel > Shapes.MAX_NUMEL) {
+            throw new GradscopeException("cannot allocate " + numel + " elements: more than a tensor can hold");
+        }
+        long bytes = numel * dtype.bytes();
+        BlockCache.Block<Object> block = cache.take(dtype.ordinal(), bytes, true);
+        if (block == null) {
+            throw HeapLimit.outOfMemory("allocating " + HeapLimit.human(bytes) + " for a " + dtype + " tensor of " + numel
+                    + " elements");
+        }
+        Object data = block.segment();
+        if (zeroed && block.reused()) {
+            switch (dtype) {
+                case FLOAT32 -> Arrays.fill((float[]) data, 0, (int) numel, 0f);
+                case FLOAT64 -> Arrays.fill((double[]) data, 0, (int) numel, 0.0);
+                case INT64 -> Arrays.fill((long[]) data, 0, (int) numel, 0L);
+            }
+        }
+        Storage s = new Storage(dtype, Device.CPU, numel, data, category, st -> {
+            block.run();
+            Allocations.released(st);
+        });
+        CLEANER.register(s, block);
+        Allocations.allocated(s);
+        return s;
+    }
+
+    BlockCache<Object> cache() {
+        return cache;
+    }
+}

@@ -1,0 +1,31 @@
+package io.gradscope.engine.trace;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Events without their tensors, for a recorder that keeps no values. */
+final class Stripped {
+    private Stripped() {
+    }
+
+    static TraceEvent of(TraceEvent e) {
+        if (e instanceof TraceEvent.OpForward f) {
+            return new TraceEvent.OpForward(f.node(), f.op(), f.label(), f.rule(), f.inputs(), f.inputShapes(), f.outputShape(), null,
+                    f.requiresGrad(), f.source());
+        }
+        if (e instanceof TraceEvent.Leaf l) {
+            return new TraceEvent.Leaf(l.node(), l.name(), l.kind(), null, l.requiresGrad(), l.source());
+        }
+        if (e instanceof TraceEvent.BackwardStep b) {
+            List<TraceEvent.Contribution> cs = new ArrayList<>(b.contributions().size());
+            for (TraceEvent.Contribution c : b.contributions()) {
+                cs.add(new TraceEvent.Contribution(c.input(), c.toNode(), null));
+            }
+            return new TraceEvent.BackwardStep(b.node(), b.op(), null, List.copyOf(cs));
+        }
+        if (e instanceof TraceEvent.Recompute r) {
+            return new TraceEvent.Recompute(r.node(), r.op(), r.label(), r.segment(), r.flops(), null, r.source());
+        }
+        return e;
+    }
+}
