@@ -63,7 +63,7 @@ public final class UiBench extends Application {
             long t1 = System.nanoTime();
             sweep.show(run, graph, layout);
             scene.snapshot(null);
-            w.graphPanel().view().snapshot(null, null);
+            w.graphPanel().drawNow();
             layoutDraw[r] = (System.nanoTime() - t0) / 1e6;
             layoutOnly[r] = (t1 - t0) / 1e6;
         }
@@ -72,7 +72,7 @@ public final class UiBench extends Application {
         for (int i = 0; i < step.length; i++) {
             long t0 = System.nanoTime();
             sweep.stepForward();
-            w.graphPanel().view().snapshot(null, null);
+            w.graphPanel().drawNow();
             step[i] = (System.nanoTime() - t0) / 1e6;
         }
         Arrays.sort(layoutDraw);

@@ -27,7 +27,7 @@ public final class MainWindow extends BorderPane {
     private final Inspector inspector = new Inspector(vm.sweep());
     private final TransportBar transport = new TransportBar(vm.sweep());
     private final StatusBar status = new StatusBar();
-    private final Exporter exporter = new Exporter(vm, graph, graph::styleOf);
+    private final Exporter exporter = new Exporter(vm);
 
     public MainWindow() {
         setId("main");

@@ -62,8 +62,8 @@ final class Menus {
         run.getItems().addAll(item("Run", "Shortcut+Enter", vm::run), item("Cancel", null, vm::cancel));
         Menu view = new Menu("View");
         view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fit),
-                item("Zoom In", "Shortcut+Equals", () -> graph.zoom(0.8)),
-                item("Zoom Out", "Shortcut+Minus", () -> graph.zoom(1.25)),
+                item("Zoom In", "Shortcut+Equals", graph::zoomIn),
+                item("Zoom Out", "Shortcut+Minus", graph::zoomOut),
                 new SeparatorMenuItem(),
                 item("Collapse All Groups", null, vm.sweep()::collapseAll),
                 item("Expand All Groups", null, vm.sweep()::expandAll));

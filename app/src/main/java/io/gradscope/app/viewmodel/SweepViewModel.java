@@ -8,7 +8,6 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
@@ -210,24 +209,33 @@ public final class SweepViewModel {
         relayout(next);
     }
 
-    /** Collapses every outermost group. */
+    /** Collapses every outermost group and run of repeated blocks. */
     public void collapseAll() {
         if (recorded.get() != null) {
-            relayout(recorded.get().graph().vertices().stream().filter(v -> !v.groups().isEmpty()).map(v -> v.groups().get(0))
-                    .collect(Collectors.toSet()));
+            relayout(layout.get().source().hierarchy().outermost());
         }
     }
 
+    /** Expands every group and unfolds every run. */
     public void expandAll() {
         if (recorded.get() != null) {
             relayout(Set.of());
         }
     }
 
+    /** Folds every run of repeated blocks into one node (as a graph is first shown); groups stay as they are. */
+    public void foldRepeats() {
+        if (recorded.get() != null) {
+            Set<String> next = new HashSet<>(layout.get().collapsed());
+            next.addAll(layout.get().source().hierarchy().runs());
+            relayout(next);
+        }
+    }
+
     private void relayout(Set<String> collapsed) {
         int request = ++layoutRequest;
         Sweep s = recorded.get();
-        service.layout(s.graph(), collapsed, (result, failure) -> {
+        service.layout(layout.get().source(), collapsed, (result, failure) -> {
             if (request != layoutRequest) {
                 return; // a newer run or layout replaced it
             }
@@ -247,7 +255,7 @@ public final class SweepViewModel {
     }
 
     private GraphStates restate(GraphLayout.Result drawnAt) {
-        states = new GraphStates(recorded.get(), mode.get(), drawnAt.collapsed(), cursor.get());
+        states = new GraphStates(recorded.get(), mode.get(), drawnAt.source().hierarchy(), drawnAt.collapsed(), cursor.get());
         states.update(cursor.get(), selected.get());
         return states;
     }
