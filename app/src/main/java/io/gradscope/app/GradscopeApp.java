@@ -18,9 +18,14 @@ public final class GradscopeApp extends Application {
         MainWindow window = new MainWindow();
         Scene scene = new Scene(window, 1280, 820);
         window.install(scene);
-        stage.setTitle("Gradscope");
         stage.setScene(scene);
-        window.viewModel().fileName().addListener((o, a, b) -> stage.setTitle(b + " — Gradscope"));
+        // The title names the file and marks unsaved edits; closing the window with some asks first.
+        stage.titleProperty().bind(window.viewModel().title());
+        stage.setOnCloseRequest(e -> {
+            if (!window.confirmClose()) {
+                e.consume();
+            }
+        });
         stage.show();
         if (screenshot != null) {
             Screenshot.whenShown(window, scene, screenshot);

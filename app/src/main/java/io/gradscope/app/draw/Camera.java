@@ -112,8 +112,8 @@ public final class Camera {
         return toPxX(b.x()) >= -0.5 && toPxY(b.y()) >= -0.5 && toPxX(b.x() + b.w()) <= width + 0.5 && toPxY(b.y() + b.h()) <= height + 0.5;
     }
 
-    /** Pans just enough to bring {@code b} inside the viewport less {@code margin} pixels (when it fits). */
-    public void ensureVisible(GraphLayout.Box b, double margin) {
+    /** Pans just enough to bring {@code b} inside the viewport less {@code margin} pixels (when it fits); true if it moved. */
+    public boolean ensureVisible(GraphLayout.Box b, double margin) {
         double left = toPxX(b.x());
         double right = toPxX(b.x() + b.w());
         double top = toPxY(b.y());
@@ -122,6 +122,7 @@ public final class Camera {
         double dy = top < margin ? top - margin : bottom > height - margin ? Math.min(bottom - (height - margin), top - margin) : 0;
         cx += dx / scale;
         cy += dy / scale;
+        return dx != 0 || dy != 0;
     }
 
     private static double clamp(double s) {

@@ -20,8 +20,15 @@ public final class GraphPainter {
     private GraphPainter() {
     }
 
-    /** Where layout point (x, y) is drawn: (x * scale + ox, y * scale + oy); the viewport is vw × vh. */
-    public record View(double scale, double ox, double oy, double vw, double vh) {
+    /**
+     * Where layout point (x, y) is drawn: (x * scale + ox, y * scale + oy); what is drawn: the pixels
+     * from (x0, y0) to (x1, y1) (the viewport, or the part of it a step changed).
+     */
+    public record View(double scale, double ox, double oy, double vw, double vh, double x0, double y0, double x1, double y1) {
+        public View(double scale, double ox, double oy, double vw, double vh) {
+            this(scale, ox, oy, vw, vh, 0, 0, vw, vh);
+        }
+
         public static View of(Camera c) {
             return new View(c.scale(), c.toPxX(0), c.toPxY(0), c.width(), c.height());
         }
@@ -31,16 +38,21 @@ public final class GraphPainter {
             return new View(scale, margin, margin, l.width() * scale + 2 * margin, l.height() * scale + 2 * margin);
         }
 
+        /** The same view, drawing only the pixels from (x0, y0) to (x1, y1). */
+        public View clip(double cx0, double cy0, double cx1, double cy1) {
+            return new View(scale, ox, oy, vw, vh, Math.max(0, cx0), Math.max(0, cy0), Math.min(vw, cx1), Math.min(vh, cy1));
+        }
+
         boolean sees(double x, double y, double w, double h) {
             double px = x * scale + ox;
             double py = y * scale + oy;
-            return px + w * scale >= -2 && py + h * scale >= -2 && px <= vw + 2 && py <= vh + 2;
+            return px + w * scale >= x0 - 2 && py + h * scale >= y0 - 2 && px <= x1 + 2 && py <= y1 + 2;
         }
     }
 
     /** Draws the scene. */
     public static void paint(Pen pen, GraphScene s, View v) {
-        pen.fillRect(0, 0, v.vw(), v.vh(), Looks.BACKGROUND);
+        pen.fillRect(v.x0(), v.y0(), v.x1() - v.x0(), v.y1() - v.y0(), Looks.BACKGROUND);
         double k = v.scale();
         for (GraphLayout.GroupBox g : s.groups) {
             GraphLayout.Box b = g.box();

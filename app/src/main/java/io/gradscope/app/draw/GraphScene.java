@@ -113,6 +113,33 @@ public final class GraphScene {
         return edgeLooks[e];
     }
 
+    /** The layout area of what {@code change} touches (boxes and routes), or null when nothing is drawn of it. */
+    public GraphLayout.Box bounds(GraphStates.Change change) {
+        double[] bb = {Double.MAX_VALUE, Double.MAX_VALUE, -Double.MAX_VALUE, -Double.MAX_VALUE};
+        for (String key : change.keys()) {
+            int i = indexOf(key);
+            if (i >= 0) {
+                grow(bb, boxes[i][0], boxes[i][1], boxes[i][0] + boxes[i][2], boxes[i][1] + boxes[i][3]);
+            }
+        }
+        for (TraceGraph.Edge e : change.edges()) {
+            int[] at = edgeIndex.get(e);
+            if (at != null) {
+                for (int k : at) {
+                    grow(bb, edgeBounds[k][0], edgeBounds[k][1], edgeBounds[k][2], edgeBounds[k][3]);
+                }
+            }
+        }
+        return bb[0] > bb[2] ? null : new GraphLayout.Box(bb[0], bb[1], bb[2] - bb[0], bb[3] - bb[1]);
+    }
+
+    private static void grow(double[] bb, double x0, double y0, double x1, double y1) {
+        bb[0] = Math.min(bb[0], x0);
+        bb[1] = Math.min(bb[1], y0);
+        bb[2] = Math.max(bb[2], x1);
+        bb[3] = Math.max(bb[3], y1);
+    }
+
     /** Sets the looks of the nodes and edges in {@code change} from {@code states}; says which nodes changed look. */
     public int restyle(GraphStates states, GraphStates.Change change) {
         int changed = 0;

@@ -113,7 +113,6 @@ public final class Hierarchy {
 
     private static final class Builder {
         private final TraceGraph g;
-        private final Map<String, String> kind = new HashMap<>();
         private final Map<String, String> parent = new HashMap<>();
         private final Map<String, List<Member>> members = new LinkedHashMap<>();
         private final Map<String, String> names = new HashMap<>();
@@ -265,11 +264,27 @@ public final class Hierarchy {
             members.put(id, next);
         }
 
-        /** "layer" for groups layer1..layer6, "W" for leaves W1..W150, else the op, else "block". */
+        /**
+         * "layer" for groups layer1..layer6 (alone, or one in each block), "W" for leaves W1..W150,
+         * else the op of a one-item block, else "block".
+         */
         private String runName(List<Member> blockOne, List<Member> all, boolean single) {
             if (!single) {
-                return "block";
+                List<Member> groups = all.stream().filter(m -> !m.isVertex()).toList();
+                int perBlock = (int) blockOne.stream().filter(m -> !m.isVertex()).count();
+                String stem = perBlock == 1 ? stem(groups) : null;
+                return stem != null ? stem : "block";
             }
+            String prefix = stem(all);
+            if (prefix != null) {
+                return prefix;
+            }
+            Member m = blockOne.get(0);
+            return m.isVertex() ? g.vertex(m.vertex()).op() : "block";
+        }
+
+        /** The name the members share once their trailing numbers are cut ("layer" of layer1, layer2), or null. */
+        private String stem(List<Member> all) {
             String prefix = null;
             for (Member m : all) {
                 String name = m.isVertex() ? g.vertex(m.vertex()).name() : names.get(m.container());
@@ -285,11 +300,7 @@ public final class Hierarchy {
                     break;
                 }
             }
-            if (prefix != null && !prefix.isEmpty()) {
-                return prefix;
-            }
-            Member m = blockOne.get(0);
-            return m.isVertex() ? g.vertex(m.vertex()).op() : "block";
+            return prefix == null || prefix.isEmpty() ? null : prefix;
         }
 
         private Hierarchy assemble() {

@@ -37,6 +37,9 @@ public final class GraphPanel extends StackPane {
     private GraphScene scene;
     private Sweep drawnRun;
     private boolean redrawPending;
+    /** The pixels a step changed (x0, y0, x1, y1), drawn alone when nothing else moved; null: draw all. */
+    private double[] dirty;
+    private boolean whole = true;
     private boolean fitPending;
     private int frames;
     private double pressX;
@@ -153,26 +156,62 @@ public final class GraphPanel extends StackPane {
         }
     }
 
-    /** Draws in the next frame (once, however many changes come before it). */
+    /** Draws everything in the next frame (once, however many changes come before it). */
     public void redraw() {
+        whole = true;
+        schedule();
+    }
+
+    private void schedule() {
         if (!redrawPending) {
             redrawPending = true;
             Platform.runLater(this::drawNow);
         }
     }
 
-    /** Draws now. */
+    /** Redraws, in the next frame, the pixels of a layout area (a step's nodes and edges). */
+    private void redraw(GraphLayout.Box b) {
+        double m = 14; // strokes, arrowheads
+        double[] px = {camera.toPxX(b.x()) - m, camera.toPxY(b.y()) - m, camera.toPxX(b.x() + b.w()) + m, camera.toPxY(b.y() + b.h()) + m};
+        if (dirty == null) {
+            dirty = px;
+        } else {
+            dirty = new double[] {Math.min(dirty[0], px[0]), Math.min(dirty[1], px[1]), Math.max(dirty[2], px[2]), Math.max(dirty[3], px[3])};
+        }
+        schedule();
+    }
+
+    /** Draws now: everything, or only what a step changed. */
     public void drawNow() {
         redrawPending = false;
         camera.resize(canvas.getWidth(), canvas.getHeight());
         var g = canvas.getGraphicsContext2D();
+        double[] region = whole ? null : dirty;
+        whole = false;
+        dirty = null;
         if (scene == null || canvas.getWidth() <= 0 || canvas.getHeight() <= 0) {
             g.setFill(FxPen.color(Looks.BACKGROUND));
             g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
             return;
         }
-        GraphPainter.paint(new FxPen(g), scene, GraphPainter.View.of(camera));
-        map.update();
+        GraphPainter.View view = GraphPainter.View.of(camera);
+        if (region == null) {
+            GraphPainter.paint(new FxPen(g), scene, view);
+            map.update();
+        } else {
+            // Only the part a step changed: clipped, so what lies around it is left as drawn.
+            GraphPainter.View part = view.clip(Math.floor(region[0]), Math.floor(region[1]), Math.ceil(region[2]), Math.ceil(region[3]));
+            if (part.x1() <= part.x0() || part.y1() <= part.y0()) {
+                return;
+            }
+            g.save();
+            g.beginPath();
+            g.rect(part.x0(), part.y0(), part.x1() - part.x0(), part.y1() - part.y0());
+            g.closePath();
+            g.clip();
+            GraphPainter.paint(new FxPen(g), scene, part);
+            g.restore();
+        }
         frames++;
     }
 
@@ -241,7 +280,10 @@ public final class GraphPanel extends StackPane {
         GraphStates states = vm.graphStates();
         if (change != null && states != null && scene != null) {
             scene.restyle(states, change);
-            redraw();
+            GraphLayout.Box b = scene.bounds(change);
+            if (b != null) {
+                redraw(b);
+            }
         }
     }
 
@@ -251,8 +293,9 @@ public final class GraphPanel extends StackPane {
         int i = scene == null || key == null ? -1 : scene.indexOf(key);
         if (i >= 0 && canvas.getWidth() > 0) {
             double[] b = scene.box(i);
-            camera.ensureVisible(new GraphLayout.Box(b[0], b[1], b[2], b[3]), 40);
-            redraw();
+            if (camera.ensureVisible(new GraphLayout.Box(b[0], b[1], b[2], b[3]), 40)) {
+                redraw();
+            }
         }
     }
 

@@ -74,9 +74,20 @@ final class OverviewMap extends StackPane {
         g.strokeRect(x, y, Math.max(2, x2 - x), Math.max(2, y2 - y));
     }
 
-    /** The layout point under a point of the map. */
+    /** The layout point under a point of the drawing (the overlay canvas's coordinates). */
     double[] toLayout(double mx, double my) {
         return new double[] {(mx - pad) / scale, (my - pad) / scale};
+    }
+
+    /** The layout point under a point of the map (its own coordinates, border included). */
+    double[] layoutAt(double x, double y) {
+        var p = overlay.parentToLocal(x, y);
+        return toLayout(p.getX(), p.getY());
+    }
+
+    /** Pixels of the map per layout unit. */
+    double scale() {
+        return scale;
     }
 
     private void moveTo(MouseEvent e) {

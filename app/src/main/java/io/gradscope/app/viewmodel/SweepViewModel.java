@@ -105,16 +105,32 @@ public final class SweepViewModel {
         showLayout(drawnAt);
     }
 
+    /**
+     * Switches the pass, keeping the place: the cursor moves to the step of the new pass that is about
+     * the same vertex (forward step of logits → backward step of logits); a vertex the new pass never
+     * reaches keeps the step number (within the new pass's steps).
+     */
     public void setMode(Sweep.Mode m) {
         if (m == mode.get()) {
             return;
         }
+        Sweep s = recorded.get();
+        int vertex = currentVertex();
+        int at = cursor.get();
         mode.set(m);
-        cursor.set(-1);
-        if (recorded.get() != null) {
-            graphChange.set(restate(layout.get()).all());
+        if (s != null && at >= 0) {
+            int step = s.stepOf(m, vertex);
+            cursor.set(step >= 0 ? step : Math.min(at, s.steps(m) - 1));
+        } else {
+            cursor.set(-1);
         }
-        publish();
+        if (recorded.get() != null && layout.get() != null) {
+            // Every look changes with the pass: one change with all of them.
+            graphChange.set(restate(layout.get()).all());
+            inspection.set(new Inspection(recorded.get(), mode.get(), cursor.get(), inspectedVertex()));
+        } else {
+            publish();
+        }
     }
 
     public boolean stepForward() {
@@ -288,6 +304,12 @@ public final class SweepViewModel {
     public Sweep.State state(int vertex) {
         Sweep s = recorded.get();
         return s == null ? Sweep.State.OUTSIDE : s.state(mode.get(), cursor.get(), vertex);
+    }
+
+    /** What a vertex has received by the cursor in the backward pass: the sum of the contributions sent to it so far. */
+    public Sweep.Received received(int vertex) {
+        Sweep s = recorded.get();
+        return s == null || mode.get() != Sweep.Mode.BACKWARD ? null : s.received(cursor.get(), vertex);
     }
 
     /** The upstream gradient of a vertex as of the cursor (backward pass; null before it is complete). */
