@@ -19,13 +19,6 @@ public final class GradscopeApp extends Application {
         Scene scene = new Scene(window, 1280, 820);
         window.install(scene);
         stage.setScene(scene);
-        // The title names the file and marks unsaved edits; closing the window with some asks first.
-        stage.titleProperty().bind(window.viewModel().title());
-        stage.setOnCloseRequest(e -> {
-            if (!window.confirmClose()) {
-                e.consume();
-            }
-        });
         stage.show();
         if (screenshot != null) {
             Screenshot.whenShown(window, scene, screenshot);

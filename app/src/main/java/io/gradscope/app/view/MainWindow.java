@@ -17,7 +17,9 @@ import javafx.scene.input.TransferMode;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.VBox;
 import javafx.stage.FileChooser;
+import javafx.stage.Stage;
 import javafx.stage.Window;
+import javafx.stage.WindowEvent;
 import org.controlsfx.control.StatusBar;
 
 /**
@@ -184,5 +186,23 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
             e.consume();
         });
         scene.getStylesheets().add(getClass().getResource("/styles/app.css").toExternalForm());
+        // The window's title names the file and marks unsaved edits; closing it with some asks first.
+        scene.windowProperty().addListener((o, a, w) -> attach(w));
+        attach(scene.getWindow());
+    }
+
+    private void attach(Window w) {
+        if (w == null || w.getProperties().containsKey(MainWindow.class)) {
+            return;
+        }
+        w.getProperties().put(MainWindow.class, this);
+        if (w instanceof Stage stage) {
+            stage.titleProperty().bind(vm.title());
+        }
+        w.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
+            if (!confirmClose()) {
+                e.consume();
+            }
+        });
     }
 }
