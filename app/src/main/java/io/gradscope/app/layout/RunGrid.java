@@ -19,7 +19,7 @@ final class RunGrid {
     /** Room above the first row and below the last for the routes that wrap. */
     static final double LANE = 22;
     /** The width to height ratio aimed at. */
-    static final double ASPECT = 1.4;
+    static final double ASPECT = 1.0;
 
     private RunGrid() {
     }

@@ -7,6 +7,7 @@ import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import java.util.function.Function;
 import javafx.application.Platform;
+import javafx.event.EventHandler;
 import javafx.scene.Scene;
 import javafx.scene.control.MenuBar;
 import javafx.scene.control.SplitPane;
@@ -41,6 +42,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private final Menus menus;
     private Function<String, Unsaved> askUnsaved = UnsavedDialog::ask;
     private Runnable exit = Platform::exit;
+    private static final String CLOSE_HANDLER = "gradscope.closeHandler";
 
     /** The window, with Open Recent kept in the user's preferences. */
     public MainWindow() {
@@ -191,18 +193,27 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         attach(scene.getWindow());
     }
 
+    @SuppressWarnings("unchecked")
     private void attach(Window w) {
-        if (w == null || w.getProperties().containsKey(MainWindow.class)) {
+        if (w == null || w.getProperties().get(MainWindow.class) == this) {
             return;
         }
-        w.getProperties().put(MainWindow.class, this);
-        if (w instanceof Stage stage) {
-            stage.titleProperty().bind(vm.title());
+        // A window shows one MainWindow at a time: the one before lets go of it.
+        Object before = w.getProperties().remove(CLOSE_HANDLER);
+        if (before != null) {
+            w.removeEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, (EventHandler<WindowEvent>) before);
         }
-        w.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, e -> {
+        EventHandler<WindowEvent> close = e -> {
             if (!confirmClose()) {
                 e.consume();
             }
-        });
+        };
+        w.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, close);
+        w.getProperties().put(CLOSE_HANDLER, close);
+        w.getProperties().put(MainWindow.class, this);
+        if (w instanceof Stage stage) {
+            stage.titleProperty().unbind();
+            stage.titleProperty().bind(vm.title());
+        }
     }
 }
