@@ -78,8 +78,11 @@ final class ContainerLayout {
         root.setProperty(LayeredOptions.SPACING_NODE_NODE_BETWEEN_LAYERS, 36.0);
         root.setProperty(CoreOptions.SPACING_NODE_NODE, 24.0);
         root.setProperty(LayeredOptions.SPACING_EDGE_NODE_BETWEEN_LAYERS, 12.0);
-        // Keep program order where it costs no crossing: the drawing reads like the program.
-        root.setProperty(LayeredOptions.CONSIDER_MODEL_ORDER_STRATEGY, OrderingStrategy.NODES_AND_EDGES);
+        // Keep program order where it costs no crossing: the drawing reads like the program. On a
+        // large level it costs most of the time (10,000 nodes: 3.8 s instead of 0.9 s): left out there.
+        if (level.items().size() <= LARGE_ORDERED) {
+            root.setProperty(LayeredOptions.CONSIDER_MODEL_ORDER_STRATEGY, OrderingStrategy.NODES_AND_EDGES);
+        }
         root.setProperty(CoreOptions.PADDING, level.titled() ? new ElkPadding(30, 14, 14, 14) : new ElkPadding(14));
         List<ElkNode> items = new ArrayList<>();
         List<ElkPort[]> inPorts = new ArrayList<>();
@@ -135,7 +138,7 @@ final class ContainerLayout {
             };
             edges.add(ElkGraphUtil.createSimpleEdge(from, to));
         }
-        new RecursiveGraphLayoutEngine().layout(root, new BasicProgressMonitor());
+        run(root, level.items().size() + level.edges().size());
 
         double w = root.getWidth();
         double h = root.getHeight();
@@ -173,6 +176,47 @@ final class ContainerLayout {
             routes[i] = pts.toArray(new double[0][]);
         }
         return new Inner(w, h, at, inX, outX, routes);
+    }
+
+    /** Above this many items a level is laid out without regard to program order. */
+    static final int LARGE_ORDERED = 1000;
+    /** Above this many nodes and edges ELK runs on a thread of its own with a large stack. */
+    static final int LARGE = 1500;
+
+    /**
+     * Runs ELK. Some of its steps recurse once per node along a path (a chain of 10,000 nodes
+     * overflows a default stack), so a large level is laid out on a thread with a stack to match.
+     */
+    private static void run(ElkNode root, int size) {
+        if (size < LARGE) {
+            new RecursiveGraphLayoutEngine().layout(root, new BasicProgressMonitor());
+            return;
+        }
+        RuntimeException[] failure = new RuntimeException[1];
+        Error[] error = new Error[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                new RecursiveGraphLayoutEngine().layout(root, new BasicProgressMonitor());
+            } catch (RuntimeException e) {
+                failure[0] = e;
+            } catch (Error e) {
+                error[0] = e;
+            }
+        }, "gradscope-elk", Math.max(64L << 20, size * 16_384L));
+        t.setDaemon(true);
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("layout interrupted", e);
+        }
+        if (failure[0] != null) {
+            throw failure[0];
+        }
+        if (error[0] != null) {
+            throw error[0];
+        }
     }
 
     private static ElkPort port(ElkNode n, double x, double y, PortSide side) {

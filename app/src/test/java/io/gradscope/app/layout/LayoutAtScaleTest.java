@@ -130,4 +130,36 @@ class LayoutAtScaleTest {
     private static double side(double[] a, double[] b, double[] c) {
         return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
     }
+
+    @Test
+    void aLongChainWithoutRepeatsIsLaidOutWhateverTheCallersStack() throws Exception {
+        // Unique shapes: nothing repeats, so ELK lays out one level of 2,000 nodes. Some of its steps
+        // recurse once per node along the chain: on a small stack that overflowed.
+        StringBuilder sb = new StringBuilder("x = input(2, 4)\n");
+        String prev = "x";
+        int d = 4;
+        for (int i = 0; i < 666; i++) {
+            int e = 4 + (i * 7) % 97 + i / 97;
+            sb.append("w").append(i).append(" = param(").append(d).append(", ").append(e).append(")\n");
+            sb.append("h").append(i).append(" = tanh(").append(prev).append(" @ w").append(i).append(")\n");
+            d = e;
+            prev = "h" + i;
+        }
+        sb.append("loss = sum(").append(prev).append(")\n");
+        TraceGraph g = Programs.graph("flat.grad", sb.toString());
+        assertTrue(Hierarchy.of(g).runs().isEmpty());
+        GraphLayout.Result[] out = new GraphLayout.Result[1];
+        Throwable[] failure = new Throwable[1];
+        Thread t = new Thread(null, () -> {
+            try {
+                out[0] = GraphLayout.layout(g, Set.of());
+            } catch (Throwable e) {
+                failure[0] = e;
+            }
+        }, "small-stack", 256 * 1024);
+        t.start();
+        t.join();
+        assertEquals(null, failure[0]);
+        assertEquals(g.size(), out[0].nodes().size());
+    }
 }
