@@ -40,8 +40,7 @@ public final class AppLauncher {
         if ((display == null || display.isEmpty()) && !wayland) {
             throw noDisplay("no display to open the app on");
         }
-        PLATFORM_LOG.setLevel(Level.SEVERE);
-        JAVAFX_LOG.setLevel(Level.SEVERE);
+        quietJavaFx();
         GradscopeApp.initialFile = file;
         GradscopeApp.screenshot = screenshot;
         try {
@@ -59,6 +58,12 @@ public final class AppLauncher {
             throw e;
         }
         return 0;
+    }
+
+    /** Silences JavaFX's start-up notice about the class path (on purpose: the app runs from the class path). */
+    static void quietJavaFx() {
+        PLATFORM_LOG.setLevel(Level.SEVERE);
+        JAVAFX_LOG.setLevel(Level.SEVERE);
     }
 
     private static GradscopeException noDisplay(String what) {

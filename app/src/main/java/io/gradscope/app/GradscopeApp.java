@@ -18,9 +18,7 @@ public final class GradscopeApp extends Application {
         MainWindow window = new MainWindow();
         Scene scene = new Scene(window, 1280, 820);
         window.install(scene);
-        stage.setTitle("Gradscope");
         stage.setScene(scene);
-        window.viewModel().fileName().addListener((o, a, b) -> stage.setTitle(b + " — Gradscope"));
         stage.show();
         if (screenshot != null) {
             Screenshot.whenShown(window, scene, screenshot);

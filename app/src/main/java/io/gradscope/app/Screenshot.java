@@ -13,7 +13,9 @@ import javafx.util.Duration;
 /**
  * Writes the window to a PNG once the first run is on screen (for the README and for looking at it).
  * System properties: {@code gradscope.screenshot.mode=forward} steps the forward pass,
- * {@code gradscope.screenshot.steps} (3) steps forward, then {@code gradscope.screenshot.back} (0) back.
+ * {@code gradscope.screenshot.steps} (3) steps forward, then {@code gradscope.screenshot.back} (0) back;
+ * {@code gradscope.screenshot.expand=true} unfolds every run and group first;
+ * {@code gradscope.screenshot.zoom} (0: Fit) zooms in that many steps on the current node.
  */
 final class Screenshot {
     private Screenshot() {
@@ -26,8 +28,14 @@ final class Screenshot {
             }
         });
         SweepViewModel sweep = w.viewModel().sweep();
+        boolean[] expanded = {!Boolean.getBoolean("gradscope.screenshot.expand")};
         sweep.layout().addListener((o, a, b) -> {
             if (b == null) {
+                return;
+            }
+            if (!expanded[0]) {
+                expanded[0] = true;
+                Platform.runLater(sweep::expandAll);
                 return;
             }
             // Step a few nodes into the sweep so the picture shows it, then let it draw.
@@ -40,6 +48,18 @@ final class Screenshot {
             }
             for (int i = Integer.getInteger("gradscope.screenshot.back", 0); i > 0; i--) {
                 sweep.stepBack();
+            }
+            int zoom = Integer.getInteger("gradscope.screenshot.zoom", 0);
+            if (zoom == 0) {
+                Platform.runLater(w.graphPanel()::fit);
+            } else {
+                Platform.runLater(() -> {
+                    w.graphPanel().fit();
+                    for (int i = 0; i < zoom; i++) {
+                        w.graphPanel().zoomIn();
+                    }
+                    w.graphPanel().centerOn(sweep.keyOf(sweep.currentVertex()));
+                });
             }
             take(scene, out);
         });

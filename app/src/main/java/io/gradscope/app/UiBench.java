@@ -1,7 +1,9 @@
 package io.gradscope.app;
 
 import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.app.view.GraphPanel;
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -18,11 +20,14 @@ import javafx.scene.Scene;
 import javafx.stage.Stage;
 
 /**
- * {@code gradscope bench-ui}: a generated 2,000-node program, laid out and first drawn, then stepped.
- * Prints medians (ms) as one JSON object. Needs a display (xvfb-run works).
+ * {@code gradscope bench-ui}: a generated program of about {@code --nodes} vertices (2,000 by
+ * default), laid out and first drawn as the app shows it (repeats folded) and fully unfolded, then
+ * stepped with every node in view. Prints medians (ms) as one JSON object, with the parts: repeat
+ * detection, layout, first draw. Needs a display (xvfb-run works).
  */
 public final class UiBench extends Application {
     static int runs = 5;
+    static int nodes = 2000;
 
     /**
      * A deep residual chain like a real network: each block has its own weight, and each block's
@@ -45,45 +50,85 @@ public final class UiBench extends Application {
         return sb.toString();
     }
 
+    private static double ms(long from, long to) {
+        return (to - from) / 1e6;
+    }
+
     @Override
     public void start(Stage stage) {
-        MainWindow w = new MainWindow();
+        StringBuilder recent = new StringBuilder();
+        MainWindow w = new MainWindow(new RecentFiles(recent::toString, s -> { }));
         Scene scene = new Scene(w, 1280, 820);
         w.install(scene);
         stage.setScene(scene);
         stage.show();
-        ProgramRun run = Program.parse("bench.grad", program(2000)).run(new RunOptions(DType.FLOAT32, 0, Map.of()));
+        ProgramRun run = Program.parse("bench.grad", program(nodes)).run(new RunOptions(DType.FLOAT32, 0, Map.of()));
         TraceGraph graph = TraceGraph.of(run.trace());
         SweepViewModel sweep = w.viewModel().sweep();
-        double[] layoutDraw = new double[runs];
-        double[] layoutOnly = new double[runs];
+        GraphPanel panel = w.graphPanel();
+        double[] detect = new double[runs];
+        double[] layout = new double[runs];
+        double[] total = new double[runs];
+        double[] layoutAll = new double[runs];
+        double[] drawAll = new double[runs];
+        double[] totalAll = new double[runs];
         for (int r = 0; r < runs; r++) {
+            // As the app opens a program: repeated blocks folded.
             long t0 = System.nanoTime();
-            GraphLayout.Result layout = GraphLayout.layout(graph, Set.of());
+            GraphLayout layouts = GraphLayout.of(graph);
             long t1 = System.nanoTime();
-            sweep.show(run, graph, layout);
-            scene.snapshot(null);
-            w.graphPanel().view().snapshot(null, null);
-            layoutDraw[r] = (System.nanoTime() - t0) / 1e6;
-            layoutOnly[r] = (t1 - t0) / 1e6;
+            GraphLayout.Result folded = layouts.layout(layouts.hierarchy().runs());
+            long t2 = System.nanoTime();
+            sweep.show(run, graph, folded);
+            panel.drawNow();
+            panel.canvas().snapshot(null, null);
+            long t3 = System.nanoTime();
+            detect[r] = ms(t0, t1);
+            layout[r] = ms(t1, t2);
+            total[r] = ms(t0, t3);
+            // Everything unfolded, laid out from scratch: every vertex drawn.
+            long u0 = System.nanoTime();
+            GraphLayout fresh = GraphLayout.of(graph);
+            GraphLayout.Result all = fresh.layout(Set.of());
+            long u1 = System.nanoTime();
+            sweep.show(run, graph, all);
+            panel.drawNow();
+            panel.canvas().snapshot(null, null);
+            long u2 = System.nanoTime();
+            layoutAll[r] = ms(u0, u1);
+            drawAll[r] = ms(u1, u2);
+            totalAll[r] = ms(u0, u2);
         }
-        Arrays.sort(layoutOnly);
+        // Steps with the whole unfolded graph in view (the most there is to draw).
+        panel.fit();
         double[] step = new double[Math.min(200, sweep.steps())];
+        double[] stepModel = new double[step.length];
+        double[] stepDraw = new double[step.length];
         for (int i = 0; i < step.length; i++) {
             long t0 = System.nanoTime();
             sweep.stepForward();
-            w.graphPanel().view().snapshot(null, null);
-            step[i] = (System.nanoTime() - t0) / 1e6;
+            long t1 = System.nanoTime();
+            panel.drawNow();
+            long t2 = System.nanoTime();
+            panel.canvas().snapshot(null, null);
+            step[i] = ms(t0, System.nanoTime());
+            stepModel[i] = ms(t0, t1);
+            stepDraw[i] = ms(t1, t2);
         }
-        Arrays.sort(layoutDraw);
-        Arrays.sort(step);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("vertices", graph.size());
         out.put("edges", graph.edges().size());
-        out.put("layout_first_draw_ms_median", round(layoutDraw[runs / 2]));
-        out.put("layout_only_ms_median", round(layoutOnly[runs / 2]));
-        out.put("step_ms_median", round(step[step.length / 2]));
-        out.put("step_ms_max", round(step[step.length - 1]));
+        out.put("layout_first_draw_ms_median", median(total));
+        out.put("repeat_detection_ms_median", median(detect));
+        out.put("layout_folded_ms_median", median(layout));
+        out.put("layout_first_draw_unfolded_ms_median", median(totalAll));
+        out.put("layout_unfolded_ms_median", median(layoutAll));
+        out.put("first_draw_unfolded_ms_median", median(drawAll));
+        out.put("step_ms_median", median(step));
+        out.put("step_ms_max", round(Arrays.stream(step).max().orElse(0)));
+        // The parts of a step: the view-model and the inspector; the canvas commands; the rest is rendering them.
+        out.put("step_model_inspector_ms_median", median(stepModel));
+        out.put("step_canvas_commands_ms_median", median(stepDraw));
         try {
             System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out));
         } catch (Exception e) {
@@ -92,15 +137,22 @@ public final class UiBench extends Application {
         Platform.exit();
     }
 
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return round(s[s.length / 2]);
+    }
+
     private static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
 
-    public static int launch() {
+    public static int launch(int nodes) {
         if (System.getenv("DISPLAY") == null) {
             throw new io.gradscope.engine.GradscopeException("bench-ui needs a display: run it as xvfb-run -a ./gradscope bench-ui");
         }
-        java.util.logging.Logger.getLogger("com.sun.javafx.application.PlatformImpl").setLevel(java.util.logging.Level.SEVERE);
+        UiBench.nodes = nodes;
+        AppLauncher.quietJavaFx();
         Application.launch(UiBench.class);
         return 0;
     }

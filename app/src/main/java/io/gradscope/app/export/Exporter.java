@@ -1,5 +1,9 @@
 package io.gradscope.app.export;
 
+import io.gradscope.app.draw.AwtPen;
+import io.gradscope.app.draw.GraphScene;
+import io.gradscope.app.draw.SvgPen;
+import io.gradscope.app.viewmodel.GraphStates;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.engine.trace.TraceJson;
@@ -7,13 +11,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.function.Function;
-import javafx.embed.swing.SwingFXUtils;
-import javafx.scene.Node;
 
 /**
- * The export commands: the graph as PNG (as drawn) or SVG (states, lit edges, collapsed groups), and
- * the last run's trace as JSON. Each says in the status line what it wrote, or why it could not.
+ * The export commands: the whole graph as PNG or SVG (as drawn: the sweep's states, lit edges,
+ * collapsed groups; in the screen's colours, at a readable scale whatever the view), and the last
+ * run's trace as JSON. Each says in the status line what it wrote, or why it could not.
  */
 public final class Exporter {
     /** What can be exported. */
@@ -33,14 +35,20 @@ public final class Exporter {
     }
 
     private final SessionViewModel vm;
-    private final Node graphView;
-    private final Function<String, String> styleOf;
 
-    /** Exports what {@code graphView} draws; {@code styleOf} gives a drawn node's style by its key. */
-    public Exporter(SessionViewModel vm, Node graphView, Function<String, String> styleOf) {
+    public Exporter(SessionViewModel vm) {
         this.vm = vm;
-        this.graphView = graphView;
-        this.styleOf = styleOf;
+    }
+
+    /** The graph as drawn now: the layout with every node's and edge's look at the cursor. */
+    public GraphScene scene() {
+        Sweep s = vm.sweep().recorded().get();
+        GraphScene scene = new GraphScene(s.graph(), vm.sweep().layout().get());
+        GraphStates states = vm.sweep().graphStates();
+        if (states != null) {
+            scene.restyle(states, states.all());
+        }
+        return scene;
     }
 
     /** Writes {@code format} to {@code path}; false (and a status line saying why) when nothing was written. */
@@ -52,10 +60,8 @@ public final class Exporter {
         }
         try {
             switch (format) {
-                case PNG -> javax.imageio.ImageIO.write(SwingFXUtils.fromFXImage(graphView.snapshot(null, null), null), "png",
-                        path.toFile());
-                case SVG -> Files.writeString(path, SvgExport.svg(s.graph(), vm.sweep().layout().get(), styleOf,
-                        s.activeEdges(vm.sweep().mode().get(), vm.sweep().cursor().get())), StandardCharsets.UTF_8);
+                case PNG -> AwtPen.writePng(scene(), path);
+                case SVG -> Files.writeString(path, SvgPen.svg(scene()), StandardCharsets.UTF_8);
                 case TRACE_JSON -> {
                     try (var w = Files.newBufferedWriter(path, StandardCharsets.UTF_8)) {
                         TraceJson.write(s.run().trace(), w);

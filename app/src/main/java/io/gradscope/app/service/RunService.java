@@ -142,7 +142,9 @@ public final class RunService {
             throw new CancellationException("run cancelled");
         }
         progress.accept(1.0, "Laying out " + graph.size() + " nodes…");
-        GraphLayout.Result layout = GraphLayout.layout(graph, Set.of());
+        GraphLayout layouts = GraphLayout.of(graph);
+        // Repeated structure starts folded ("block ×150"); groups start expanded.
+        GraphLayout.Result layout = layouts.layout(layouts.hierarchy().runs());
         long t2 = System.nanoTime();
         return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
     }
@@ -182,14 +184,17 @@ public final class RunService {
         return new RunError("internal error: " + error, String.valueOf(error), 0, 0, "Internal error: " + error);
     }
 
-    /** Lays out {@code graph} with the {@code collapsed} groups off the UI thread; {@code done} gets the result or the failure. */
-    public void layout(TraceGraph graph, Set<String> collapsed, BiConsumer<GraphLayout.Result, Throwable> done) {
+    /**
+     * Lays out a graph with the {@code collapsed} containers off the UI thread, reusing what {@code layouts}
+     * laid out before; {@code done} gets the result or the failure.
+     */
+    public void layout(GraphLayout layouts, Set<String> collapsed, BiConsumer<GraphLayout.Result, Throwable> done) {
         Set<String> groups = Set.copyOf(collapsed);
         worker.execute(() -> {
             GraphLayout.Result result = null;
             Throwable failure = null;
             try {
-                result = GraphLayout.layout(graph, groups);
+                result = layouts.layout(groups);
             } catch (RuntimeException | Error e) {
                 failure = e;
             }

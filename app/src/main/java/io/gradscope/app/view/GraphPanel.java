@@ -1,253 +1,330 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.draw.Camera;
+import io.gradscope.app.draw.GraphPainter;
+import io.gradscope.app.draw.GraphScene;
+import io.gradscope.app.draw.Looks;
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.viewmodel.GraphStates;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
-import io.gradscope.engine.trace.TraceGraph;
-import java.util.EnumSet;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
+import javafx.application.Platform;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.canvas.Canvas;
+import javafx.scene.input.MouseButton;
 import javafx.scene.input.MouseEvent;
 import javafx.scene.input.ScrollEvent;
+import javafx.scene.layout.Pane;
 import javafx.scene.layout.StackPane;
-import org.graphstream.graph.Edge;
-import org.graphstream.graph.Graph;
-import org.graphstream.graph.Node;
-import org.graphstream.graph.implementations.MultiGraph;
-import org.graphstream.ui.fx_viewer.FxViewPanel;
-import org.graphstream.ui.fx_viewer.FxViewer;
-import org.graphstream.ui.graphicGraph.GraphicElement;
-import org.graphstream.ui.view.View;
-import org.graphstream.ui.view.util.InteractiveElement;
-import org.graphstream.ui.view.util.MouseManager;
 
 /**
- * The computation graph in a GraphStream view, at the positions ELK gave it. It draws the layout
- * the view-model holds, restyles only the nodes and edges a step changed, and turns clicks into
- * commands (click: select; double-click a group: collapse or expand it).
+ * The computation graph, drawn on a canvas at the positions the layout gave it (see
+ * {@link GraphPainter}), with an overview map in the corner. It restyles only what a step changed,
+ * redraws at most once a frame, and turns the mouse into view moves (drag: pan; wheel: zoom about
+ * the pointer) and commands (click: select; double-click a group: collapse or expand it).
  */
 public final class GraphPanel extends StackPane {
-    static {
-        System.setProperty("org.graphstream.ui", "javafx");
-    }
-
-    /**
-     * The sweep's states as per-node styles: GraphStream does not combine two classes' rules, and a
-     * node keeps its kind's colours while the state changes its outline.
-     */
-    static final Map<Sweep.State, String> STATE_STYLE = Map.of(
-            Sweep.State.CURRENT, "fill-color: #fff3b0; stroke-color: #e0a800; stroke-width: 3px; text-style: bold;",
-            Sweep.State.VISITED, "stroke-color: #2e9d63; stroke-width: 2px;",
-            Sweep.State.PENDING, "fill-color: #f4f5f7; stroke-color: #c8ccd4; text-color: #9aa1ad;");
-    static final String SELECTED_STYLE = "stroke-color: #1f6feb; stroke-width: 3px;";
-
-    /**
-     * What every node style sets first. GraphStream merges a new {@code ui.style} into the node's
-     * old one, so a property a state set (pending's grey text, current's bold) stays unless the next
-     * style sets it again.
-     */
-    static final String RESET_STYLE = "stroke-width: 1.2px; text-color: #1d2433; text-style: normal;";
-
-    /** Colours by kind (per node: GraphStream lets a per-node style override only what it sets itself). */
-    static final Map<String, String> KIND_STYLE = Map.of(
-            "input", "fill-color: #eef4ff; stroke-color: #5b7fc7;",
-            "labels", "fill-color: #eef4ff; stroke-color: #5b7fc7;",
-            "param", "fill-color: #fff4e5; stroke-color: #d08a2c;",
-            "op", "fill-color: #ffffff; stroke-color: #8a93a6;",
-            "objective", "fill-color: #f1e9ff; stroke-color: #7a4fd0; stroke-width: 2px;",
-            "group", "fill-color: #eef0f4; stroke-color: #6b7385; stroke-width: 1.5px; text-style: bold;");
+    /** Each zoom step (+, −, Ctrl+=, Ctrl+−) scales the view by this. */
+    static final double ZOOM_STEP = 1.25;
 
     private final SweepViewModel vm;
-    private final Graph graph = new MultiGraph("computation");
-    private final FxViewPanel panel;
-    private final GraphCamera camera;
-    private final Map<String, String> baseStyle = new HashMap<>();
-    private final Map<String, String> shownStyle = new HashMap<>();
-    private final Map<TraceGraph.Edge, Edge> drawnEdges = new HashMap<>();
-    private GraphLayout.Result layout;
+    private final Canvas canvas = new Canvas();
+    private final Camera camera = new Camera();
+    private final OverviewMap map;
+    private GraphScene scene;
+    private Sweep drawnRun;
+    private boolean redrawPending;
+    /** The pixels a step changed (x0, y0, x1, y1), drawn alone when nothing else moved; null: draw all. */
+    private double[] dirty;
+    private boolean whole = true;
+    private boolean fitPending;
+    private int frames;
+    private double pressX;
+    private double pressY;
+    private boolean dragged;
 
     public GraphPanel(SweepViewModel vm) {
         this.vm = vm;
         setId("graph");
-        graph.setAttribute("ui.stylesheet", GraphStyles.css());
-        graph.setAttribute("ui.quality");
-        graph.setAttribute("ui.antialias");
-        FxViewer viewer = new FxViewer(graph, FxViewer.ThreadingModel.GRAPH_IN_GUI_THREAD);
-        viewer.disableAutoLayout();
-        panel = (FxViewPanel) viewer.addDefaultView(false);
-        panel.getCamera().setAutoFitView(true);
-        // Nodes stay where ELK put them: no dragging of nodes, our own pan and zoom.
-        panel.setMouseManager(new MouseManager() {
-            @Override
-            public void init(org.graphstream.ui.graphicGraph.GraphicGraph g, View v) {
-            }
-
-            @Override
-            public void release() {
-            }
-
-            @Override
-            public EnumSet<InteractiveElement> getManagedTypes() {
-                return EnumSet.noneOf(InteractiveElement.class);
-            }
-        });
-        getChildren().add(panel);
         setMinSize(200, 200);
-        camera = new GraphCamera(panel, this, graph, () -> layout);
-        panel.addEventFilter(MouseEvent.MOUSE_CLICKED, this::click);
-        panel.addEventFilter(ScrollEvent.SCROLL, e -> zoom(e.getDeltaY() > 0 ? 0.85 : 1 / 0.85));
+        Pane surface = new Pane(canvas);
+        canvas.widthProperty().bind(surface.widthProperty());
+        canvas.heightProperty().bind(surface.heightProperty());
+        map = new OverviewMap(camera, this::redraw);
+        StackPane.setAlignment(map, Pos.BOTTOM_RIGHT);
+        StackPane.setMargin(map, new Insets(10));
+        getChildren().addAll(surface, map);
+        canvas.widthProperty().addListener((o, a, b) -> resized());
+        canvas.heightProperty().addListener((o, a, b) -> resized());
+        canvas.addEventHandler(MouseEvent.MOUSE_PRESSED, e -> {
+            pressX = e.getX();
+            pressY = e.getY();
+            dragged = false;
+        });
+        canvas.addEventHandler(MouseEvent.MOUSE_DRAGGED, this::drag);
+        canvas.addEventHandler(MouseEvent.MOUSE_CLICKED, this::click);
+        canvas.addEventHandler(ScrollEvent.SCROLL, e -> {
+            camera.zoomAt(Math.pow(ZOOM_STEP, e.getDeltaY() / 40), e.getX(), e.getY());
+            redraw();
+            e.consume();
+        });
         vm.layout().addListener((o, a, b) -> {
             if (b != null) {
-                show(vm.recorded().get().graph(), b);
+                show(a, b);
             }
         });
         vm.graphChange().addListener((o, a, change) -> restyle(change));
-        vm.inspection().addListener((o, a, b) -> camera.ensureVisible(vm.keyOf(vm.currentVertex())));
+        vm.inspection().addListener((o, a, b) -> followCurrent());
     }
 
-    public FxViewPanel view() {
-        return panel;
+    public Camera camera() {
+        return camera;
     }
 
-    public Graph graph() {
-        return graph;
+    /** What is drawn (null before the first run). */
+    public GraphScene scene() {
+        return scene;
     }
 
     public GraphLayout.Result currentLayout() {
-        return layout;
+        return scene == null ? null : scene.layout();
     }
 
-    /** The style a drawn node has now. */
+    /** The look a drawn node has now (as a style string), or null. */
     public String styleOf(String key) {
-        return shownStyle.get(key);
+        Looks.NodeLook look = scene == null ? null : scene.look(key);
+        return look == null ? null : look.toString();
     }
 
+    /** A drawn node's box in the canvas's pixels (x, y, w, h), or null. */
+    public double[] boxOnScreen(String key) {
+        int i = scene == null ? -1 : scene.indexOf(key);
+        if (i < 0) {
+            return null;
+        }
+        double[] b = scene.box(i);
+        return new double[] {camera.toPxX(b[0]), camera.toPxY(b[1]), b[2] * camera.scale(), b[3] * camera.scale()};
+    }
+
+    public Canvas canvas() {
+        return canvas;
+    }
+
+    OverviewMap overview() {
+        return map;
+    }
+
+    /** How many frames have been drawn (tests). */
+    public int frames() {
+        return frames;
+    }
+
+    /** Shows the whole graph. */
     public void fit() {
-        camera.fit();
-    }
-
-    public void zoom(double factor) {
-        camera.zoom(factor);
-    }
-
-    public void centerOn(String key) {
-        camera.centerOn(key);
-    }
-
-    /** Replaces the drawing with a layout of {@code g}, styled as the view-model's states say. */
-    private void show(TraceGraph g, GraphLayout.Result result) {
-        this.layout = result;
-        graph.clear();
-        graph.setAttribute("ui.stylesheet", GraphStyles.css());
-        graph.setAttribute("ui.quality");
-        graph.setAttribute("ui.antialias");
-        baseStyle.clear();
-        shownStyle.clear();
-        drawnEdges.clear();
-        int boxes = 0;
-        for (GraphLayout.GroupBox b : result.groups()) {
-            Node n = graph.addNode("box:" + (boxes++) + ":" + b.path());
-            n.setAttribute("xyz", b.box().cx(), -b.box().cy(), 0);
-            n.setAttribute("ui.class", "groupbox");
-            n.setAttribute("ui.label", b.name());
-            n.setAttribute("ui.style", size(b.box()));
-            n.setAttribute("group", b.path());
-        }
-        for (GraphLayout.DisplayNode d : result.nodes().values()) {
-            Node n = graph.addNode(d.key());
-            n.setAttribute("xyz", d.box().cx(), -d.box().cy(), 0);
-            String cls;
-            String label;
-            if (d.vertex() >= 0) {
-                TraceGraph.Vertex v = g.vertex(d.vertex());
-                cls = v.kind().name().toLowerCase(Locale.ROOT);
-                label = GraphLayout.label(v);
-            } else {
-                cls = "group";
-                label = GraphLayout.groupLabel(d.group(), d.members());
-                n.setAttribute("group", d.group());
-            }
-            baseStyle.put(d.key(), size(d.box()) + " " + RESET_STYLE + " " + KIND_STYLE.get(cls));
-            n.setAttribute("ui.class", cls);
-            n.setAttribute("ui.label", label);
-        }
-        int i = 0;
-        for (GraphLayout.DisplayEdge e : result.edges()) {
-            Edge edge = graph.addEdge("e" + (i++) + ":" + e.edge().from() + ">" + e.edge().to() + "#" + e.edge().input(),
-                    e.from(), e.to(), true);
-            List<double[]> pts = e.points();
-            double[] flat = new double[pts.size() * 3];
-            for (int k = 0; k < pts.size(); k++) {
-                flat[3 * k] = pts.get(k)[0];
-                flat[3 * k + 1] = -pts.get(k)[1];
-            }
-            edge.setAttribute("ui.points", (Object) flat);
-            drawnEdges.put(e.edge(), edge);
-        }
-        restyle(vm.graphStates().all());
-        fit();
-    }
-
-    private static String size(GraphLayout.Box b) {
-        return String.format(Locale.ROOT, "size: %.1fgu, %.1fgu;", b.w(), b.h());
-    }
-
-    /** Restyles the nodes and edges in {@code change} as the view-model's states say: only those. */
-    private void restyle(GraphStates.Change change) {
-        GraphStates states = vm.graphStates();
-        if (change == null || states == null) {
+        if (scene == null) {
             return;
         }
-        for (String key : change.keys()) {
-            Node n = graph.getNode(key);
-            String base = baseStyle.get(key);
-            if (n == null || base == null) {
-                continue;
+        if (canvas.getWidth() <= 0 || canvas.getHeight() <= 0) {
+            fitPending = true;
+            return;
+        }
+        camera.resize(canvas.getWidth(), canvas.getHeight());
+        camera.fit(scene.layout().bounds());
+        redraw();
+    }
+
+    public void zoomIn() {
+        camera.zoom(ZOOM_STEP);
+        redraw();
+    }
+
+    public void zoomOut() {
+        camera.zoom(1 / ZOOM_STEP);
+        redraw();
+    }
+
+    /** Centres the view on a drawn node. */
+    public void centerOn(String key) {
+        int i = scene == null || key == null ? -1 : scene.indexOf(key);
+        if (i >= 0) {
+            double[] b = scene.box(i);
+            camera.centerOn(b[0] + b[2] / 2, b[1] + b[3] / 2);
+            redraw();
+        }
+    }
+
+    /** Draws everything in the next frame (once, however many changes come before it). */
+    public void redraw() {
+        whole = true;
+        schedule();
+    }
+
+    private void schedule() {
+        if (!redrawPending) {
+            redrawPending = true;
+            Platform.runLater(this::drawNow);
+        }
+    }
+
+    /** Redraws, in the next frame, the pixels of a layout area (a step's nodes and edges). */
+    private void redraw(GraphLayout.Box b) {
+        double m = 14; // strokes, arrowheads
+        double[] px = {camera.toPxX(b.x()) - m, camera.toPxY(b.y()) - m, camera.toPxX(b.x() + b.w()) + m, camera.toPxY(b.y() + b.h()) + m};
+        if (dirty == null) {
+            dirty = px;
+        } else {
+            dirty = new double[] {Math.min(dirty[0], px[0]), Math.min(dirty[1], px[1]), Math.max(dirty[2], px[2]), Math.max(dirty[3], px[3])};
+        }
+        schedule();
+    }
+
+    /** Draws now: everything, or only what a step changed. */
+    public void drawNow() {
+        redrawPending = false;
+        camera.resize(canvas.getWidth(), canvas.getHeight());
+        var g = canvas.getGraphicsContext2D();
+        double[] region = whole ? null : dirty;
+        whole = false;
+        dirty = null;
+        if (scene == null || canvas.getWidth() <= 0 || canvas.getHeight() <= 0) {
+            g.setFill(FxPen.color(Looks.BACKGROUND));
+            g.fillRect(0, 0, canvas.getWidth(), canvas.getHeight());
+            return;
+        }
+        GraphPainter.View view = GraphPainter.View.of(camera);
+        if (region == null) {
+            GraphPainter.paint(new FxPen(g), scene, view);
+            map.update();
+        } else {
+            // Only the part a step changed: clipped, so what lies around it is left as drawn.
+            GraphPainter.View part = view.clip(Math.floor(region[0]), Math.floor(region[1]), Math.ceil(region[2]), Math.ceil(region[3]));
+            if (part.x1() <= part.x0() || part.y1() <= part.y0()) {
+                return;
             }
-            String st = STATE_STYLE.get(states.state(key));
-            String style = base + (st == null ? "" : " " + st) + (key.equals(states.selectedKey()) ? " " + SELECTED_STYLE : "");
-            if (!style.equals(shownStyle.get(key))) {
-                n.setAttribute("ui.style", style);
-                shownStyle.put(key, style);
+            g.save();
+            g.beginPath();
+            g.rect(part.x0(), part.y0(), part.x1() - part.x0(), part.y1() - part.y0());
+            g.closePath();
+            g.clip();
+            GraphPainter.paint(new FxPen(g), scene, part);
+            g.restore();
+        }
+        frames++;
+    }
+
+    private void resized() {
+        camera.resize(canvas.getWidth(), canvas.getHeight());
+        if (fitPending && canvas.getWidth() > 0 && canvas.getHeight() > 0) {
+            fitPending = false;
+            fit();
+        }
+        redraw();
+    }
+
+    /** Draws a new layout: a new run is fitted; a group collapsed or expanded keeps its place on screen. */
+    private void show(GraphLayout.Result before, GraphLayout.Result after) {
+        GraphScene old = scene;
+        scene = new GraphScene(vm.recorded().get().graph(), after);
+        GraphStates states = vm.graphStates();
+        if (states != null) {
+            scene.restyle(states, states.all());
+        }
+        map.setScene(scene);
+        boolean sameRun = old != null && drawnRun == vm.recorded().get() && before != null;
+        drawnRun = vm.recorded().get();
+        if (!sameRun) {
+            fit();
+            if (!fitPending) {
+                return;
+            }
+        } else {
+            keepInPlace(before, after);
+        }
+        redraw();
+    }
+
+    /** After a collapse or expand: the container that changed stays where it was on screen. */
+    private void keepInPlace(GraphLayout.Result before, GraphLayout.Result after) {
+        Set<String> changed = new HashSet<>(before.collapsed());
+        changed.addAll(after.collapsed());
+        Set<String> both = new HashSet<>(before.collapsed());
+        both.retainAll(after.collapsed());
+        changed.removeAll(both);
+        for (String id : changed) {
+            GraphLayout.Box a = boxOf(before, id);
+            GraphLayout.Box b = boxOf(after, id);
+            if (a != null && b != null) {
+                camera.centerOn(camera.centerX() + b.x() - a.x(), camera.centerY() + b.y() - a.y());
+                return;
             }
         }
-        for (TraceGraph.Edge e : change.edges()) {
-            Edge edge = drawnEdges.get(e);
-            if (edge == null) {
-                continue;
-            }
-            String cls = switch (states.look(e)) {
-                case ACTIVE -> "active";
-                case PENDING -> "pending";
-                case PLAIN -> null;
-            };
-            Object prev = edge.getAttribute("ui.class");
-            if (cls == null && prev != null) {
-                edge.removeAttribute("ui.class");
-            } else if (cls != null && !cls.equals(prev)) {
-                edge.setAttribute("ui.class", cls);
+    }
+
+    private static GraphLayout.Box boxOf(GraphLayout.Result l, String id) {
+        GraphLayout.DisplayNode d = l.nodes().get("g:" + id);
+        if (d != null) {
+            return d.box();
+        }
+        for (GraphLayout.GroupBox g : l.groups()) {
+            if (g.path().equals(id)) {
+                return g.box();
             }
         }
+        return null;
+    }
+
+    private void restyle(GraphStates.Change change) {
+        GraphStates states = vm.graphStates();
+        if (change != null && states != null && scene != null) {
+            scene.restyle(states, change);
+            GraphLayout.Box b = scene.bounds(change);
+            if (b != null) {
+                redraw(b);
+            }
+        }
+    }
+
+    /** Keeps the current step's node in view while stepping. */
+    private void followCurrent() {
+        String key = vm.keyOf(vm.currentVertex());
+        int i = scene == null || key == null ? -1 : scene.indexOf(key);
+        if (i >= 0 && canvas.getWidth() > 0) {
+            double[] b = scene.box(i);
+            if (camera.ensureVisible(new GraphLayout.Box(b[0], b[1], b[2], b[3]), 40)) {
+                redraw();
+            }
+        }
+    }
+
+    private void drag(MouseEvent e) {
+        if (e.getButton() != MouseButton.PRIMARY && e.getButton() != MouseButton.MIDDLE) {
+            return;
+        }
+        camera.panBy(e.getX() - pressX, e.getY() - pressY);
+        pressX = e.getX();
+        pressY = e.getY();
+        dragged = true;
+        redraw();
     }
 
     private void click(MouseEvent e) {
-        if (camera.dragged()) {
+        if (dragged || scene == null) {
             return;
         }
-        GraphicElement el = panel.findGraphicElementAt(EnumSet.of(InteractiveElement.NODE), e.getX(), e.getY());
-        String key = el == null ? null : el.getId();
-        if (key != null && key.startsWith("box:")) {
-            if (e.getClickCount() == 2) {
-                vm.toggleGroup(key.substring(key.indexOf(':', 4) + 1));
-            }
-            return;
-        }
+        double x = camera.toLayoutX(e.getX());
+        double y = camera.toLayoutY(e.getY());
+        String key = scene.nodeAt(x, y);
         if (e.getClickCount() == 2) {
             if (key != null && key.startsWith("g:")) {
                 vm.toggleGroup(key.substring(2));
+            } else if (key == null) {
+                GraphLayout.GroupBox g = scene.groupAt(x, y);
+                if (g != null) {
+                    vm.toggleGroup(g.path());
+                }
             }
             return;
         }

@@ -32,8 +32,10 @@ public final class Heatmap extends VBox {
     private final Label legendText = new Label();
     private final Label stats = new Label();
     private final Label blockText = new Label();
-    private final Spinner<Integer> slice = new Spinner<>(0, 0, 0);
-    private final HBox sliceRow = new HBox(6, new Label("slice"), slice);
+    private final Label note = new Label();
+    /** The slice selector, made when a tensor of rank above 2 is first shown (a spinner costs a step's time to build). */
+    private Spinner<Integer> slice;
+    private final HBox sliceRow = new HBox(6);
     private Tensor tensor;
     private double[] values = new double[0];
 
@@ -43,15 +45,16 @@ public final class Heatmap extends VBox {
         title.getStyleClass().add("heading");
         stats.getStyleClass().add("stats");
         stats.setWrapText(true);
-        slice.setPrefWidth(80);
-        slice.setEditable(true);
-        slice.valueProperty().addListener((o, a, b) -> draw());
         sliceRow.setVisible(false);
         sliceRow.setManaged(false);
         setPadding(new Insets(4, 0, 8, 0));
         blockText.getStyleClass().add("stats");
         blockText.setManaged(false);
-        getChildren().addAll(title, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
+        note.getStyleClass().add("note");
+        note.setWrapText(true);
+        note.setManaged(false);
+        note.setVisible(false);
+        getChildren().addAll(title, note, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
     }
 
     public void setHeading(String heading) {
@@ -67,12 +70,21 @@ public final class Heatmap extends VBox {
         return tensor;
     }
 
-    /** Shows a tensor, or a note when there is none. */
-    public void show(Tensor t, String note) {
+    /** The note over the map (what a partial value is), or "". */
+    public String noteText() {
+        return note.getText();
+    }
+
+    /** Shows a tensor (with a note over it when {@code text} is not empty), or {@code text} alone when there is none. */
+    public void show(Tensor t, String text) {
         tensor = t;
+        boolean noted = t != null && text != null && !text.isEmpty();
+        note.setText(noted ? text : "");
+        note.setVisible(noted);
+        note.setManaged(noted);
         if (t == null) {
             values = new double[0];
-            stats.setText(note);
+            stats.setText(text);
             sliceRow.setVisible(false);
             sliceRow.setManaged(false);
             canvas.setWidth(0);
@@ -84,24 +96,42 @@ public final class Heatmap extends VBox {
         values = t.toDoubleArray();
         int slices = slices(t.shape());
         boolean many = slices > 1;
+        if (many && slice == null) {
+            slice = new Spinner<>(0, 0, 0);
+            slice.setPrefWidth(80);
+            slice.setEditable(true);
+            slice.valueProperty().addListener((o, a, b) -> draw());
+            sliceRow.getChildren().setAll(new Label("slice"), slice);
+        }
         sliceRow.setVisible(many);
         sliceRow.setManaged(many);
-        ((javafx.scene.control.SpinnerValueFactory.IntegerSpinnerValueFactory) slice.getValueFactory()).setMax(Math.max(0, slices - 1));
-        if (slice.getValue() >= slices) {
-            slice.getValueFactory().setValue(0);
+        if (slice != null) {
+            ((javafx.scene.control.SpinnerValueFactory.IntegerSpinnerValueFactory) slice.getValueFactory()).setMax(Math.max(0, slices - 1));
+            if (slice.getValue() >= slices) {
+                slice.getValueFactory().setValue(0);
+            }
         }
         stats.setText(statsLine(TensorStats.of(values)));
         draw();
     }
 
+    /**
+     * Min, max and mean are over the finite values: when some are NaN or infinite the line says how
+     * many were left out. The L2 norm is over all of them (NaN when one is NaN).
+     */
     static String statsLine(TensorStats s) {
-        return String.format(Locale.ROOT, "min %s   max %s   mean %s%nL2 norm %s   (%d values)%nNaN %d   +Inf %d   −Inf %d",
-                num(s.min()), num(s.max()), num(s.mean()), num(s.l2()), s.count(), s.nan(), s.posInf(), s.negInf());
+        long skipped = s.nan() + s.posInf() + s.negInf();
+        String over = skipped == 0 ? "" : String.format(Locale.ROOT, "%n(min, max, mean of %d finite; %d skipped)", s.count() - skipped, skipped);
+        return String.format(Locale.ROOT, "min %s   max %s   mean %s%s%nL2 norm %s   (%d values)%nNaN %d   +Inf %d   −Inf %d",
+                num(s.min()), num(s.max()), num(s.mean()), over, num(s.l2()), s.count(), s.nan(), s.posInf(), s.negInf());
     }
 
     static String num(double v) {
         if (Double.isNaN(v)) {
-            return "–";
+            return "NaN";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "+Inf" : "−Inf";
         }
         return String.format(Locale.ROOT, "%.4g", v);
     }
@@ -125,7 +155,7 @@ public final class Heatmap extends VBox {
         int rows = s.length >= 2 ? s[s.length - 2] : 1;
         int cols = s.length >= 1 ? s[s.length - 1] : 1;
         int per = rows * cols;
-        int offset = s.length > 2 ? slice.getValue() * per : 0;
+        int offset = s.length > 2 && slice != null ? slice.getValue() * per : 0;
         double[] shown = per == 0 ? new double[0] : Arrays.copyOfRange(values, Math.min(offset, values.length),
                 Math.min(offset + per, values.length));
         // Large maps: each cell stands for a block and shows its value of largest magnitude (NaN wins),

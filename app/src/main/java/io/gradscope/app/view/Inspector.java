@@ -29,6 +29,8 @@ public final class Inspector extends ScrollPane {
     private final Heatmap upstream = new Heatmap("Upstream gradient");
     private final Label contribTitle = new Label("Contributions sent");
     private final VBox contributions = new VBox(4);
+    private final List<Heatmap> sent = new java.util.ArrayList<>();
+    private final Label leafNote = new Label();
 
     public Inspector(SweepViewModel vm) {
         this.vm = vm;
@@ -95,23 +97,50 @@ public final class Inspector extends ScrollPane {
             upstream.show(null, "Switch to the backward pass to see gradients.");
         } else {
             Tensor g = vm.upstream(id);
-            upstream.show(g, g == null ? "Not reached yet: step backward to step " + (s.backwardStepOf(id) + 1) + "." : "");
+            Sweep.Received r = g == null ? vm.received(id) : null;
+            if (g != null) {
+                upstream.setHeading("Upstream gradient");
+                upstream.show(g, "");
+            } else if (r != null && r.sum() != null) {
+                // A value that has received some of its contributions shows their sum so far.
+                upstream.setHeading("Upstream gradient (so far)");
+                upstream.show(r.sum(), "Received " + r.count() + " of " + r.total() + (r.total() == 1 ? " contribution" : " contributions")
+                        + (r.completeAt() >= 0 ? "; complete at step " + (r.completeAt() + 1) + "." : "."));
+            } else {
+                upstream.setHeading("Upstream gradient");
+                int at = s.backwardStepOf(id);
+                upstream.show(null, at < 0 ? "The backward pass does not reach it."
+                        : "Nothing received yet: its first contribution comes " + (r != null && r.total() > 0
+                        ? "before step " + (at + 1) : "at step " + (at + 1)) + ".");
+            }
         }
-        contributions.getChildren().clear();
         boolean current = vm.mode().get() == Sweep.Mode.BACKWARD && id == vm.currentVertex();
         contribTitle.setVisible(current);
         if (current) {
             List<Sweep.Contribution> cs = s.contributions(vm.cursor().get());
+            leafNote.setText(v.kind() == TraceGraph.Kind.PARAM || v.kind() == TraceGraph.Kind.INPUT
+                    ? "A leaf: this upstream gradient is its gradient." : "Nothing to send.");
+            List<javafx.scene.Node> shown = new java.util.ArrayList<>();
             if (cs.isEmpty()) {
-                contributions.getChildren().add(new Label(v.kind() == TraceGraph.Kind.PARAM || v.kind() == TraceGraph.Kind.INPUT
-                        ? "A leaf: this upstream gradient is its gradient." : "Nothing to send."));
+                shown.add(leafNote);
             }
-            for (Sweep.Contribution c : cs) {
+            // The heatmaps are kept and reused: building one each step costs more than the rest of the step.
+            for (int i = 0; i < cs.size(); i++) {
+                Sweep.Contribution c = cs.get(i);
+                if (i == sent.size()) {
+                    sent.add(new Heatmap(""));
+                }
                 TraceGraph.Vertex to = vm.vertex(c.toVertex());
-                Heatmap h = new Heatmap("to input " + (c.input() + 1) + (to == null ? "" : " (" + to.title() + ")"));
+                Heatmap h = sent.get(i);
+                h.setHeading("to input " + (c.input() + 1) + (to == null ? "" : " (" + to.title() + ")"));
                 h.show(c.gradient(), "");
-                contributions.getChildren().add(h);
+                shown.add(h);
             }
+            if (!contributions.getChildren().equals(shown)) {
+                contributions.getChildren().setAll(shown);
+            }
+        } else {
+            contributions.getChildren().clear();
         }
     }
 }

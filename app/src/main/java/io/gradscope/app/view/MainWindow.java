@@ -3,9 +3,13 @@ package io.gradscope.app.view;
 import io.gradscope.app.export.Exporter;
 import io.gradscope.app.service.RunService;
 import io.gradscope.app.viewmodel.SessionViewModel;
+import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.SweepViewModel;
+import java.util.function.Function;
 import javafx.application.Platform;
+import javafx.event.EventHandler;
 import javafx.scene.Scene;
+import javafx.scene.control.MenuBar;
 import javafx.scene.control.SplitPane;
 import javafx.scene.control.TextInputControl;
 import javafx.scene.input.KeyCode;
@@ -13,6 +17,10 @@ import javafx.scene.input.KeyEvent;
 import javafx.scene.input.TransferMode;
 import javafx.scene.layout.BorderPane;
 import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
+import javafx.stage.Stage;
+import javafx.stage.Window;
+import javafx.stage.WindowEvent;
 import org.controlsfx.control.StatusBar;
 
 /**
@@ -20,7 +28,10 @@ import org.controlsfx.control.StatusBar;
  * side by side, the transport bar and the status bar below. It only assembles the views and binds them to the
  * {@link SessionViewModel}; the keys and dropped files become its commands.
  */
-public final class MainWindow extends BorderPane {
+public final class MainWindow extends BorderPane implements Menus.Actions {
+    /** What to do with unsaved edits on quitting. */
+    public enum Unsaved { SAVE, DISCARD, CANCEL }
+
     private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater));
     private final ProgramEditor editor = new ProgramEditor(vm);
     private final GraphPanel graph = new GraphPanel(vm.sweep());
@@ -28,11 +39,20 @@ public final class MainWindow extends BorderPane {
     private final TransportBar transport = new TransportBar(vm.sweep());
     private final MemoryPanel memory = new MemoryPanel(vm.memory(), vm.remat());
     private final StatusBar status = new StatusBar();
-    private final Exporter exporter = new Exporter(vm, graph, graph::styleOf);
+    private final Exporter exporter = new Exporter(vm);
+    private final Menus menus;
+    private Function<String, Unsaved> askUnsaved = UnsavedDialog::ask;
+    private Runnable exit = Platform::exit;
+    private static final String CLOSE_HANDLER = "gradscope.closeHandler";
 
+    /** The window, with Open Recent kept in the user's preferences. */
     public MainWindow() {
+        this(Menus.recentInPreferences());
+    }
+
+    public MainWindow(RecentFiles recent) {
         setId("main");
-        Menus menus = new Menus(vm, graph, exporter, () -> getScene() == null ? null : getScene().getWindow());
+        menus = new Menus(vm, graph, exporter, this::window, this, recent);
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph)));
         SplitPane graphAndMemory = new SplitPane(graph, memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
@@ -78,6 +98,61 @@ public final class MainWindow extends BorderPane {
         return exporter;
     }
 
+    public MenuBar menuBar() {
+        return menus.bar();
+    }
+
+    private Window window() {
+        return getScene() == null ? null : getScene().getWindow();
+    }
+
+    /** How unsaved edits are asked about (a dialog; tests answer themselves). */
+    public void setAskUnsaved(Function<String, Unsaved> ask) {
+        askUnsaved = ask;
+    }
+
+    /** What quitting does once allowed (Platform.exit). */
+    public void setExit(Runnable exit) {
+        this.exit = exit;
+    }
+
+    /** Whether the window may close: no unsaved edits, or they were saved or discarded when asked. */
+    public boolean confirmClose() {
+        if (!vm.modified().get()) {
+            return true;
+        }
+        return switch (askUnsaved.apply(vm.fileName().get())) {
+            case SAVE -> save();
+            case DISCARD -> true;
+            case CANCEL -> false;
+        };
+    }
+
+    /** Quits, unless unsaved edits are kept by the user's answer. */
+    @Override
+    public void quit() {
+        if (confirmClose()) {
+            exit.run();
+        }
+    }
+
+    /** Saves to the text's file, or asks where; true when nothing is left unsaved. */
+    @Override
+    public boolean save() {
+        return vm.save() ? !vm.modified().get() : saveAs();
+    }
+
+    @Override
+    public boolean saveAs() {
+        FileChooser fc = new FileChooser();
+        fc.setInitialFileName(vm.fileName().get());
+        var f = fc.showSaveDialog(window());
+        if (f != null) {
+            vm.saveTo(f.toPath());
+        }
+        return f != null && !vm.modified().get();
+    }
+
     /** Installs the stylesheet, the keys that step (when no text field has the focus) and drag-and-drop. */
     public void install(Scene scene) {
         SweepViewModel sweep = vm.sweep();
@@ -92,6 +167,9 @@ public final class MainWindow extends BorderPane {
             }
             boolean handled = true;
             switch (e.getCode()) {
+                case PLUS, EQUALS, ADD -> graph.zoomIn();
+                case MINUS, SUBTRACT -> graph.zoomOut();
+                case DIGIT0, NUMPAD0 -> graph.fit();
                 case RIGHT -> sweep.stepForward();
                 case LEFT -> sweep.stepBack();
                 case SPACE -> sweep.togglePlaying();
@@ -119,5 +197,32 @@ public final class MainWindow extends BorderPane {
             e.consume();
         });
         scene.getStylesheets().add(getClass().getResource("/styles/app.css").toExternalForm());
+        // The window's title names the file and marks unsaved edits; closing it with some asks first.
+        scene.windowProperty().addListener((o, a, w) -> attach(w));
+        attach(scene.getWindow());
+    }
+
+    @SuppressWarnings("unchecked")
+    private void attach(Window w) {
+        if (w == null || w.getProperties().get(MainWindow.class) == this) {
+            return;
+        }
+        // A window shows one MainWindow at a time: the one before lets go of it.
+        Object before = w.getProperties().remove(CLOSE_HANDLER);
+        if (before != null) {
+            w.removeEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, (EventHandler<WindowEvent>) before);
+        }
+        EventHandler<WindowEvent> close = e -> {
+            if (!confirmClose()) {
+                e.consume();
+            }
+        };
+        w.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, close);
+        w.getProperties().put(CLOSE_HANDLER, close);
+        w.getProperties().put(MainWindow.class, this);
+        if (w instanceof Stage stage) {
+            stage.titleProperty().unbind();
+            stage.titleProperty().bind(vm.title());
+        }
     }
 }

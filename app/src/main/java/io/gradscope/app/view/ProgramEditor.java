@@ -2,6 +2,10 @@ package io.gradscope.app.view;
 
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.viewmodel.SessionViewModel;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.IntFunction;
 import javafx.geometry.Pos;
 import javafx.scene.Node;
@@ -14,12 +18,16 @@ import org.fxmisc.richtext.LineNumberFactory;
 
 /**
  * The program's text with line numbers. A failed run marks its line and shows the same message as
- * the command line beneath; the text is never replaced.
+ * the command line beneath; the text is never replaced. While stepping, the line of the node being
+ * inspected is highlighted, as a debugger highlights the current line. Opening a program is not an
+ * edit: undo never goes back past it.
  */
 public final class ProgramEditor extends BorderPane {
     private final CodeArea area = new CodeArea();
     private final Label error = new Label();
+    private final IntFunction<Node> gutter;
     private int errorLine = -1;
+    private int currentLine = -1;
 
     public ProgramEditor(SessionViewModel vm) {
         area.setId("editor");
@@ -30,7 +38,7 @@ public final class ProgramEditor extends BorderPane {
         error.setVisible(false);
         error.setManaged(false);
         IntFunction<Node> numbers = LineNumberFactory.get(area);
-        area.setParagraphGraphicFactory(line -> {
+        gutter = line -> {
             // Every line has the marker's slot, so marking one does not shift its text.
             Label mark = new Label(line == errorLine ? "●" : "");
             mark.getStyleClass().add("error-mark");
@@ -39,8 +47,10 @@ public final class ProgramEditor extends BorderPane {
             HBox box = new HBox(0, mark, numbers.apply(line));
             box.setAlignment(Pos.CENTER_LEFT);
             return box;
-        });
+        };
+        area.setParagraphGraphicFactory(gutter);
         area.replaceText(vm.source().get());
+        area.getUndoManager().forgetHistory();
         area.textProperty().addListener((o, a, b) -> {
             if (!b.equals(vm.source().get())) {
                 vm.edit(b);
@@ -48,10 +58,19 @@ public final class ProgramEditor extends BorderPane {
         });
         vm.source().addListener((o, a, b) -> {
             if (!b.equals(area.getText())) {
+                // A program opened (not typed): it starts the undo history.
                 area.replaceText(b);
+                area.getUndoManager().forgetHistory();
+                area.moveTo(0);
+                area.showParagraphAtTop(0);
             }
         });
         vm.error().addListener((o, a, e) -> showError(e));
+        SweepViewModel sweep = vm.sweep();
+        sweep.inspection().addListener((o, a, b) -> {
+            TraceGraph.Vertex v = sweep.vertex(sweep.inspectedVertex());
+            showCurrent(v == null ? -1 : v.line() - 1);
+        });
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
     }
@@ -79,11 +98,37 @@ public final class ProgramEditor extends BorderPane {
         return errorLine + 1;
     }
 
+    /** The 1-based line highlighted as the current node's, or 0. */
+    public int currentLine() {
+        return currentLine + 1;
+    }
+
+    private void restyle(int line) {
+        if (line < 0 || line >= area.getParagraphs().size()) {
+            return;
+        }
+        List<String> styles = new ArrayList<>();
+        if (line == errorLine) {
+            styles.add("error-line");
+        }
+        if (line == currentLine) {
+            styles.add("current-line");
+        }
+        area.setParagraphStyle(line, styles);
+    }
+
+    private void showCurrent(int line) {
+        int previous = currentLine;
+        currentLine = line;
+        restyle(previous);
+        restyle(line);
+        if (line >= 0 && line < area.getParagraphs().size() && !area.isFocused()) {
+            area.showParagraphInViewport(line);
+        }
+    }
+
     private void showError(RunError e) {
         int previous = errorLine;
-        if (previous >= 0 && previous < area.getParagraphs().size()) {
-            area.setParagraphStyle(previous, java.util.List.of());
-        }
         if (e == null) {
             errorLine = -1;
             error.setText("");
@@ -94,13 +139,27 @@ public final class ProgramEditor extends BorderPane {
             error.setText(e.message());
             error.setVisible(true);
             error.setManaged(true);
-            if (errorLine >= 0 && errorLine < area.getParagraphs().size()) {
-                area.setParagraphStyle(errorLine, java.util.List.of("error-line"));
-                area.showParagraphInViewport(errorLine);
-                area.moveTo(errorLine, Math.max(0, Math.min(e.column() - 1, area.getParagraph(errorLine).length())));
+        }
+        restyle(previous);
+        restyle(errorLine);
+        if (errorLine >= 0 && errorLine < area.getParagraphs().size()) {
+            area.showParagraphInViewport(errorLine);
+            area.moveTo(errorLine, Math.max(0, Math.min(e.column() - 1, area.getParagraph(errorLine).length())));
+        }
+        // Redraw the gutter so the marker follows the error. Setting the same factory again changes
+        // nothing (the old mark stayed after a fix): set none, then ours.
+        area.setParagraphGraphicFactory(null);
+        area.setParagraphGraphicFactory(gutter);
+    }
+
+    /** The gutter's marks now drawn (for tests): the text of each visible line's mark. */
+    public List<String> marks() {
+        List<String> out = new ArrayList<>();
+        for (Node n : area.lookupAll(".error-mark")) {
+            if (n instanceof Label l && !l.getText().isEmpty() && l.isVisible() && l.getScene() != null) {
+                out.add(l.getText());
             }
         }
-        // Redraw the gutter so the marker follows the error.
-        area.setParagraphGraphicFactory(area.getParagraphGraphicFactory());
+        return out;
     }
 }

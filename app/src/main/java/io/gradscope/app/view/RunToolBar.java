@@ -46,9 +46,9 @@ final class RunToolBar extends ToolBar {
         Button fit = new Button("Fit");
         fit.setOnAction(e -> graph.fit());
         Button zoomIn = new Button("+");
-        zoomIn.setOnAction(e -> graph.zoom(0.8));
+        zoomIn.setOnAction(e -> graph.zoomIn());
         Button zoomOut = new Button("−");
-        zoomOut.setOnAction(e -> graph.zoom(1.25));
+        zoomOut.setOnAction(e -> graph.zoomOut());
         getItems().addAll(run, cancel, new Label("dtype"), dtype, new Label("device"), device, progress, new Label("   "), find, fit,
                 zoomIn, zoomOut);
     }

@@ -1,6 +1,6 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -56,13 +56,18 @@ public final class GraphStates {
 
     /** The looks at {@code cursor}, for the drawn nodes of a layout with {@code collapsed} groups: O(vertices + edges). */
     public GraphStates(Sweep sweep, Sweep.Mode mode, Set<String> collapsed, int cursor) {
+        this(sweep, mode, Hierarchy.of(sweep.graph()), collapsed, cursor);
+    }
+
+    /** As above, with the graph's containers already known. */
+    public GraphStates(Sweep sweep, Sweep.Mode mode, Hierarchy hierarchy, Set<String> collapsed, int cursor) {
         this.sweep = sweep;
         this.mode = mode;
         this.cursor = cursor;
         List<TraceGraph.Vertex> vs = sweep.graph().vertices();
         keyOfVertex = new String[vs.size()];
         for (TraceGraph.Vertex v : vs) {
-            String key = GraphLayout.keyOf(v, collapsed);
+            String key = hierarchy.keyOf(v.index(), collapsed);
             keyOfVertex[v.index()] = key;
             counts.computeIfAbsent(key, k -> new int[Sweep.State.values().length])[sweep.state(mode, cursor, v.index()).ordinal()]++;
         }

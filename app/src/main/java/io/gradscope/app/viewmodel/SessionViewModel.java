@@ -3,6 +3,8 @@ package io.gradscope.app.viewmodel;
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.program.InputFiles;
+import io.gradscope.engine.program.OpenHint;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import java.io.IOException;
@@ -38,6 +40,10 @@ public final class SessionViewModel {
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
     private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
     private final ReadOnlyObjectWrapper<RematPolicy> remat = new ReadOnlyObjectWrapper<>(this, "remat", RematPolicy.SEGMENTS);
+    /** The text as last opened or saved: the text differs from it when there are unsaved edits. */
+    private final ReadOnlyStringWrapper saved = new ReadOnlyStringWrapper(this, "saved", "");
+    private final ReadOnlyBooleanWrapper modified = new ReadOnlyBooleanWrapper(this, "modified");
+    private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title");
     private final SweepViewModel sweep;
     private final MemoryViewModel memory;
 
@@ -48,6 +54,9 @@ public final class SessionViewModel {
             setRemat(p);
             run();
         });
+        modified.bind(source.isNotEqualTo(saved));
+        title.bind(javafx.beans.binding.Bindings.createStringBinding(
+                () -> (modified.get() ? "● " : "") + fileName.get() + " — Gradscope", modified, fileName));
     }
 
     /** The floating-point dtypes a run can use. */
@@ -93,6 +102,16 @@ public final class SessionViewModel {
         return error.getReadOnlyProperty();
     }
 
+    /** Whether the text has edits that are not saved (quitting then asks). */
+    public ReadOnlyBooleanProperty modified() {
+        return modified.getReadOnlyProperty();
+    }
+
+    /** The window's title: the file's name, marked while it has unsaved edits. */
+    public ReadOnlyStringProperty title() {
+        return title.getReadOnlyProperty();
+    }
+
     /** Stepping through the last good run. */
     public SweepViewModel sweep() {
         return sweep;
@@ -136,22 +155,44 @@ public final class SessionViewModel {
     public void openText(String name, String text) {
         file.set(null);
         fileName.set(name);
+        saved.set(text);
         source.set(text);
+        applyHint(text);
         run();
+    }
+
+    /** A program's "# open: forward" or "# open: backward" picks the pass it is stepped in. */
+    private void applyHint(String text) {
+        OpenHint hint = OpenHint.of(text);
+        if (hint != null && hint.view().equals("forward")) {
+            sweep.setMode(Sweep.Mode.FORWARD);
+        } else if (hint != null && hint.view().equals("backward")) {
+            sweep.setMode(Sweep.Mode.BACKWARD);
+        }
     }
 
     /** Opens a program file (its text goes in the editor) and runs it. */
     public void open(Path path) {
-        String text;
-        try {
-            text = Files.readString(path, StandardCharsets.UTF_8);
-        } catch (IOException | RuntimeException e) {
-            status.set("Cannot open " + path + ": " + e.getMessage());
+        String text = null;
+        String problem = InputFiles.problem(path);
+        if (problem == null) {
+            try {
+                text = Files.readString(path, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                problem = InputFiles.reason(e);
+            } catch (RuntimeException e) {
+                problem = e.getMessage();
+            }
+        }
+        if (problem != null) {
+            status.set("Cannot open " + path + ": " + problem);
             return;
         }
         fileName.set(path.getFileName().toString());
         file.set(path);
+        saved.set(text);
         source.set(text);
+        applyHint(text);
         run();
     }
 
@@ -166,7 +207,9 @@ public final class SessionViewModel {
 
     public void saveTo(Path path) {
         try {
-            Files.writeString(path, source.get(), StandardCharsets.UTF_8);
+            String text = source.get();
+            Files.writeString(path, text, StandardCharsets.UTF_8);
+            saved.set(text);
             fileName.set(path.getFileName().toString());
             file.set(path);
             status.set("Saved " + path);
@@ -226,8 +269,15 @@ public final class SessionViewModel {
                 });
     }
 
-    private static String num(double v) {
-        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.4g", v);
+    /** A number for the status line: NaN and the infinities are said as such. */
+    static String num(double v) {
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        if (Double.isInfinite(v)) {
+            return v > 0 ? "+Inf" : "−Inf";
+        }
+        return String.format(Locale.ROOT, "%.4g", v);
     }
 
     /** The notice of the run going (a device fall-back), put before its status line. */

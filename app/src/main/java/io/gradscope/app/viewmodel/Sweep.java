@@ -31,6 +31,8 @@ public final class Sweep {
     private final int[] backwardVertex;
     /** The backward step of each vertex (-1: never reached). */
     private final int[] backwardStepOf;
+    /** Per vertex, the backward steps that send it a contribution, in order. */
+    private final List<List<int[]>> sentTo;
 
     public Sweep(ProgramRun run, TraceGraph graph) {
         this.run = run;
@@ -46,6 +48,61 @@ public final class Sweep {
                 backwardStepOf[v] = i;
             }
         }
+        sentTo = new ArrayList<>();
+        for (int v = 0; v < graph.size(); v++) {
+            sentTo.add(null);
+        }
+        for (int i = 0; i < backward.size(); i++) {
+            int v = backwardVertex[i];
+            if (v < 0) {
+                continue;
+            }
+            List<TraceEvent.Contribution> cs = backward.get(i).contributions();
+            for (int c = 0; c < cs.size(); c++) {
+                int to = graph.inputOf(v, cs.get(c).input());
+                if (to >= 0) {
+                    if (sentTo.get(to) == null) {
+                        sentTo.set(to, new ArrayList<>());
+                    }
+                    sentTo.get(to).add(new int[] {i, c});
+                }
+            }
+        }
+    }
+
+    /**
+     * What a vertex has received by the cursor: the sum of the contributions sent to it by the steps
+     * up to the cursor ({@code sum} null when none yet), how many that is of how many it gets in
+     * all, and the step at which its upstream gradient is complete (-1: never).
+     */
+    public record Received(Tensor sum, int count, int total, int completeAt) {
+    }
+
+    /** What vertex has received by the cursor (backward pass). */
+    public Received received(int cursor, int vertex) {
+        if (vertex < 0 || vertex >= graph.size()) {
+            return null;
+        }
+        List<int[]> all = sentTo.get(vertex) == null ? List.of() : sentTo.get(vertex);
+        double[] sum = null;
+        int count = 0;
+        int[] shape = graph.vertex(vertex).value().shape();
+        for (int[] sc : all) {
+            if (sc[0] > cursor) {
+                break;
+            }
+            double[] g = backward.get(sc[0]).contributions().get(sc[1]).gradient().toDoubleArray();
+            if (sum == null) {
+                sum = new double[g.length];
+            }
+            if (g.length == sum.length) {
+                for (int k = 0; k < g.length; k++) {
+                    sum[k] += g[k];
+                }
+            }
+            count++;
+        }
+        return new Received(sum == null ? null : Tensor.of(sum, shape), count, all.size(), backwardStepOf(vertex));
     }
 
     public ProgramRun run() {

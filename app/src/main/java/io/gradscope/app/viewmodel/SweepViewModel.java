@@ -8,7 +8,6 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.Consumer;
-import java.util.stream.Collectors;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyDoubleProperty;
@@ -106,16 +105,32 @@ public final class SweepViewModel {
         showLayout(drawnAt);
     }
 
+    /**
+     * Switches the pass, keeping the place: the cursor moves to the step of the new pass that is about
+     * the same vertex (forward step of logits → backward step of logits); a vertex the new pass never
+     * reaches keeps the step number (within the new pass's steps).
+     */
     public void setMode(Sweep.Mode m) {
         if (m == mode.get()) {
             return;
         }
+        Sweep s = recorded.get();
+        int vertex = currentVertex();
+        int at = cursor.get();
         mode.set(m);
-        cursor.set(-1);
-        if (recorded.get() != null) {
-            graphChange.set(restate(layout.get()).all());
+        if (s != null && at >= 0) {
+            int step = s.stepOf(m, vertex);
+            cursor.set(step >= 0 ? step : Math.min(at, s.steps(m) - 1));
+        } else {
+            cursor.set(-1);
         }
-        publish();
+        if (recorded.get() != null && layout.get() != null) {
+            // Every look changes with the pass: one change with all of them.
+            graphChange.set(restate(layout.get()).all());
+            inspection.set(new Inspection(recorded.get(), mode.get(), cursor.get(), inspectedVertex()));
+        } else {
+            publish();
+        }
     }
 
     public boolean stepForward() {
@@ -210,24 +225,33 @@ public final class SweepViewModel {
         relayout(next);
     }
 
-    /** Collapses every outermost group. */
+    /** Collapses every outermost group and run of repeated blocks. */
     public void collapseAll() {
         if (recorded.get() != null) {
-            relayout(recorded.get().graph().vertices().stream().filter(v -> !v.groups().isEmpty()).map(v -> v.groups().get(0))
-                    .collect(Collectors.toSet()));
+            relayout(layout.get().source().hierarchy().outermost());
         }
     }
 
+    /** Expands every group and unfolds every run. */
     public void expandAll() {
         if (recorded.get() != null) {
             relayout(Set.of());
         }
     }
 
+    /** Folds every run of repeated blocks into one node (as a graph is first shown); groups stay as they are. */
+    public void foldRepeats() {
+        if (recorded.get() != null) {
+            Set<String> next = new HashSet<>(layout.get().collapsed());
+            next.addAll(layout.get().source().hierarchy().runs());
+            relayout(next);
+        }
+    }
+
     private void relayout(Set<String> collapsed) {
         int request = ++layoutRequest;
         Sweep s = recorded.get();
-        service.layout(s.graph(), collapsed, (result, failure) -> {
+        service.layout(layout.get().source(), collapsed, (result, failure) -> {
             if (request != layoutRequest) {
                 return; // a newer run or layout replaced it
             }
@@ -247,7 +271,7 @@ public final class SweepViewModel {
     }
 
     private GraphStates restate(GraphLayout.Result drawnAt) {
-        states = new GraphStates(recorded.get(), mode.get(), drawnAt.collapsed(), cursor.get());
+        states = new GraphStates(recorded.get(), mode.get(), drawnAt.source().hierarchy(), drawnAt.collapsed(), cursor.get());
         states.update(cursor.get(), selected.get());
         return states;
     }
@@ -280,6 +304,12 @@ public final class SweepViewModel {
     public Sweep.State state(int vertex) {
         Sweep s = recorded.get();
         return s == null ? Sweep.State.OUTSIDE : s.state(mode.get(), cursor.get(), vertex);
+    }
+
+    /** What a vertex has received by the cursor in the backward pass: the sum of the contributions sent to it so far. */
+    public Sweep.Received received(int vertex) {
+        Sweep s = recorded.get();
+        return s == null || mode.get() != Sweep.Mode.BACKWARD ? null : s.received(cursor.get(), vertex);
     }
 
     /** The upstream gradient of a vertex as of the cursor (backward pass; null before it is complete). */

@@ -55,4 +55,17 @@ class HeatmapTest {
         assertEquals(3 * 18, size[1], 1e-9);
         assertTrue(map.statsText().contains("(24 values)"), map.statsText());
     }
+
+    @Test
+    void nanIsShownAsNaNAndTheSkippedValuesAreCounted(FxRobot robot) {
+        robot.interact(() -> map.show(Tensor.of(new double[] {1, Double.NaN, 3, Double.POSITIVE_INFINITY}, 2, 2), ""));
+        String stats = map.statsText();
+        assertTrue(stats.startsWith("min 1.000   max 3.000   mean 2.000"), stats);
+        assertTrue(stats.contains("(min, max, mean of 2 finite; 2 skipped)"), stats);
+        assertTrue(stats.contains("L2 norm NaN"), stats);
+        assertTrue(stats.contains("NaN 1   +Inf 1"), stats);
+        assertTrue(!stats.contains("–"), "no dash for NaN: " + stats);
+        robot.interact(() -> map.show(Tensor.of(new double[] {Double.NaN}, 1), ""));
+        assertTrue(map.statsText().startsWith("min NaN   max NaN   mean NaN"), map.statsText());
+    }
 }

@@ -65,8 +65,9 @@ class SessionViewModelTest {
         // Back again: stepping back only moves the cursor.
         vm.stepBack();
         assertEquals(Sweep.State.CURRENT, vm.state(2));
+        vm.toStart();
         vm.setMode(Sweep.Mode.FORWARD);
-        assertEquals(-1, vm.cursor().get(), "switching the pass starts it over");
+        assertEquals(-1, vm.cursor().get(), "before the first step of one pass is before the first of the other");
         assertEquals(5, vm.steps());
         vm.stepForward();
         assertEquals(Sweep.State.CURRENT, vm.state(0));

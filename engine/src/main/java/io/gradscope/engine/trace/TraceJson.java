@@ -11,7 +11,9 @@ import java.io.Writer;
 
 /**
  * Writes a {@link Trace} as JSON: {@code {"events": [{"type": "BackwardStep", ...}, ...]}}.
- * Tensors appear as {@code {"dtype": "float64", "shape": [2, 3], "data": [...]}} in C order.
+ * Tensors appear as {@code {"dtype": "float64", "shape": [2, 3], "data": [...]}} in C order; a value
+ * that is not finite is the string {@code "NaN"}, {@code "Infinity"} or {@code "-Infinity"} (JSON has
+ * no number for it). The format is described in docs/TRACE-FORMAT.md.
  */
 public final class TraceJson {
     private static final ObjectMapper MAPPER = new ObjectMapper().registerModule(

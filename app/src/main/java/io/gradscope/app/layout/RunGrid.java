@@ -1,0 +1,120 @@
+package io.gradscope.app.layout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The layout of a run of blocks that form a chain (each block feeds the next, values enter the
+ * first and leave the last): the blocks in columns, top to bottom, then the next column, sized to
+ * be about as wide as tall, with orthogonal routes (between blocks of a column through the gap
+ * below; from a column's foot up the gutter to the next column's head). Linear in the number of
+ * blocks, with no crossings; 2,000 blocks in a few milliseconds where ELK would take seconds and
+ * draw one thin column. Other runs are left to ELK.
+ */
+final class RunGrid {
+    static final double PAD = 14;
+    static final double TITLE = 30;
+    static final double GAP_X = 56;
+    static final double GAP_Y = 36;
+    /** Room above the first row and below the last for the routes that wrap. */
+    static final double LANE = 22;
+    /** The width to height ratio aimed at. */
+    static final double ASPECT = 1.0;
+
+    private RunGrid() {
+    }
+
+    /** The grid layout, or null when the level is not a chain. */
+    static ContainerLayout.Inner layout(ContainerLayout.Level level) {
+        List<ContainerLayout.Item> items = level.items();
+        int n = items.size();
+        if (n < 2) {
+            return null;
+        }
+        for (ContainerLayout.Edge e : level.edges()) {
+            boolean ok = switch (e.from()) {
+                case OWN_IN -> e.toItem() == 0 && e.to() != ContainerLayout.End.OWN_OUT;
+                case NODE, CHILD_OUT -> e.to() == ContainerLayout.End.OWN_OUT ? e.fromItem() == n - 1 : e.toItem() == e.fromItem() + 1;
+                default -> false;
+            };
+            if (!ok) {
+                return null;
+            }
+        }
+        double colW = 0;
+        double rowH = 0;
+        for (ContainerLayout.Item it : items) {
+            colW = Math.max(colW, it.w());
+            rowH = Math.max(rowH, it.h());
+        }
+        int cols = (int) Math.max(1, Math.min(n, Math.round(Math.sqrt(ASPECT * n * (rowH + GAP_Y) / (colW + GAP_X)))));
+        int rows = (n + cols - 1) / cols;
+        cols = (n + rows - 1) / rows;
+        double top = TITLE + LANE;
+        double w = 2 * PAD + cols * colW + (cols - 1) * GAP_X;
+        double h = top + rows * rowH + (rows - 1) * GAP_Y + LANE + PAD;
+        double[][] at = new double[n][];
+        for (int k = 0; k < n; k++) {
+            int col = k / rows;
+            int row = k % rows;
+            at[k] = new double[] {PAD + col * (colW + GAP_X) + (colW - items.get(k).w()) / 2, top + row * (rowH + GAP_Y)};
+        }
+        double[] inX = new double[level.inPorts()];
+        double[] outX = new double[level.outPorts()];
+        double[][][] routes = new double[level.edges().size()][][];
+        int[] between = new int[n];
+        for (int i = 0; i < routes.length; i++) {
+            ContainerLayout.Edge e = level.edges().get(i);
+            List<double[]> pts = new ArrayList<>();
+            if (e.from() == ContainerLayout.End.OWN_IN) {
+                double x = inPoint(items, at, e.toItem(), e.to(), e.toPort());
+                inX[e.fromPort()] = x;
+                pts.add(new double[] {x, 0});
+                pts.add(new double[] {x, at[e.toItem()][1]});
+            } else if (e.to() == ContainerLayout.End.OWN_OUT) {
+                double x = outPoint(items, at, e.fromItem(), e.from(), e.fromPort());
+                outX[e.toPort()] = x;
+                pts.add(new double[] {x, at[e.fromItem()][1] + items.get(e.fromItem()).h()});
+                pts.add(new double[] {x, h});
+            } else {
+                int k = e.fromItem();
+                double ox = outPoint(items, at, k, e.from(), e.fromPort());
+                double oy = at[k][1] + items.get(k).h();
+                double ix = inPoint(items, at, k + 1, e.to(), e.toPort());
+                double iy = at[k + 1][1];
+                double shift = 4 * between[k]++;
+                if ((k + 1) % rows != 0) {
+                    double mid = oy + GAP_Y / 2 - shift;
+                    add(pts, ox, oy, ox, mid, ix, mid, ix, iy);
+                } else {
+                    // From the foot of a column, along the gutter, to the head of the next.
+                    double foot = top + rows * rowH + (rows - 1) * GAP_Y + LANE / 2 + shift;
+                    double gutter = PAD + (k / rows) * (colW + GAP_X) + colW + GAP_X / 2 + shift;
+                    double head = top - LANE / 2 - shift;
+                    add(pts, ox, oy, ox, foot, gutter, foot, gutter, head, ix, head, ix, iy);
+                }
+            }
+            routes[i] = pts.toArray(new double[0][]);
+        }
+        return new ContainerLayout.Inner(w, h, at, inX, outX, routes);
+    }
+
+    private static void add(List<double[]> pts, double... xy) {
+        for (int i = 0; i < xy.length; i += 2) {
+            double[] last = pts.isEmpty() ? null : pts.get(pts.size() - 1);
+            if (last == null || Math.abs(last[0] - xy[i]) > 1e-9 || Math.abs(last[1] - xy[i + 1]) > 1e-9) {
+                pts.add(new double[] {xy[i], xy[i + 1]});
+            }
+        }
+    }
+
+    private static double inPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+        ContainerLayout.Item it = items.get(k);
+        return at[k][0] + (end == ContainerLayout.End.CHILD_IN ? it.child().inPortX()[port] : it.w() / 2);
+    }
+
+    private static double outPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+        ContainerLayout.Item it = items.get(k);
+        return at[k][0] + (end == ContainerLayout.End.CHILD_OUT ? it.child().outPortX()[port] : it.w() / 2);
+    }
+}

@@ -1,0 +1,249 @@
+package io.gradscope.app.view;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.app.viewmodel.RecentFiles;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import io.gradscope.engine.trace.TraceGraph;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import javafx.geometry.Bounds;
+import javafx.scene.Node;
+import javafx.scene.Scene;
+import javafx.scene.control.Menu;
+import javafx.scene.control.MenuItem;
+import javafx.scene.input.KeyCode;
+import javafx.stage.Stage;
+import javafx.stage.WindowEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** The rough edges a new user hit, in the window (TestFX + Monocle). */
+@ExtendWith(ApplicationExtension.class)
+class RoughEdgesWindowTest {
+    private MainWindow window;
+    private Stage stage;
+    private final StringBuilder recent = new StringBuilder();
+    private final List<String> asked = new ArrayList<>();
+    private int exits;
+
+    @Start
+    void start(Stage stage) {
+        this.stage = stage;
+        window = new MainWindow(new RecentFiles(recent::toString, s -> recent.replace(0, recent.length(), s)));
+        window.setExit(() -> exits++);
+        Scene scene = new Scene(window, 1200, 800);
+        window.install(scene);
+        stage.setScene(scene);
+        stage.show();
+    }
+
+    private SweepViewModel sweep() {
+        return window.viewModel().sweep();
+    }
+
+    private void open(FxRobot robot, Path file) throws Exception {
+        Object before = sweep().recorded().get();
+        robot.interact(() -> window.viewModel().open(file));
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+                && (sweep().recorded().get() != before || window.viewModel().error().get() != null));
+        WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    private void answer(MainWindow.Unsaved a) {
+        window.setAskUnsaved(name -> {
+            asked.add(name);
+            return a;
+        });
+    }
+
+    private static void ctrl(FxRobot robot, KeyCode key) {
+        robot.press(KeyCode.CONTROL).press(key).release(key).release(KeyCode.CONTROL);
+        WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    @Test
+    void quittingWithUnsavedEditsAsksFirst(FxRobot robot, @TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("mine.grad"), "X = input(2, 2)\nloss = sum(X)\n");
+        open(robot, file);
+        assertEquals("mine.grad — Gradscope", stage.getTitle());
+        answer(MainWindow.Unsaved.CANCEL);
+        robot.interact(() -> window.quit());
+        assertEquals(0, asked.size(), "nothing to ask about");
+        assertEquals(1, exits);
+        robot.interact(() -> window.editor().area().appendText("# an edit\n"));
+        assertEquals("● mine.grad — Gradscope", stage.getTitle());
+        // Ctrl+Q: asked; Cancel keeps the window and the edit.
+        robot.interact(() -> window.editor().area().requestFocus());
+        ctrl(robot, KeyCode.Q);
+        assertEquals(List.of("mine.grad"), asked);
+        assertEquals(1, exits);
+        assertTrue(window.editor().area().getText().endsWith("# an edit\n"));
+        // Closing the window: asked too; Cancel keeps it open.
+        robot.interact(() -> stage.fireEvent(new WindowEvent(stage, WindowEvent.WINDOW_CLOSE_REQUEST)));
+        assertEquals(2, asked.size());
+        assertTrue(stage.isShowing());
+        // Save: written, then quit.
+        answer(MainWindow.Unsaved.SAVE);
+        ctrl(robot, KeyCode.Q);
+        assertEquals(2, exits);
+        assertTrue(Files.readString(file).endsWith("# an edit\n"));
+        assertEquals("mine.grad — Gradscope", stage.getTitle());
+        // Don't Save: quit without writing.
+        robot.interact(() -> window.editor().area().appendText("# another\n"));
+        answer(MainWindow.Unsaved.DISCARD);
+        robot.interact(() -> window.quit());
+        assertEquals(3, exits);
+        assertFalse(Files.readString(file).contains("another"));
+    }
+
+    @Test
+    void theErrorMarkLeavesTheGutterOnceTheProgramIsFixed(FxRobot robot, @TempDir Path tmp) throws Exception {
+        String text = "x = input(32, 784)\nW = param(128, 10)\nlogits = x @ W\nloss = sum(logits)\n";
+        open(robot, Files.writeString(tmp.resolve("bad.grad"), text));
+        assertEquals(List.of("●"), window.editor().marks());
+        robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
+        robot.interact(() -> window.viewModel().run());
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(List.of(), window.editor().marks(), "no mark after a good run");
+    }
+
+    @Test
+    void menuItemsShowFileNamesAsTheyAreAndTheCourse(FxRobot robot, @TempDir Path tmp) throws Exception {
+        Menu file = window.menuBar().getMenus().get(0);
+        Menu examples = (Menu) file.getItems().stream().filter(i -> "Open Example".equals(i.getText())).findFirst().orElseThrow();
+        MenuItem chain = examples.getItems().get(0);
+        assertEquals("backprop_chain.grad", chain.getText());
+        assertFalse(chain.isMnemonicParsing(), "the underscore is shown, not taken for a mnemonic");
+        Menu course = (Menu) examples.getItems().stream().filter(i -> "Course".equals(i.getText())).findFirst().orElseThrow();
+        List<String> files;
+        try (Stream<Path> s = Files.list(Path.of("../assets/examples/course"))) {
+            files = s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".grad")).sorted().toList();
+        }
+        assertEquals(files, course.getItems().stream().map(MenuItem::getText).toList());
+        for (MenuItem i : course.getItems()) {
+            assertFalse(i.isMnemonicParsing(), i.getText());
+        }
+        // Opening a course example opens it as its hint says (forward for 01).
+        robot.interact(() -> course.getItems().get(0).fire());
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        assertEquals("01_dual_numbers.grad", window.viewModel().fileName().get());
+        assertEquals(Sweep.Mode.FORWARD, sweep().mode().get());
+        // Open Recent: one item per file, however its path was spelled, underscores shown.
+        Path p = Files.writeString(tmp.resolve("my_prog.grad"), "X = input(2, 2)\nloss = sum(X)\n");
+        Files.createDirectories(tmp.resolve("d"));
+        open(robot, p);
+        open(robot, tmp.resolve("d/../my_prog.grad"));
+        Menu recentMenu = (Menu) file.getItems().stream().filter(i -> "Open Recent".equals(i.getText())).findFirst().orElseThrow();
+        assertEquals(1, recentMenu.getItems().size(), recentMenu.getItems().toString());
+        assertEquals(p.toRealPath().toString(), recentMenu.getItems().get(0).getText());
+        assertFalse(recentMenu.getItems().get(0).isMnemonicParsing());
+    }
+
+    @Test
+    void undoAfterOpeningKeepsTheProgramAndTheTextRightOfTheLineNumbers(FxRobot robot, @TempDir Path tmp) throws Exception {
+        String text = "X = input(4, 3)\nW = param(3, 2)\nY = X @ W\nloss = sum(Y)\n";
+        open(robot, Files.writeString(tmp.resolve("undo.grad"), text));
+        robot.interact(() -> window.editor().area().requestFocus());
+        ctrl(robot, KeyCode.Z);
+        assertEquals(text, window.editor().area().getText(), "opening is not an edit");
+        robot.interact(() -> window.editor().area().moveTo(window.editor().area().getLength()));
+        robot.type(KeyCode.A);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(text + "a", window.editor().area().getText());
+        ctrl(robot, KeyCode.Z);
+        ctrl(robot, KeyCode.Z);
+        assertEquals(text, window.editor().area().getText());
+        WaitForAsyncUtils.sleep(200, TimeUnit.MILLISECONDS);
+        WaitForAsyncUtils.waitForFxEvents();
+        int checked = 0;
+        for (Node box : window.editor().area().lookupAll(".paragraph-box")) {
+            Node number = box.lookup(".lineno");
+            Node words = box.lookup(".paragraph-text");
+            if (number == null || words == null || !box.isVisible()) {
+                continue;
+            }
+            Bounds n = number.localToScene(number.getBoundsInLocal());
+            Bounds w = words.localToScene(words.getBoundsInLocal());
+            assertTrue(w.getMinX() >= n.getMaxX() - 0.5, "text at " + w.getMinX() + " left of its line number ending at " + n.getMaxX());
+            checked++;
+        }
+        assertTrue(checked >= 4, "paragraphs checked: " + checked);
+    }
+
+    @Test
+    void aLeafShowsWhatItHasReceivedSoFar(FxRobot robot) throws Exception {
+        open(robot, Path.of("../assets/examples/mlp.grad"));
+        int w2 = -1;
+        for (TraceGraph.Vertex v : sweep().recorded().get().graph().vertices()) {
+            if ("W2".equals(v.name())) {
+                w2 = v.index();
+            }
+        }
+        int id = w2;
+        robot.interact(() -> {
+            sweep().jumpTo(5);
+            sweep().select(id);
+        });
+        assertEquals("W2", robot.lookup("#inspector-name").queryLabeled().getText());
+        assertNotNull(window.inspector().upstreamMap().tensor(), "what it received at step 3");
+        assertEquals("Received 1 of 1 contribution; complete at step 8.", window.inspector().upstreamMap().noteText());
+        Sweep.Contribution sent = sweep().recorded().get().contributions(2).stream().filter(c -> c.toVertex() == id).findFirst().orElseThrow();
+        assertArrayEquals(sent.gradient().toDoubleArray(), window.inspector().upstreamMap().tensor().toDoubleArray(), 0);
+    }
+
+    @Test
+    void theEditorHighlightsTheCurrentNodesLine(FxRobot robot) throws Exception {
+        open(robot, Path.of("../assets/examples/mlp.grad"));
+        robot.interact(() -> window.graphPanel().requestFocus());
+        for (int i = 0; i < 4; i++) {
+            robot.type(KeyCode.RIGHT);
+            WaitForAsyncUtils.waitForFxEvents();
+            TraceGraph.Vertex v = sweep().vertex(sweep().currentVertex());
+            assertEquals(v.line(), window.editor().currentLine(), "step " + (i + 1) + ": " + v.title());
+            assertTrue(window.editor().area().getParagraph(v.line() - 1).getParagraphStyle().contains("current-line"));
+        }
+        // The line of the step before is no longer highlighted (unless it is the same line).
+        int line = window.editor().currentLine();
+        for (int p = 0; p < window.editor().area().getParagraphs().size(); p++) {
+            assertEquals(p == line - 1, window.editor().area().getParagraph(p).getParagraphStyle().contains("current-line"), "line " + (p + 1));
+        }
+    }
+
+    @Test
+    void zoomKeysWorkFromTheGraph(FxRobot robot) throws Exception {
+        open(robot, Path.of("../assets/examples/mlp.grad"));
+        robot.interact(() -> window.graphPanel().requestFocus());
+        double fit = window.graphPanel().camera().scale();
+        robot.type(KeyCode.PLUS);
+        robot.type(KeyCode.EQUALS);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(fit * GraphPanel.ZOOM_STEP * GraphPanel.ZOOM_STEP, window.graphPanel().camera().scale(), 1e-9);
+        robot.type(KeyCode.MINUS);
+        assertEquals(fit * GraphPanel.ZOOM_STEP, window.graphPanel().camera().scale(), 1e-9);
+        robot.type(KeyCode.DIGIT0);
+        assertEquals(fit, window.graphPanel().camera().scale(), 1e-9);
+    }
+
+    static List<String> listing(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+}
