@@ -74,7 +74,7 @@ public final class GraphPainter {
         for (int pass = 0; pass < 2; pass++) {
             for (int e = 0; e < s.routes.length; e++) {
                 Looks.EdgeLook look = s.edgeLooks[e];
-                if ((look == Looks.EDGE_ACTIVE) != (pass == 1)) {
+                if (Looks.isLit(look) != (pass == 1)) {
                     continue;
                 }
                 double[] bb = s.edgeBounds[e];
@@ -175,7 +175,7 @@ public final class GraphPainter {
         double dx = tipX - xy[2 * j];
         double dy = tipY - xy[2 * j + 1];
         double len = Math.hypot(dx, dy);
-        double head = (look == Looks.EDGE_ACTIVE ? 10 : 7) * Math.min(1.5, k);
+        double head = (Looks.isLit(look) ? 10 : 7) * Math.min(1.5, k);
         boolean arrow = head >= 2.5 && len > 1e-6;
         if (arrow) {
             double ux = dx / len;

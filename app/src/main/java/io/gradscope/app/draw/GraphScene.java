@@ -2,6 +2,7 @@ package io.gradscope.app.draw;
 
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
+import io.gradscope.app.viewmodel.Decorator;
 import io.gradscope.app.viewmodel.GraphStates;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashMap;
@@ -29,6 +30,7 @@ public final class GraphScene {
     final Looks.EdgeLook[] edgeLooks;
     final GraphLayout.GroupBox[] groups;
     private final Map<String, Integer> nodeIndex = new HashMap<>();
+    private List<Decorator> decorators = List.of();
     private final Map<TraceGraph.Edge, int[]> edgeIndex = new HashMap<>();
 
     public GraphScene(TraceGraph graph, GraphLayout.Result layout) {
@@ -80,6 +82,11 @@ public final class GraphScene {
             edgeIndex.put(edges[e], grown);
         }
         groups = layout.groups().toArray(new GraphLayout.GroupBox[0]);
+    }
+
+    /** The decorators whose paint goes over the states' looks at the next {@link #restyle}. */
+    public void setDecorators(List<Decorator> decorators) {
+        this.decorators = List.copyOf(decorators);
     }
 
     public GraphLayout.Result layout() {
@@ -148,7 +155,13 @@ public final class GraphScene {
             if (i < 0) {
                 continue;
             }
-            Looks.NodeLook look = Looks.node(kinds[i], states.state(key), key.equals(states.selectedKey()));
+            Looks.NodeLook look = Looks.node(kinds[i], states.state(key), false);
+            for (Decorator d : decorators) {
+                look = Looks.paint(look, d.node(key));
+            }
+            if (key.equals(states.selectedKey())) {
+                look = Looks.selected(look);
+            }
             if (!look.equals(looks[i])) {
                 looks[i] = look;
                 changed++;
@@ -158,6 +171,12 @@ public final class GraphScene {
             int[] at = edgeIndex.get(e);
             if (at != null) {
                 Looks.EdgeLook look = Looks.edge(states.look(e));
+                for (Decorator d : decorators) {
+                    String c = d.edge(e);
+                    if (c != null) {
+                        look = Looks.lit(c);
+                    }
+                }
                 for (int k : at) {
                     edgeLooks[k] = look;
                 }

@@ -63,7 +63,32 @@ public final class Looks {
             case PENDING -> new NodeLook(PENDING_FILL, PENDING_STROKE, 1.2, DIM_TEXT, k.bold());
             case OUTSIDE -> k;
         };
-        return selected ? new NodeLook(look.fill(), SELECTED_STROKE, 3, look.text(), look.bold()) : look;
+        return selected ? selected(look) : look;
+    }
+
+    /** {@code look} with a decorator's paint over it (null fields keep what is there). */
+    public static NodeLook paint(NodeLook look, io.gradscope.app.viewmodel.Decorator.Paint p) {
+        if (p == null) {
+            return look;
+        }
+        return new NodeLook(p.fill() == null ? look.fill() : p.fill(), p.stroke() == null ? look.stroke() : p.stroke(),
+                p.strokeWidth() == null ? look.strokeWidth() : p.strokeWidth(), p.text() == null ? look.text() : p.text(),
+                p.bold() == null ? look.bold() : p.bold());
+    }
+
+    /** The selection's outline over a look. */
+    public static NodeLook selected(NodeLook look) {
+        return new NodeLook(look.fill(), SELECTED_STROKE, 3, look.text(), look.bold());
+    }
+
+    /** An edge a decorator lights in {@code color}. */
+    public static EdgeLook lit(String color) {
+        return new EdgeLook(color, EDGE_ACTIVE.width());
+    }
+
+    /** Whether an edge is drawn over the plain ones. */
+    static boolean isLit(EdgeLook look) {
+        return look.width() >= EDGE_ACTIVE.width();
     }
 
     public static EdgeLook edge(GraphStates.EdgeLook look) {

@@ -5,6 +5,7 @@ import io.gradscope.app.draw.GraphPainter;
 import io.gradscope.app.draw.GraphScene;
 import io.gradscope.app.draw.Looks;
 import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.app.viewmodel.Decorator;
 import io.gradscope.app.viewmodel.GraphStates;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
@@ -45,6 +46,7 @@ public final class GraphPanel extends StackPane {
     private double pressX;
     private double pressY;
     private boolean dragged;
+    private final java.util.List<Decorator> decorators = new java.util.ArrayList<>();
 
     public GraphPanel(SweepViewModel vm) {
         this.vm = vm;
@@ -78,6 +80,28 @@ public final class GraphPanel extends StackPane {
         });
         vm.graphChange().addListener((o, a, change) -> restyle(change));
         vm.inspection().addListener((o, a, b) -> followCurrent());
+    }
+
+    /**
+     * Adds a decorator: its paint goes over the sweep's looks (after those added before it), and
+     * the graph restyles whenever its revision changes.
+     */
+    public void addDecorator(Decorator d) {
+        decorators.add(d);
+        if (scene != null) {
+            scene.setDecorators(decorators);
+        }
+        d.revision().addListener((o, a, b) -> restyleAll());
+        restyleAll();
+    }
+
+    /** Restyles every drawn node and edge (after a decoration changed). */
+    public void restyleAll() {
+        GraphStates states = vm.graphStates();
+        if (states != null && scene != null) {
+            scene.restyle(states, states.all());
+            redraw();
+        }
     }
 
     public Camera camera() {
@@ -228,6 +252,7 @@ public final class GraphPanel extends StackPane {
     private void show(GraphLayout.Result before, GraphLayout.Result after) {
         GraphScene old = scene;
         scene = new GraphScene(vm.recorded().get().graph(), after);
+        scene.setDecorators(decorators);
         GraphStates states = vm.graphStates();
         if (states != null) {
             scene.restyle(states, states.all());
