@@ -37,10 +37,16 @@ public final class SessionViewModel {
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
     private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
     private final SweepViewModel sweep;
+    private final DerivativesViewModel derivatives;
+    private final DiagnosticsViewModel diagnostics;
+    /** The request of the run on screen, with the device it ran on (null before one). */
+    private RunService.Request shown;
 
     public SessionViewModel(RunService service) {
         this.service = service;
         this.sweep = new SweepViewModel(service, status::set);
+        this.derivatives = new DerivativesViewModel(sweep, service, this::run, status::set, () -> shown);
+        this.diagnostics = new DiagnosticsViewModel(sweep, service, status::set, () -> shown);
     }
 
     /** The floating-point dtypes a run can use. */
@@ -91,6 +97,16 @@ public final class SessionViewModel {
         return sweep;
     }
 
+    /** Forward mode and Hessian-vector products of the run on screen. */
+    public DerivativesViewModel derivatives() {
+        return derivatives;
+    }
+
+    /** NaN origins, gradient checks, comparisons and overlays of the run on screen. */
+    public DiagnosticsViewModel diagnostics() {
+        return diagnostics;
+    }
+
     // ---- commands ---------------------------------------------------------------------------
 
     /** The user changed the text (nothing runs until {@link #run()}). */
@@ -116,6 +132,7 @@ public final class SessionViewModel {
         file.set(null);
         fileName.set(name);
         source.set(text);
+        derivatives.opened(text);
         run();
     }
 
@@ -131,6 +148,7 @@ public final class SessionViewModel {
         fileName.set(path.getFileName().toString());
         file.set(path);
         source.set(text);
+        derivatives.opened(text);
         run();
     }
 
@@ -162,7 +180,9 @@ public final class SessionViewModel {
         sweep.pause();
         String name = fileName.get();
         running.set(true);
-        service.run(new RunService.Request(name, source.get(), dtype.get(), device.get()),
+        RunService.Request request = new RunService.Request(name, source.get(), dtype.get(), device.get(),
+                derivatives.tangent().get());
+        service.run(request,
                 new RunService.Listener() {
                     @Override
                     public void started(RunService.Start start) {
@@ -182,11 +202,14 @@ public final class SessionViewModel {
                     public void succeeded(RunService.Result r) {
                         running.set(false);
                         error.set(null);
+                        shown = new RunService.Request(name, request.source(), request.dtype(), device.get(), r.tangent());
+                        String gone = derivatives.ran(r.tangent());
                         sweep.show(r.run(), r.graph(), r.layout());
-                        status.set(notice + String.format(Locale.ROOT,
-                                "Ran %s: objective %s · %d nodes · %d backward steps · run %d ms, layout %d ms", name,
+                        derivatives.afterShow();
+                        status.set(notice + gone + String.format(Locale.ROOT,
+                                "Ran %s: objective %s · %d nodes · %d backward steps%s · run %d ms, layout %d ms", name,
                                 num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
-                                r.runMillis(), r.layoutMillis()));
+                                r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis()));
                     }
 
                     @Override
