@@ -68,6 +68,8 @@ public final class GraphPanel extends StackPane {
     private final Map<String, String> shownStyle = new HashMap<>();
     private final Map<TraceGraph.Edge, Edge> drawnEdges = new HashMap<>();
     private GraphLayout.Result layout;
+    /** An extra style per drawn node (an overlay's colour, a diagnosis), applied after its state; null: none. */
+    private java.util.function.Function<String, String> decoration = key -> null;
 
     public GraphPanel(SweepViewModel vm) {
         this.vm = vm;
@@ -135,6 +137,19 @@ public final class GraphPanel extends StackPane {
 
     public void centerOn(String key) {
         camera.centerOn(key);
+    }
+
+    /** Sets the extra style of each drawn node (by key); call {@link #restyleAll()} when it changes. */
+    public void setDecoration(java.util.function.Function<String, String> decoration) {
+        this.decoration = decoration;
+        restyleAll();
+    }
+
+    /** Restyles every drawn node and edge (after the decoration changed). */
+    public void restyleAll() {
+        if (vm.graphStates() != null && layout != null) {
+            restyle(vm.graphStates().all());
+        }
     }
 
     /** Replaces the drawing with a layout of {@code g}, styled as the view-model's states say. */
@@ -208,7 +223,9 @@ public final class GraphPanel extends StackPane {
                 continue;
             }
             String st = STATE_STYLE.get(states.state(key));
-            String style = base + (st == null ? "" : " " + st) + (key.equals(states.selectedKey()) ? " " + SELECTED_STYLE : "");
+            String extra = decoration.apply(key);
+            String style = base + (st == null ? "" : " " + st) + (extra == null ? "" : " " + extra)
+                    + (key.equals(states.selectedKey()) ? " " + SELECTED_STYLE : "");
             if (!style.equals(shownStyle.get(key))) {
                 n.setAttribute("ui.style", style);
                 shownStyle.put(key, style);

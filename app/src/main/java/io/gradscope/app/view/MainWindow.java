@@ -28,13 +28,23 @@ public final class MainWindow extends BorderPane {
     private final TransportBar transport = new TransportBar(vm.sweep());
     private final StatusBar status = new StatusBar();
     private final Exporter exporter = new Exporter(vm, graph, graph::styleOf);
+    private final NodeDetails details = new NodeDetails(vm, inspector);
+    private final SidePanel side = new SidePanel(vm, inspector, new HvpPanel(vm.derivatives()),
+            new ComparePanel(vm.sweep(), vm.diagnostics()));
+    private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
 
     public MainWindow() {
         setId("main");
         Menus menus = new Menus(vm, graph, exporter, () -> getScene() == null ? null : getScene().getWindow());
-        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph)));
-        SplitPane split = new SplitPane(editor, graph, inspector);
-        split.setDividerPositions(0.3, 0.74);
+        menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
+        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
+        // Diagnoses colour the graph: the overlay's fill, then the node's mark (NaN origin, failed check).
+        graph.setDecoration(vm.diagnostics()::style);
+        vm.diagnostics().revision().addListener((o, a, b) -> graph.restyleAll());
+        OverlayLegend.install(graph, vm.diagnostics());
+        transport.addTool(new TangentChooser(vm.derivatives()));
+        SplitPane split = new SplitPane(editor, graph, side);
+        split.setDividerPositions(0.28, 0.68);
         setCenter(split);
         status.setId("status");
         status.textProperty().bind(vm.status());
@@ -55,6 +65,18 @@ public final class MainWindow extends BorderPane {
 
     public ProgramEditor editor() {
         return editor;
+    }
+
+    public NodeDetails details() {
+        return details;
+    }
+
+    public SidePanel side() {
+        return side;
+    }
+
+    public NodeMenu nodeMenu() {
+        return nodeMenu;
     }
 
     public TransportBar transport() {

@@ -54,6 +54,8 @@ public final class DerivativesViewModel {
     private final ReadOnlyObjectWrapper<TangentChoice> tangent = new ReadOnlyObjectWrapper<>(this, "tangent");
     private final ReadOnlyObjectWrapper<TangentTrace> tangents = new ReadOnlyObjectWrapper<>(this, "tangents", TangentTrace.NONE);
     private final ObservableList<LeafInfo> leaves = FXCollections.observableArrayList();
+    /** One read-only view, kept: a wrapper made per call would listen weakly and be collected with its listeners. */
+    private final ObservableList<LeafInfo> leavesView = FXCollections.unmodifiableObservableList(leaves);
     private final ReadOnlyObjectWrapper<Tensor> hvp = new ReadOnlyObjectWrapper<>(this, "hvp");
     private final ReadOnlyStringWrapper hvpLeaf = new ReadOnlyStringWrapper(this, "hvpLeaf");
     private final ReadOnlyIntegerWrapper hvpRequests = new ReadOnlyIntegerWrapper(this, "hvpRequests");
@@ -92,7 +94,7 @@ public final class DerivativesViewModel {
 
     /** The leaves of the run on screen that can take a tangent (not labels). */
     public ObservableList<LeafInfo> leaves() {
-        return FXCollections.unmodifiableObservableList(leaves);
+        return leavesView;
     }
 
     /** H·v on the tangent's leaf: the tangent of its gradient at the end of the second sweep (null: no such run). */
@@ -317,8 +319,8 @@ public final class DerivativesViewModel {
         LeafInfo leaf = t == null ? null : leaf(t.leaf());
         int at = leaf == null || !leaf.grad() ? -1 : vertexOf(s, t.leaf());
         TraceEvent.Tangent atLeaf = at < 0 ? null : tangents.get().backward(s.graph().vertex(at).id());
+        hvpLeaf.set(atLeaf == null ? null : t.leaf());
         hvp.set(atLeaf == null ? null : atLeaf.tangent());
-        hvpLeaf.set(hvp.get() == null ? null : t.leaf());
     }
 
     private int vertexOf(String name) {

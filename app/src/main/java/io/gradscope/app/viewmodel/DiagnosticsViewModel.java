@@ -176,6 +176,16 @@ public final class DiagnosticsViewModel {
         return producer;
     }
 
+    /** How many drawn nodes only pass a non-finite value on (forward or backward). */
+    public int propagatorCount() {
+        return propagators.size();
+    }
+
+    /** The style a mark adds to a drawn node (null for none). */
+    public static String markStyle(Mark m) {
+        return MARK_STYLE.get(m);
+    }
+
     public Mark mark(int vertex) {
         if (vertex == producer && vertex >= 0) {
             return Mark.PRODUCER;
@@ -242,7 +252,7 @@ public final class DiagnosticsViewModel {
             List<String> colours = overlay.get() == Overlay.GRADIENT_NORM ? NORM_COLOURS : DIFF_COLOURS;
             int i = (int) Math.min(colours.size() - 1, Math.floor(level * colours.size()));
             boolean dark = overlay.get() == Overlay.GRADIENT_NORM ? i <= 1 : i >= 3;
-            sb.append("fill-color: ").append(colours.get(i)).append(';').append(dark ? " text-color: #ffffff;" : "");
+            sb.append("fill-color: ").append(colours.get(i)).append("; text-color: ").append(dark ? "#ffffff;" : "#1d2433;");
         }
         String m = MARK_STYLE.get(mark);
         if (m != null) {
@@ -260,6 +270,9 @@ public final class DiagnosticsViewModel {
         double x = overlay.get() == Overlay.GRADIENT_NORM ? logNorms[vertex] : logDiff(diffByVertex.get(vertex));
         if (Double.isNaN(x)) {
             return Double.NaN;
+        }
+        if (x == Double.NEGATIVE_INFINITY) {
+            return 0;
         }
         return s.hi() <= s.lo() ? 1 : Math.max(0, Math.min(1, (x - s.lo()) / (s.hi() - s.lo())));
     }
@@ -281,8 +294,9 @@ public final class DiagnosticsViewModel {
                 }
             }
         } else {
+            // The scale spans the differences there are; values equal in both runs sit below its bottom.
             for (RunDiff.Row r : diffByVertex.values()) {
-                double x = logDiff(r);
+                double x = r.score() > 0 ? logDiff(r) : Double.NaN;
                 if (!Double.isNaN(x)) {
                     lo = Math.min(lo, x);
                     hi = Math.max(hi, x);
@@ -302,8 +316,8 @@ public final class DiagnosticsViewModel {
         if (r == null) {
             return Double.NaN;
         }
-        // Exactly equal values sit at the bottom of the scale, 1e-17 (below float64's rounding).
-        return Math.log10(Math.max(r.score(), 1e-17));
+        // Exactly equal values sit at the bottom of the scale (level 0).
+        return r.score() > 0 ? Math.log10(r.score()) : Double.NEGATIVE_INFINITY;
     }
 
     private void norms() {

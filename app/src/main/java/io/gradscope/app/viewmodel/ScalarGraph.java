@@ -129,8 +129,8 @@ public record ScalarGraph(String title, List<Scalar> scalars, List<int[]> edges,
             int[] at = inputAt.get(x);
             Integer out = outputAt.get(x);
             Role role = at != null ? Role.INPUT : out != null ? Role.OUTPUT : Role.INNER;
-            String label = at != null ? inputLabel(g, vertex, e, at[0], at[1]) : out != null && x.operands().isEmpty()
-                    ? "out[" + out + "]" : symbol(x);
+            String label = at != null ? inputLabel(g, vertex, e, at[0], at[1])
+                    : out != null ? index(g.vertex(vertex).title(), e.outputShape(), out) + " = " + symbol(x) : symbol(x);
             scalars.add(new Scalar(k, label, role, layer[k], x.data(), x.grad(), at != null ? at[0] : -1,
                     at != null ? at[1] : out != null ? out : -1));
         }
@@ -177,6 +177,11 @@ public record ScalarGraph(String title, List<Scalar> scalars, List<int[]> edges,
         int from = g.inputOf(vertex, input);
         String name = from >= 0 ? g.vertex(from).title() : "c" + (input + 1);
         int[] shape = from >= 0 ? g.vertex(from).value().shape() : new int[] {e.inputs().get(input).size()};
+        return index(name, shape, element);
+    }
+
+    /** "A[0,1]": element {@code element} (row-major) of a tensor named {@code name} of {@code shape}. */
+    private static String index(String name, int[] shape, int element) {
         int[] idx = new int[shape.length];
         int k = element;
         for (int d = shape.length - 1; d >= 0; d--) {

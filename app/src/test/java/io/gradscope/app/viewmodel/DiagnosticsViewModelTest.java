@@ -32,45 +32,11 @@ import org.junit.jupiter.api.Test;
 
 /** Finding the bad gradient through the view-model, without a window. */
 class DiagnosticsViewModelTest {
-    /** A case of the faults corpus the app can run (no input files): its title, where the fault is, the program. */
-    record Fault(String title, Sweep.Mode phase, String node, String program) {
-    }
-
-    static List<Fault> faults() throws IOException {
-        List<Fault> out = new ArrayList<>();
-        String title = null;
-        Sweep.Mode phase = null;
-        String node = null;
-        StringBuilder program = new StringBuilder();
-        boolean needsInput = false;
-        List<String> lines = new ArrayList<>(Files.readAllLines(Path.of("../engine/src/test/resources/faults/corpus.txt")));
-        lines.add("### end");
-        for (String line : lines) {
-            if (line.startsWith("###")) {
-                if (title != null && !needsInput) {
-                    out.add(new Fault(title, phase, node, program.toString()));
-                }
-                title = line.substring(3).strip();
-                program.setLength(0);
-                needsInput = false;
-            } else if (line.startsWith("origin: ")) {
-                String[] w = line.split(" ");
-                phase = w[1].equals("forward") ? Sweep.Mode.FORWARD : Sweep.Mode.BACKWARD;
-                node = w[2];
-            } else if (line.startsWith("input ")) {
-                needsInput = true; // the app runs without input files
-            } else if (title != null && !line.startsWith("#")) {
-                program.append(line).append('\n');
-            }
-        }
-        return out;
-    }
-
     @Test
     void jumpToOriginSelectsThePlantedProducerOfEveryFault() throws IOException {
-        List<Fault> faults = faults();
+        List<FaultCorpus.Fault> faults = FaultCorpus.faults();
         assertTrue(faults.size() >= 6, "cases: " + faults.size());
-        for (Fault f : faults) {
+        for (FaultCorpus.Fault f : faults) {
             SessionViewModel vm = new SessionViewModel(RunService.direct());
             vm.openText("fault.grad", f.program());
             DiagnosticsViewModel d = vm.diagnostics();
@@ -89,7 +55,7 @@ class DiagnosticsViewModelTest {
             assertTrue(vm.status().get().contains(d.jump().get().why()), vm.status().get());
             // The producer is marked apart from the nodes that only pass it on.
             assertEquals(DiagnosticsViewModel.Mark.PRODUCER, d.mark(v.index()));
-            assertTrue(d.style("v" + v.index()).contains(DiagnosticsViewModel.MARK_STYLE.get(DiagnosticsViewModel.Mark.PRODUCER)));
+            assertTrue(d.style("v" + v.index()).contains(DiagnosticsViewModel.markStyle(DiagnosticsViewModel.Mark.PRODUCER)));
             long propagators = s.recorded().get().graph().vertices().stream()
                     .filter(x -> d.mark(x.index()) == DiagnosticsViewModel.Mark.PROPAGATOR).count();
             assertTrue(propagators > 0, "something passes it on: " + f.title());
