@@ -129,12 +129,17 @@ public final class ScalarGraphView extends BorderPane {
             stage.initOwner(owner);
         }
         stage.setTitle(g.title() + " as scalars — Gradscope");
-        Scene scene = new Scene(new ScalarGraphView(g), g.drawn() ? 900 : 560, g.drawn() ? 640 : 160);
+        // At most 90% of the screen (a window past its edges is clipped, and headless screens are small).
+        var screen = javafx.stage.Screen.getPrimary().getVisualBounds();
+        Scene scene = new Scene(new ScalarGraphView(g), Math.min(g.drawn() ? 900 : 560, screen.getWidth() * 0.9),
+                Math.min(g.drawn() ? 640 : 160, screen.getHeight() * 0.9));
         if (stylesheet != null) {
             scene.getStylesheets().add(stylesheet);
         }
         stage.setScene(scene);
         stage.show();
+        stage.setX(screen.getMinX() + Math.max(0, (screen.getWidth() - scene.getWidth()) / 2));
+        stage.setY(screen.getMinY() + Math.max(0, (screen.getHeight() - scene.getHeight()) / 2));
         return stage;
     }
 }
