@@ -15,7 +15,13 @@ import javafx.util.Duration;
  * System properties: {@code gradscope.screenshot.mode=forward} steps the forward pass,
  * {@code gradscope.screenshot.steps} (3) steps forward, then {@code gradscope.screenshot.back} (0) back;
  * {@code gradscope.screenshot.expand=true} unfolds every run and group first;
- * {@code gradscope.screenshot.zoom} (0: Fit) zooms in that many steps on the current node.
+ * {@code gradscope.screenshot.zoom} (0: Fit) zooms in that many steps on the current node;
+ * {@code gradscope.screenshot.tangent=LEAF:DIRECTION} runs again carrying that tangent first,
+ * {@code gradscope.screenshot.select=NAME} selects a node, {@code gradscope.screenshot.origin=true}
+ * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
+ * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
+ * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
+ * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph.
  */
 final class Screenshot {
     private Screenshot() {
@@ -28,9 +34,16 @@ final class Screenshot {
             }
         });
         SweepViewModel sweep = w.viewModel().sweep();
+        String tangent = System.getProperty("gradscope.screenshot.tangent");
+        boolean[] tangentApplied = {tangent == null};
         boolean[] expanded = {!Boolean.getBoolean("gradscope.screenshot.expand")};
         sweep.layout().addListener((o, a, b) -> {
             if (b == null) {
+                return;
+            }
+            if (!tangentApplied[0]) {
+                tangentApplied[0] = true;
+                w.viewModel().derivatives().setTangent(io.gradscope.app.service.TangentChoice.parse(tangent));
                 return;
             }
             if (!expanded[0]) {
@@ -49,24 +62,65 @@ final class Screenshot {
             for (int i = Integer.getInteger("gradscope.screenshot.back", 0); i > 0; i--) {
                 sweep.stepBack();
             }
-            int zoom = Integer.getInteger("gradscope.screenshot.zoom", 0);
-            if (zoom == 0) {
-                Platform.runLater(w.graphPanel()::fit);
-            } else {
-                Platform.runLater(() -> {
-                    w.graphPanel().fit();
-                    for (int i = 0; i < zoom; i++) {
-                        w.graphPanel().zoomIn();
-                    }
-                    w.graphPanel().centerOn(sweep.keyOf(sweep.currentVertex()));
-                });
+            String select = System.getProperty("gradscope.screenshot.select");
+            if (select != null) {
+                sweep.find(select);
             }
+            if ("norm".equals(System.getProperty("gradscope.screenshot.overlay"))) {
+                w.viewModel().diagnostics().setOverlay(io.gradscope.app.viewmodel.DiagnosticsViewModel.Overlay.GRADIENT_NORM);
+            }
+            String panel = System.getProperty("gradscope.screenshot.panel", "");
+            if (panel.equals("hvp")) {
+                w.side().showHvp();
+            } else if (panel.equals("compare")) {
+                w.side().showCompare();
+            } else if (panel.equals("node")) {
+                w.side().showNode();
+            }
+            if (Boolean.getBoolean("gradscope.screenshot.hessian")) {
+                w.viewModel().derivatives().computeHessian();
+            }
+            if ("dtypes".equals(System.getProperty("gradscope.screenshot.compare"))) {
+                w.viewModel().diagnostics().compareDTypes();
+            }
+            String expand = System.getProperty("gradscope.screenshot.scalars");
+            if (expand != null && sweep.find(expand)) {
+                w.nodeMenu().expandSelected();
+            }
+            if (Boolean.getBoolean("gradscope.screenshot.origin")) {
+                // The origin is looked for off the UI thread: give it a moment.
+                PauseTransition wait = new PauseTransition(Duration.millis(1000));
+                wait.setOnFinished(e -> {
+                    w.viewModel().diagnostics().jumpToOrigin();
+                    fitOrZoom(w, sweep);
+                    take(scene, out);
+                });
+                wait.play();
+                return;
+            }
+            fitOrZoom(w, sweep);
             take(scene, out);
         });
     }
 
+    private static void fitOrZoom(MainWindow w, SweepViewModel sweep) {
+        int zoom = Integer.getInteger("gradscope.screenshot.zoom", 0);
+        if (zoom == 0) {
+            Platform.runLater(w.graphPanel()::fit);
+        } else {
+            Platform.runLater(() -> {
+                w.graphPanel().fit();
+                for (int i = 0; i < zoom; i++) {
+                    w.graphPanel().zoomIn();
+                }
+                w.graphPanel().centerOn(sweep.keyOf(sweep.currentVertex()));
+            });
+        }
+    }
+
     private static void take(Scene scene, Path out) {
-        PauseTransition pause = new PauseTransition(Duration.millis(1500));
+        // gradscope.screenshot.delay: longer, to take the whole screen meanwhile (import -window root).
+        PauseTransition pause = new PauseTransition(Duration.millis(Integer.getInteger("gradscope.screenshot.delay", 1500)));
         pause.setOnFinished(e -> {
             try {
                 var img = scene.snapshot(null);

@@ -13,11 +13,11 @@ import java.util.Random;
  * (standard normal, from the run's seed), {@code onehot:I} (element I of the flattened leaf) or a
  * {@code .npy} file of the leaf's shape.
  */
-final class Direction {
+public final class Direction {
     private Direction() {
     }
 
-    static Tensor parse(String option, String spec, int[] shape, DType dtype, long seed) {
+    public static Tensor parse(String option, String spec, int[] shape, DType dtype, long seed) {
         long n = Shapes.numel(shape);
         double[] d = new double[(int) n];
         if (spec.equals("ones")) {

@@ -28,10 +28,17 @@ import java.util.function.BiConsumer;
  * ({@code Platform::runLater} in the app; the caller's own thread in tests).
  */
 public final class RunService {
-    /** What to run, and what to recompute (the program's checkpoint blocks unless said). */
-    public record Request(String file, String source, DType dtype, Device device, RematPolicy remat) {
+    /**
+     * What to run, what to recompute (the program's checkpoint blocks unless said) and, when not
+     * null, the tangent carried through both passes (forward mode, H·v).
+     */
+    public record Request(String file, String source, DType dtype, Device device, RematPolicy remat, TangentChoice tangent) {
         public Request(String file, String source, DType dtype, Device device) {
-            this(file, source, dtype, device, RematPolicy.SEGMENTS);
+            this(file, source, dtype, device, RematPolicy.SEGMENTS, null);
+        }
+
+        public Request(String file, String source, DType dtype, Device device, RematPolicy remat) {
+            this(file, source, dtype, device, remat, null);
         }
     }
 
@@ -39,8 +46,15 @@ public final class RunService {
     public record Start(Device device, String notice) {
     }
 
-    /** What a finished run hands to the UI: the run, the graph read from its trace, positions to draw it at. */
-    public record Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis) {
+    /**
+     * What a finished run hands to the UI: the run, the graph read from its trace, positions to draw
+     * it at, and the tangent it carried (null: none, or the program no longer has that leaf).
+     */
+    public record Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis,
+                         TangentChoice tangent) {
+        public Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis) {
+            this(run, graph, layout, runMillis, layoutMillis, null);
+        }
     }
 
     /** Told on the UI thread how a run goes. */
@@ -97,7 +111,7 @@ public final class RunService {
         if (request.device() == Device.CUDA && !Backends.cudaAvailable()) {
             start = new Start(Device.CPU, "CUDA unavailable: " + Backends.cudaProblem() + "; ran on the CPU. ");
         }
-        RunOptions options = new RunOptions(request.dtype(), 0, Map.of(), start.device());
+        RunOptions options = options(new Request(request.file(), request.source(), request.dtype(), start.device()));
         AtomicReference<Runnable> pendingProgress = new AtomicReference<>();
         FutureTask<Result> task = new FutureTask<>(() -> call(request, options, (f, m) -> {
             // Coalesce: at most one progress report waits on the UI thread.
@@ -130,12 +144,14 @@ public final class RunService {
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
         // The plan's peak is predicted (on the meta device) for the memory panel to show beside the measured one.
         Program program = Program.parse(file, request.source());
+        TangentChoice tangent = TangentRuns.usable(program, options, request.tangent());
         RematPlanner.Planned planned = program.plan(options, request.remat(), true);
-        ProgramRun run = program.run(options, planned, true, (phase, done, total) -> {
+        String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
+        ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, true, (phase, done, total) -> {
             double f = total == 0 ? 1 : (double) done / total;
             progress.accept(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
-                    (phase.equals("forward") ? "Running " : "Backward pass of ") + file + ": " + done + " of " + total);
-        });
+                    (phase.equals("forward") ? running : "Backward pass of ") + file + ": " + done + " of " + total);
+        }));
         TraceGraph graph = TraceGraph.of(run.trace());
         long t1 = System.nanoTime();
         if (Thread.currentThread().isInterrupted()) {
@@ -146,7 +162,7 @@ public final class RunService {
         // Repeated structure starts folded ("block ×150"); groups start expanded.
         GraphLayout.Result layout = layouts.layout(layouts.hierarchy().runs());
         long t2 = System.nanoTime();
-        return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000);
+        return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, tangent);
     }
 
     private void finish(FutureTask<Result> done, Listener listener) {
@@ -199,6 +215,35 @@ public final class RunService {
                 failure = e;
             }
             GraphLayout.Result r = result;
+            Throwable f = failure;
+            ui.execute(() -> done.accept(r, f));
+        });
+    }
+
+    /** Runs {@code r} on the UI thread (progress from a worker). */
+    public void onUi(Runnable r) {
+        ui.execute(r);
+    }
+
+    /** The options a request runs with (seed 0, no input files), as {@link #run} uses them. */
+    public static RunOptions options(Request request) {
+        return new RunOptions(request.dtype(), 0, Map.of(), request.device());
+    }
+
+    /**
+     * Runs {@code work} off the UI thread (a gradient check, a Hessian, a second run to compare) and
+     * hands its result, or its failure, to {@code done} on the UI thread.
+     */
+    public <T> void submit(java.util.concurrent.Callable<T> work, BiConsumer<T, Throwable> done) {
+        worker.execute(() -> {
+            T result = null;
+            Throwable failure = null;
+            try {
+                result = work.call();
+            } catch (Exception | Error e) {
+                failure = e;
+            }
+            T r = result;
             Throwable f = failure;
             ui.execute(() -> done.accept(r, f));
         });

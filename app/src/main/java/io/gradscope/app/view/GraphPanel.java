@@ -133,6 +133,11 @@ public final class GraphPanel extends StackPane {
         return new double[] {camera.toPxX(b[0]), camera.toPxY(b[1]), b[2] * camera.scale(), b[3] * camera.scale()};
     }
 
+    /** The drawn node at a point of the canvas (pixels), or null. */
+    public String keyAt(double x, double y) {
+        return scene == null ? null : scene.nodeAt(camera.toLayoutX(x), camera.toLayoutY(y));
+    }
+
     public Canvas canvas() {
         return canvas;
     }
@@ -337,6 +342,9 @@ public final class GraphPanel extends StackPane {
 
     private void click(MouseEvent e) {
         if (dragged || scene == null) {
+            return;
+        }
+        if (e.getButton() == MouseButton.SECONDARY) {
             return;
         }
         double x = camera.toLayoutX(e.getX());

@@ -25,6 +25,7 @@ public final class Heatmap extends VBox {
     static final Color MID = Color.web("#f7f7f7");
     static final Color POS = Color.web("#b2182b");
     private static final double MAX_SIDE = 220;
+    private double maxSide = MAX_SIDE;
 
     private final Label title = new Label();
     private final Canvas canvas = new Canvas(0, 0);
@@ -55,6 +56,14 @@ public final class Heatmap extends VBox {
         note.setManaged(false);
         note.setVisible(false);
         getChildren().addAll(title, note, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
+    }
+
+    /** The longest side of the map in pixels (220 unless two maps share a row). */
+    public void setMaxSide(double side) {
+        if (side != maxSide) {
+            maxSide = side;
+            draw();
+        }
     }
 
     public void setHeading(String heading) {
@@ -192,7 +201,7 @@ public final class Heatmap extends VBox {
                 maxAbs = Math.max(maxAbs, Math.abs(v));
             }
         }
-        double cell = Math.max(2, Math.min(18, Math.min(MAX_SIDE / Math.max(cc, 1), MAX_SIDE / Math.max(cr, 1))));
+        double cell = Math.max(2, Math.min(18, Math.min(maxSide / Math.max(cc, 1), maxSide / Math.max(cr, 1))));
         canvas.setWidth(cc * cell);
         canvas.setHeight(cr * cell);
         GraphicsContext g = canvas.getGraphicsContext2D();

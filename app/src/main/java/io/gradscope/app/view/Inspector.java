@@ -10,6 +10,7 @@ import javafx.geometry.Insets;
 import javafx.scene.control.Label;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Separator;
+import javafx.scene.layout.HBox;
 import javafx.scene.layout.VBox;
 
 /**
@@ -31,6 +32,10 @@ public final class Inspector extends ScrollPane {
     private final VBox contributions = new VBox(4);
     private final List<Heatmap> sent = new java.util.ArrayList<>();
     private final Label leafNote = new Label();
+    /** Where other views add to the inspector: notes under the layout, a map beside the value and the gradient. */
+    private final VBox notes = new VBox(4);
+    private final HBox valueRow = new HBox(8, value);
+    private final HBox upstreamRow = new HBox(8, upstream);
 
     public Inspector(SweepViewModel vm) {
         this.vm = vm;
@@ -45,7 +50,7 @@ public final class Inspector extends ScrollPane {
         value.setId("inspector-value");
         upstream.setId("inspector-upstream");
         contribTitle.getStyleClass().add("heading");
-        VBox box = new VBox(6, name, op, rule, layout, new Separator(), value, upstream, contribTitle, contributions);
+        VBox box = new VBox(6, name, op, rule, layout, notes, new Separator(), valueRow, upstreamRow, contribTitle, contributions);
         box.setPadding(new Insets(10));
         box.setPrefWidth(300);
         setContent(box);
@@ -61,6 +66,21 @@ public final class Inspector extends ScrollPane {
 
     public Heatmap upstreamMap() {
         return upstream;
+    }
+
+    /** Notes about the node from other views (health, diagnoses), under its shape. */
+    public VBox notes() {
+        return notes;
+    }
+
+    /** The row of the value map: another view may add a map beside it. */
+    public HBox valueRow() {
+        return valueRow;
+    }
+
+    /** The row of the upstream gradient's map: another view may add a map beside it. */
+    public HBox upstreamRow() {
+        return upstreamRow;
     }
 
     /** How many times it has refreshed (one per step: tests count). */

@@ -44,6 +44,10 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private Function<String, Unsaved> askUnsaved = UnsavedDialog::ask;
     private Runnable exit = Platform::exit;
     private static final String CLOSE_HANDLER = "gradscope.closeHandler";
+    private final NodeDetails details = new NodeDetails(vm, inspector);
+    private final SidePanel side = new SidePanel(vm, inspector, new HvpPanel(vm.derivatives()),
+            new ComparePanel(vm.sweep(), vm.diagnostics()));
+    private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
 
     /** The window, with Open Recent kept in the user's preferences. */
     public MainWindow() {
@@ -53,13 +57,18 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     public MainWindow(RecentFiles recent) {
         setId("main");
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
-        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph)));
+        menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
+        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
+        // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
+        graph.addDecorator(vm.diagnostics());
+        OverlayLegend.install(graph, vm.diagnostics());
+        transport.addTool(new TangentChooser(vm.derivatives()));
         SplitPane graphAndMemory = new SplitPane(graph, memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
-        SplitPane split = new SplitPane(editor, graphAndMemory, inspector);
-        split.setDividerPositions(0.3, 0.74);
+        SplitPane split = new SplitPane(editor, graphAndMemory, side);
+        split.setDividerPositions(0.28, 0.68);
         setCenter(split);
         status.setId("status");
         status.textProperty().bind(vm.status());
@@ -84,6 +93,18 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     public ProgramEditor editor() {
         return editor;
+    }
+
+    public NodeDetails details() {
+        return details;
+    }
+
+    public SidePanel side() {
+        return side;
+    }
+
+    public NodeMenu nodeMenu() {
+        return nodeMenu;
     }
 
     public TransportBar transport() {

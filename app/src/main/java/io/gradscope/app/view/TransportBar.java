@@ -103,6 +103,11 @@ public final class TransportBar extends HBox {
         return pass + " step " + (c + 1) + " of " + vm.steps() + (v == null ? "" : ": " + v.title());
     }
 
+    /** Adds a control after the speed slider (the tangent chooser). */
+    public void addTool(javafx.scene.Node tool) {
+        getChildren().add(getChildren().size() - 2, tool);
+    }
+
     public Label where() {
         return where;
     }

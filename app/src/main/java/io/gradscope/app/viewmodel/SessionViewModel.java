@@ -4,7 +4,6 @@ import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.program.InputFiles;
-import io.gradscope.engine.program.OpenHint;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import java.io.IOException;
@@ -46,6 +45,10 @@ public final class SessionViewModel {
     private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title");
     private final SweepViewModel sweep;
     private final MemoryViewModel memory;
+    private final DerivativesViewModel derivatives;
+    private final DiagnosticsViewModel diagnostics;
+    /** The request of the run on screen, with the device it ran on (null before one). */
+    private RunService.Request shown;
 
     public SessionViewModel(RunService service) {
         this.service = service;
@@ -57,6 +60,8 @@ public final class SessionViewModel {
         modified.bind(source.isNotEqualTo(saved));
         title.bind(javafx.beans.binding.Bindings.createStringBinding(
                 () -> (modified.get() ? "● " : "") + fileName.get() + " — Gradscope", modified, fileName));
+        this.derivatives = new DerivativesViewModel(sweep, service, this::run, status::set, () -> shown);
+        this.diagnostics = new DiagnosticsViewModel(sweep, service, status::set, () -> shown);
     }
 
     /** The floating-point dtypes a run can use. */
@@ -131,6 +136,16 @@ public final class SessionViewModel {
         remat.set(policy);
     }
 
+    /** Forward mode and Hessian-vector products of the run on screen. */
+    public DerivativesViewModel derivatives() {
+        return derivatives;
+    }
+
+    /** NaN origins, gradient checks, comparisons and overlays of the run on screen. */
+    public DiagnosticsViewModel diagnostics() {
+        return diagnostics;
+    }
+
     // ---- commands ---------------------------------------------------------------------------
 
     /** The user changed the text (nothing runs until {@link #run()}). */
@@ -157,18 +172,8 @@ public final class SessionViewModel {
         fileName.set(name);
         saved.set(text);
         source.set(text);
-        applyHint(text);
+        derivatives.opened(text);
         run();
-    }
-
-    /** A program's "# open: forward" or "# open: backward" picks the pass it is stepped in. */
-    private void applyHint(String text) {
-        OpenHint hint = OpenHint.of(text);
-        if (hint != null && hint.view().equals("forward")) {
-            sweep.setMode(Sweep.Mode.FORWARD);
-        } else if (hint != null && hint.view().equals("backward")) {
-            sweep.setMode(Sweep.Mode.BACKWARD);
-        }
     }
 
     /** Opens a program file (its text goes in the editor) and runs it. */
@@ -192,7 +197,7 @@ public final class SessionViewModel {
         file.set(path);
         saved.set(text);
         source.set(text);
-        applyHint(text);
+        derivatives.opened(text);
         run();
     }
 
@@ -226,7 +231,9 @@ public final class SessionViewModel {
         sweep.pause();
         String name = fileName.get();
         running.set(true);
-        service.run(new RunService.Request(name, source.get(), dtype.get(), device.get(), remat.get()),
+        RunService.Request request = new RunService.Request(name, source.get(), dtype.get(), device.get(), remat.get(),
+                derivatives.tangent().get());
+        service.run(request,
                 new RunService.Listener() {
                     @Override
                     public void started(RunService.Start start) {
@@ -246,11 +253,14 @@ public final class SessionViewModel {
                     public void succeeded(RunService.Result r) {
                         running.set(false);
                         error.set(null);
+                        shown = new RunService.Request(name, request.source(), request.dtype(), device.get(), request.remat(), r.tangent());
+                        String gone = derivatives.ran(r.tangent());
                         sweep.show(r.run(), r.graph(), r.layout());
-                        status.set(notice + String.format(Locale.ROOT,
-                                "Ran %s: objective %s · %d nodes · %d backward steps · run %d ms, layout %d ms", name,
+                        derivatives.afterShow();
+                        status.set(notice + gone + String.format(Locale.ROOT,
+                                "Ran %s: objective %s · %d nodes · %d backward steps%s · run %d ms, layout %d ms", name,
                                 num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
-                                r.runMillis(), r.layoutMillis()));
+                                r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis()));
                     }
 
                     @Override

@@ -24,8 +24,12 @@ public final class RunDiff {
     private RunDiff() {
     }
 
-    /** One value's differences (NaN where one side has no gradient); {@code line} its program line. */
-    public record Row(String title, String op, int line, double valueDiff, double gradientDiff) {
+    /**
+     * One value's differences (NaN where one side has no gradient); {@code line} its program line;
+     * {@code vertexA} and {@code vertexB} the value's vertex in each run's trace graph (so a viewer
+     * can colour and pair the nodes without pairing them again).
+     */
+    public record Row(String title, String op, int line, double valueDiff, double gradientDiff, int vertexA, int vertexB) {
         /** The larger of the two differences, for ranking (NaN counts as 0). */
         public double score() {
             return Math.max(Double.isNaN(valueDiff) ? 0 : valueDiff, Double.isNaN(gradientDiff) ? 0 : gradientDiff);
@@ -55,7 +59,7 @@ public final class RunDiff {
                 continue;
             }
             rows.add(new Row(va.title(), va.op(), va.line(), relative(va.value(), vb.value()),
-                    relative(gradA.get(va.id()), gradB.get(vb.id()))));
+                    relative(gradA.get(va.id()), gradB.get(vb.id())), va.index(), vb.index()));
         }
         rows.sort(Comparator.comparingDouble(Row::score).reversed());
         return rows;

@@ -81,9 +81,14 @@ public final class Directional {
      * steps through for forward mode and for a Hessian-vector product.
      */
     public static ProgramRun tracedRun(Program program, RunOptions options, String name, Tensor v) {
+        return traced(program, options, name, v, () -> program.run(options));
+    }
+
+    /** As {@link #tracedRun}, the run made by {@code run} (with its own memory options and progress). */
+    public static ProgramRun traced(Program program, RunOptions options, String name, Tensor v, java.util.function.Supplier<ProgramRun> run) {
         checkShape(leaf(program, options, name, false), v, "the tangent");
         try (Tangents.Level level = Tangents.open().seedLeaf(name, v)) {
-            return program.run(options);
+            return run.get();
         }
     }
 

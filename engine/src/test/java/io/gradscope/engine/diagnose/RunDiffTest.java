@@ -48,9 +48,18 @@ class RunDiffTest {
     void anEditIsPairedByName() {
         Program a = Program.parse("a.grad", "x = param(3)\ny = tanh(x)\nL = sum(y * y)\n");
         Program b = Program.parse("b.grad", "x = param(3)\nz = x * 1\ny = tanh(z)\nL = sum(y * y)\n");
-        List<RunDiff.Row> rows = RunDiff.of(run(a, DType.FLOAT64).trace(), run(b, DType.FLOAT64).trace());
+        ProgramRun ra = run(a, DType.FLOAT64);
+        ProgramRun rb = run(b, DType.FLOAT64);
+        List<RunDiff.Row> rows = RunDiff.of(ra.trace(), rb.trace());
         assertEquals(List.of("L", "x", "y"), rows.stream().map(RunDiff.Row::title).sorted().toList());
         rows.forEach(r -> assertEquals(0, r.score(), r.toString()));
+        // Each row names its vertex in both graphs.
+        var ga = io.gradscope.engine.trace.TraceGraph.of(ra.trace());
+        var gb = io.gradscope.engine.trace.TraceGraph.of(rb.trace());
+        for (RunDiff.Row r : rows) {
+            assertEquals(r.title(), ga.vertex(r.vertexA()).title());
+            assertEquals(r.title(), gb.vertex(r.vertexB()).title());
+        }
     }
 
     @Test

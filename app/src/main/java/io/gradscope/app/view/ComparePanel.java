@@ -1,0 +1,176 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.DiagnosticsViewModel;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import io.gradscope.engine.diagnose.RunDiff;
+import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.Locale;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.SplitPane;
+import javafx.scene.control.TableColumn;
+import javafx.scene.control.TableView;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+
+/**
+ * What changed between two runs: the values ranked by relative difference (a row selects its
+ * node), and the node's value and gradient in each run side by side, following the selection.
+ */
+public final class ComparePanel extends VBox {
+    private final SweepViewModel sweep;
+    private final DiagnosticsViewModel vm;
+    private final TableView<RunDiff.Row> table = new TableView<>();
+    private final Label summary = new Label("Compare the run on screen with a second run.");
+    private final Column current = new Column();
+    private final Column other = new Column();
+    private Sweep otherSweep;
+    private boolean selecting;
+
+    public ComparePanel(SweepViewModel sweep, DiagnosticsViewModel vm) {
+        super(6);
+        this.sweep = sweep;
+        this.vm = vm;
+        setId("compare-panel");
+        setPadding(new Insets(8));
+        Button dtypes = new Button("float32 vs float64");
+        dtypes.setId("compare-dtypes");
+        dtypes.setOnAction(e -> vm.compareDTypes());
+        dtypes.disableProperty().bind(vm.comparing());
+        Button previous = new Button("vs previous run");
+        previous.setId("compare-previous");
+        previous.setOnAction(e -> vm.compareWithPrevious());
+        Button clear = new Button("Clear");
+        clear.setOnAction(e -> vm.clearComparison());
+        summary.setWrapText(true);
+        summary.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
+        summary.getStyleClass().add("stats");
+        table.setId("compare-table");
+        table.getColumns().add(column("node", r -> r.title()));
+        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : ""));
+        table.getColumns().add(column("value", r -> sci(r.valueDiff())));
+        table.getColumns().add(column("gradient", r -> sci(r.gradientDiff())));
+        table.setColumnResizePolicy(TableView.CONSTRAINED_RESIZE_POLICY);
+        table.setPrefHeight(200);
+        table.setPlaceholder(new Label("No comparison yet"));
+        table.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
+            DiagnosticsViewModel.Comparison c = vm.comparison().get();
+            if (r != null && c != null && !selecting) {
+                sweep.select(c.currentVertex(r));
+            }
+        });
+        SplitPane columns = new SplitPane(current, other);
+        VBox.setVgrow(columns, Priority.ALWAYS);
+        getChildren().addAll(new HBox(6, dtypes, previous, clear), summary, table, columns);
+        vm.comparison().addListener((o, a, c) -> showComparison(c));
+        sweep.inspection().addListener((o, a, b) -> follow());
+        showComparison(vm.comparison().get());
+    }
+
+    private static TableColumn<RunDiff.Row, String> column(String name, java.util.function.Function<RunDiff.Row, String> text) {
+        TableColumn<RunDiff.Row, String> c = new TableColumn<>(name);
+        c.setCellValueFactory(d -> new ReadOnlyStringWrapper(text.apply(d.getValue())));
+        c.setSortable(false);
+        return c;
+    }
+
+    private void showComparison(DiagnosticsViewModel.Comparison c) {
+        table.getItems().setAll(c == null ? java.util.List.of() : c.rows());
+        otherSweep = c == null ? null : new Sweep(c.other(), c.otherGraph());
+        summary.setText(c == null ? "Compare the run on screen with a second run: the same program in the other dtype, or the run "
+                + "before the last edit. Nodes are coloured by their largest relative difference, max|a − b| / max|b|."
+                : c.labelA() + " against " + c.labelB() + " (the reference): " + c.rows().size()
+                + " values, largest relative difference first. Select a row or a node to see both runs.");
+        follow();
+    }
+
+    /** Both columns show the inspected node: in the run on screen and, paired, in the other run. */
+    private void follow() {
+        DiagnosticsViewModel.Comparison c = vm.comparison().get();
+        int v = sweep.inspectedVertex();
+        Sweep s = sweep.recorded().get();
+        if (c == null || s == null || v < 0) {
+            current.show("this run", null, null, null);
+            other.show("the other run", null, null, null);
+            return;
+        }
+        RunDiff.Row row = vm.difference(v);
+        selecting = true;
+        try {
+            if (row != null) {
+                table.getSelectionModel().select(row);
+                table.scrollTo(row);
+            } else {
+                table.getSelectionModel().clearSelection();
+            }
+        } finally {
+            selecting = false;
+        }
+        int last = s.steps(Sweep.Mode.BACKWARD) - 1;
+        current.show(c.currentLabel(), s.graph().vertex(v), s.graph().vertex(v).value(), s.upstream(last, v));
+        if (row == null) {
+            other.show(c.otherLabel() + ": no such value", null, null, null);
+        } else {
+            int ov = c.otherVertex(row);
+            TraceGraph.Vertex vo = c.otherGraph().vertex(ov);
+            other.show(c.otherLabel(), vo, vo.value(), otherSweep.upstream(otherSweep.steps(Sweep.Mode.BACKWARD) - 1, ov));
+        }
+    }
+
+    private static String sci(double x) {
+        return Double.isNaN(x) ? "–" : String.format(Locale.ROOT, "%.2e", x);
+    }
+
+    public TableView<RunDiff.Row> table() {
+        return table;
+    }
+
+    /** The column of the run on screen, and of the other run. */
+    public Column currentColumn() {
+        return current;
+    }
+
+    public Column otherColumn() {
+        return other;
+    }
+
+    /** One run's view of a node: its name, value and gradient. */
+    public static final class Column extends ScrollPane {
+        private final Label title = new Label();
+        private final Label node = new Label();
+        private final Heatmap value = new Heatmap("Value");
+        private final Heatmap gradient = new Heatmap("Gradient");
+
+        Column() {
+            title.getStyleClass().add("heading");
+            node.getStyleClass().add("title");
+            value.setMaxSide(130);
+            gradient.setMaxSide(130);
+            VBox box = new VBox(4, title, node, value, gradient);
+            box.setPadding(new Insets(4));
+            setContent(box);
+            setFitToWidth(true);
+        }
+
+        void show(String run, TraceGraph.Vertex v, Tensor val, Tensor grad) {
+            title.setText(run);
+            node.setText(v == null ? "" : v.title());
+            value.show(val, v == null ? "" : "");
+            gradient.show(grad, v == null ? "" : v.requiresGrad() ? "Not reached" : "No gradient");
+        }
+
+        public Heatmap valueMap() {
+            return value;
+        }
+
+        public Heatmap gradientMap() {
+            return gradient;
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.viewmodel.DiagnosticsViewModel;
+import io.gradscope.engine.diagnose.FiniteOrigin;
+import javafx.geometry.Insets;
+import javafx.geometry.Pos;
+import javafx.scene.control.Button;
+import javafx.scene.control.Label;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import org.fxmisc.richtext.CodeArea;
+
+/**
+ * The alert over the graph when a value or a gradient is not finite: where it was born, and
+ * "Jump to origin", which selects the producer, shows its line in the editor and says why.
+ */
+public final class FindingBar extends HBox {
+    private final Label text = new Label();
+    private final Button jump = new Button("Jump to origin");
+    private final DiagnosticsViewModel vm;
+
+    public FindingBar(DiagnosticsViewModel vm, CodeArea editor) {
+        super(8);
+        setId("finding-bar");
+        getStyleClass().add("finding-bar");
+        setPadding(new Insets(4, 10, 4, 10));
+        setAlignment(Pos.CENTER_LEFT);
+        text.setId("finding-text");
+        text.setWrapText(true);
+        text.setMaxWidth(Double.MAX_VALUE);
+        HBox.setHgrow(text, Priority.ALWAYS);
+        jump.setId("jump-origin");
+        jump.setOnAction(e -> vm.jumpToOrigin());
+        getChildren().addAll(text, jump);
+        this.vm = vm;
+        vm.finite().addListener((o, a, r) -> show(r));
+        vm.jump().addListener((o, a, j) -> {
+            if (j != null) {
+                showLine(editor, j.line(), j.column());
+                text.setText(text.getText().split("\n")[0] + "\nWhy: " + j.why());
+            }
+        });
+        show(vm.finite().get());
+    }
+
+    private void show(FiniteOrigin.Report r) {
+        boolean bad = r != null && r.origin() != null;
+        setVisible(bad);
+        setManaged(bad);
+        if (bad) {
+            FiniteOrigin.Finding f = r.origin();
+            text.setText("⚠ A non-finite value was born in the " + (f.phase() == FiniteOrigin.Phase.FORWARD ? "forward" : "backward")
+                    + " pass at " + f.title() + (f.title().equals(f.op()) ? "" : " = " + f.op())
+                    + (f.source().line() > 0 ? " (line " + f.source().line() + ")" : "") + "; "
+                    + vm.propagatorCount() + (vm.propagatorCount() == 1 ? " node passes" : " nodes pass") + " it on.");
+        }
+    }
+
+    /** Selects a program line in the editor and scrolls to it. */
+    static void showLine(CodeArea editor, int line, int column) {
+        int p = line - 1;
+        if (p < 0 || p >= editor.getParagraphs().size()) {
+            return;
+        }
+        editor.showParagraphInViewport(p);
+        editor.selectRange(p, 0, p, editor.getParagraph(p).length());
+        editor.requestFollowCaret();
+    }
+
+    public Label text() {
+        return text;
+    }
+
+    public Button jumpButton() {
+        return jump;
+    }
+}

@@ -1,0 +1,180 @@
+package io.gradscope.app.view;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.app.viewmodel.DiagnosticsViewModel;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.SweepViewModel;
+import io.gradscope.engine.diagnose.FiniteOrigin;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.trace.TraceGraph;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import javafx.scene.Scene;
+import javafx.scene.input.MouseButton;
+import javafx.stage.Stage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.testfx.api.FxRobot;
+import org.testfx.framework.junit5.ApplicationExtension;
+import org.testfx.framework.junit5.Start;
+import org.testfx.util.WaitForAsyncUtils;
+
+/** Finding the bad gradient in the window (TestFX + Monocle): the origin, a node's scalars, gradient checks, two runs. */
+@ExtendWith(ApplicationExtension.class)
+class BadGradientWindowTest {
+    private MainWindow window;
+
+    @Start
+    void start(Stage stage) {
+        window = new MainWindow();
+        Scene scene = new Scene(window, 1200, 780);
+        window.install(scene);
+        stage.setScene(scene);
+        stage.show();
+    }
+
+    private SweepViewModel sweep() {
+        return window.viewModel().sweep();
+    }
+
+    private void openAndWait(FxRobot robot, Path file) throws Exception {
+        robot.interact(() -> window.viewModel().open(file));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
+        WaitForAsyncUtils.waitForFxEvents();
+    }
+
+    /** A case of the faults corpus, by title, as a program file. */
+    private static Path fault(Path dir, String title) throws Exception {
+        for (io.gradscope.app.viewmodel.FaultCorpus.Fault f : io.gradscope.app.viewmodel.FaultCorpus.faults()) {
+            if (f.title().equals(title)) {
+                Path p = dir.resolve("fault.grad");
+                Files.writeString(p, f.program());
+                return p;
+            }
+        }
+        throw new AssertionError("no fault '" + title + "'");
+    }
+
+    @Test
+    void jumpToOriginSelectsTheProducerItsLineAndSaysWhy(FxRobot robot, @TempDir Path tmp) throws Exception {
+        for (String title : new String[] {"log of a negative", "sqrt at zero: finite forward, infinite gradient"}) {
+            Path file = fault(tmp, title);
+            openAndWait(robot, file);
+            WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+            WaitForAsyncUtils.waitForFxEvents();
+            FiniteOrigin.Finding f = window.viewModel().diagnostics().finite().get().origin();
+            assertNotNull(f, title);
+            assertTrue(robot.lookup("#finding-bar").query().isVisible(), "the alert shows: " + title);
+            robot.clickOn("#jump-origin");
+            WaitForAsyncUtils.waitForFxEvents();
+            Sweep s = sweep().recorded().get();
+            int producer = s.graph().indexOf(f.node());
+            assertEquals(producer, sweep().selected().get(), "the producer is selected: " + title);
+            assertEquals(title.startsWith("log") ? "c" : "s", s.graph().vertex(producer).name());
+            assertEquals(title.startsWith("log") ? Sweep.Mode.FORWARD : Sweep.Mode.BACKWARD, sweep().mode().get());
+            assertEquals(s.graph().vertex(producer).name(), robot.lookup("#inspector-name").queryLabeled().getText());
+            // Its line in the editor is selected.
+            String line = Files.readAllLines(file).get(f.source().line() - 1);
+            assertEquals(line, window.editor().area().getSelectedText());
+            // Why, in the inspector and the alert.
+            assertTrue(window.details().originNote().isVisible());
+            assertTrue(window.details().originNote().getText().endsWith(f.why()), window.details().originNote().getText());
+            assertTrue(robot.lookup("#finding-text").queryLabeled().getText().contains("Why: " + f.why()));
+            // Drawn apart from the nodes that only pass it on.
+            String fill = window.graphPanel().scene().look("v" + producer).fill();
+            assertEquals(DiagnosticsViewModel.markPaint(DiagnosticsViewModel.Mark.PRODUCER).fill(), fill);
+            boolean propagatorDrawn = s.graph().vertices().stream().anyMatch(v -> {
+                var look = window.graphPanel().scene().look("v" + v.index());
+                return look != null && look.fill().equals(DiagnosticsViewModel.markPaint(DiagnosticsViewModel.Mark.PROPAGATOR).fill());
+            });
+            assertTrue(propagatorDrawn, title);
+        }
+    }
+
+    @Test
+    void expandToScalarsFromANodesContextMenuShowsItsScalarsAndTheirGradients(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/course/03_matmul_vjp.grad"));
+        Sweep s = sweep().recorded().get();
+        int y = s.find("Y");
+        var panel = window.graphPanel();
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> panel.boxOnScreen("v" + y) != null && panel.canvas().getWidth() > 0);
+        WaitForAsyncUtils.waitForFxEvents();
+        double[] box = panel.boxOnScreen("v" + y);
+        robot.clickOn(panel.canvas().localToScreen(box[0] + box[2] / 2, box[1] + box[3] / 2), MouseButton.SECONDARY);
+        ForwardModeWindowTest.chooseInMenu(robot, "Expand to Scalars");
+        WaitForAsyncUtils.waitForFxEvents();
+        ScalarGraphView view = robot.lookup("#scalar-graph").queryAs(ScalarGraphView.class);
+        // A = [2, 3], B = [3, 2]: 12 inputs, 12 products, 4 partial sums, 4 outputs.
+        assertEquals(32, view.boxes().size());
+        // The inputs' gradients are the VJP the engine sent.
+        var step = s.backwardStep(s.backwardStepOf(y));
+        double[] dA = step.contributions().get(0).gradient().toDoubleArray();
+        for (int k = 0; k < 6; k++) {
+            String text = view.boxes().get(k).getText();
+            assertTrue(text.startsWith("A[" + k / 3 + "," + k % 3 + "]"), text);
+            assertTrue(text.endsWith(String.format(java.util.Locale.ROOT, "g %.4g", dA[k])), text + " vs " + dA[k]);
+        }
+        assertTrue(robot.lookup("#scalar-message").queryLabeled().getText().contains("agrees with the engine's"));
+        robot.interact(() -> ((Stage) view.getScene().getWindow()).close());
+        // An op the expansion does not cover shows the engine's message.
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        int loss = sweep().recorded().get().find("loss");
+        robot.interact(() -> window.nodeMenu().expand(loss));
+        WaitForAsyncUtils.waitForFxEvents();
+        String message = robot.lookup("#scalar-message").queryLabeled().getText();
+        assertTrue(message.startsWith("cross_entropy"), message);
+        robot.interact(() -> ((Stage) robot.lookup("#scalar-message").query().getScene().getWindow()).close());
+    }
+
+    @Test
+    void checkGradientsFromTheDebugMenuAndFloat32AgainstFloat64(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        robot.clickOn("Debug");
+        ForwardModeWindowTest.chooseInMenu(robot, "Check Gradients");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().checked() > 0
+                && !window.viewModel().diagnostics().checking().get());
+        WaitForAsyncUtils.waitForFxEvents();
+        Sweep s = sweep().recorded().get();
+        int logits = s.find("logits");
+        robot.interact(() -> sweep().select(logits));
+        String check = robot.lookup("#check-note").queryLabeled().getText();
+        assertTrue(check.startsWith("Gradient check: passes"), check);
+        int n = window.viewModel().diagnostics().checked();
+        assertTrue(n >= 6, "every op node of the MLP: " + n);
+        assertTrue(window.statusBar().getText().startsWith("Gradient check: " + n + " of " + n + " nodes pass"),
+                window.statusBar().getText());
+        // Float32 against float64: the Compare tab, the table ranked, both runs' logits side by side.
+        robot.clickOn("Compare");
+        robot.clickOn("#compare-dtypes");
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().comparison().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        var c = window.viewModel().diagnostics().comparison().get();
+        ComparePanel panel = robot.lookup("#compare-panel").queryAs(ComparePanel.class);
+        assertEquals(c.rows().size(), panel.table().getItems().size());
+        assertEquals(s.graph().size(), c.rows().size());
+        robot.interact(() -> sweep().select(logits));
+        assertEquals("logits", panel.table().getSelectionModel().getSelectedItem().title());
+        ProgramRun run32 = Program.load(Path.of("../assets/examples/mlp.grad")).run(new RunOptions(DType.FLOAT32, 0, Map.of()));
+        TraceGraph g32 = TraceGraph.of(run32.trace());
+        assertArrayEquals(g32.vertex(g32.indexOf(g32.vertices().stream().filter(v -> "logits".equals(v.name())).findFirst()
+                .orElseThrow().id())).value().toDoubleArray(), panel.otherColumn().valueMap().tensor().toDoubleArray(), 0);
+        assertArrayEquals(s.graph().vertex(logits).value().toDoubleArray(), panel.currentColumn().valueMap().tensor().toDoubleArray(), 0);
+        assertTrue(robot.lookup("#diff-note").queryLabeled().getText().startsWith("float32 against float64"));
+        // The graph is coloured by difference, with a legend.
+        assertTrue(window.graphPanel().styleOf("v" + logits).contains("fill-color: #"));
+        assertTrue(robot.lookup("#overlay-legend").query().isVisible());
+        assertFalse(window.viewModel().diagnostics().checking().get());
+    }
+}
