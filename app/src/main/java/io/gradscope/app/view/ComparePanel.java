@@ -162,7 +162,7 @@ public final class ComparePanel extends VBox {
             title.setText(run);
             node.setText(v == null ? "" : v.title());
             value.show(val, v == null ? "" : "");
-            gradient.show(grad, v == null ? "" : v.requiresGrad() ? "Not reached" : "No gradient");
+            gradient.show(grad, v == null || grad != null ? "" : v.requiresGrad() ? "Not reached" : "No gradient");
         }
 
         public Heatmap valueMap() {

@@ -61,9 +61,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
         graph.addDecorator(vm.diagnostics());
-        OverlayLegend.install(graph, vm.diagnostics());
         transport.addTool(new TangentChooser(vm.derivatives()));
-        SplitPane graphAndMemory = new SplitPane(graph, memory);
+        SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));

@@ -8,11 +8,10 @@ import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.control.Label;
 import javafx.scene.layout.HBox;
-import javafx.scene.layout.StackPane;
 import javafx.scene.layout.VBox;
 import javafx.scene.paint.Color;
 
-/** The colour scale of the graph's overlay (gradient norm or difference), in a corner of the graph. */
+/** The colour scale of the graph's overlay (gradient norm or difference), in a strip above the graph. */
 public final class OverlayLegend extends VBox {
     private final DiagnosticsViewModel vm;
     private final Label title = new Label();
@@ -39,13 +38,17 @@ public final class OverlayLegend extends VBox {
         refresh();
     }
 
-    /** Puts a legend in the bottom-left corner of the graph panel. */
-    public static OverlayLegend install(StackPane graph, DiagnosticsViewModel vm) {
+    /**
+     * The graph with the legend in a strip above it, shown only while an overlay is on: over the
+     * graph it would hide the nodes under it, whatever corner it took.
+     */
+    public static VBox above(javafx.scene.Node graph, DiagnosticsViewModel vm) {
         OverlayLegend l = new OverlayLegend(vm);
-        StackPane.setAlignment(l, Pos.BOTTOM_LEFT);
-        StackPane.setMargin(l, new Insets(8));
-        graph.getChildren().add(l);
-        return l;
+        l.setMaxSize(Double.MAX_VALUE, USE_PREF_SIZE);
+        l.managedProperty().bind(l.visibleProperty());
+        VBox box = new VBox(l, graph);
+        VBox.setVgrow(graph, javafx.scene.layout.Priority.ALWAYS);
+        return box;
     }
 
     private void refresh() {

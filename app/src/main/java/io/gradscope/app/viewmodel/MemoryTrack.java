@@ -179,7 +179,10 @@ public final class MemoryTrack {
         StringBuilder s = new StringBuilder(mem != null && !"cpu".equals(mem.device()) ? mem.device() + ": " : "");
         s.append("peak ").append(HeapLimit.human(timeline.peakBytes()));
         if (mem != null && mem.predictedPeak() >= 0) {
-            s.append(" (predicted ").append(HeapLimit.human(mem.predictedPeak())).append(')');
+            // A run carrying a tangent holds J·v beside every value: the prediction is for the plain step.
+            boolean tangent = !run.trace().of(io.gradscope.engine.trace.TraceEvent.Tangent.class).isEmpty();
+            s.append(tangent ? " (plain step predicted " : " (predicted ").append(HeapLimit.human(mem.predictedPeak()))
+                    .append(tangent ? "; the rest is the tangent's)" : ")");
         }
         if (mem != null && mem.recomputedOps() > 0) {
             s.append(" · ").append(mem.recomputedOps()).append(" recomputed");

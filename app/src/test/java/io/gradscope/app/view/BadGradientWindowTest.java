@@ -177,4 +177,20 @@ class BadGradientWindowTest {
         assertTrue(robot.lookup("#overlay-legend").query().isVisible());
         assertFalse(window.viewModel().diagnostics().checking().get());
     }
+
+    @Test
+    void comparingDTypesColoursTheGraphByEachNodesDifference(FxRobot robot) throws Exception {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        DiagnosticsViewModel d = window.viewModel().diagnostics();
+        robot.interact(d::compareDTypes);
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> d.comparison().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        var c = d.comparison().get();
+        var top = c.rows().get(0);
+        String key = "v" + c.currentVertex(top);
+        // The node with the largest difference is drawn in the scale's darkest colour, as the view-model paints it.
+        assertNotNull(d.node(key));
+        assertEquals(d.node(key).fill(), window.graphPanel().scene().look(key).fill());
+        assertEquals("#67000d", window.graphPanel().scene().look(key).fill());
+    }
 }
