@@ -43,8 +43,10 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        ProgramRun ra = side("--a", a);
-        ProgramRun rb = side("--b", b);
+        // The --input files are read once, for both sides.
+        RunOptions base = run.options(Program.load(program));
+        ProgramRun ra = side("--a", a, base);
+        ProgramRun rb = side("--b", b, base);
         List<RunDiff.Row> rows = RunDiff.of(ra.trace(), rb.trace());
         System.out.printf(Locale.ROOT, "%-16s %5s  %-24s %12s %12s%n", "node", "line", "op", "value", "gradient");
         for (RunDiff.Row r : rows.subList(0, Math.min(Math.max(top, 0), rows.size()))) {
@@ -58,9 +60,8 @@ public final class DiffCommand implements Callable<Integer> {
         return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.3e", v);
     }
 
-    private ProgramRun side(String option, String settings) {
+    private ProgramRun side(String option, String settings, RunOptions base) {
         Path file = program;
-        RunOptions base = run.options(Program.load(program));
         DType dt = base.dtype();
         Device dev = base.device();
         long seed = base.seed();

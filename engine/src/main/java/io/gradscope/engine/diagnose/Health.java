@@ -1,6 +1,7 @@
 package io.gradscope.engine.diagnose;
 
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.TensorStats;
 
 /**
  * How many of a tensor's values are negative, zero, positive, NaN, +Inf and −Inf: the counts that
@@ -13,28 +14,8 @@ public record Health(long negative, long zero, long positive, long nan, long pos
     }
 
     public static Health of(double[] v) {
-        long neg = 0;
-        long zero = 0;
-        long pos = 0;
-        long nan = 0;
-        long pinf = 0;
-        long ninf = 0;
-        for (double x : v) {
-            if (Double.isNaN(x)) {
-                nan++;
-            } else if (x == Double.POSITIVE_INFINITY) {
-                pinf++;
-            } else if (x == Double.NEGATIVE_INFINITY) {
-                ninf++;
-            } else if (x < 0) {
-                neg++;
-            } else if (x > 0) {
-                pos++;
-            } else {
-                zero++;
-            }
-        }
-        return new Health(neg, zero, pos, nan, pinf, ninf);
+        TensorStats s = TensorStats.of(v);
+        return new Health(s.negative(), s.zero(), s.positive(), s.nan(), s.posInf(), s.negInf());
     }
 
     /** Whether every value is finite. */
