@@ -33,6 +33,26 @@ final class Finite {
         return 0;
     }
 
+    /**
+     * After a JVP: the first named value (in program order) whose tangent is not finite, as a
+     * positioned warning, saying whether its value was finite (born in the tangent) or not.
+     */
+    static void tangents(Path program, java.util.Map<String, io.gradscope.engine.program.Pos> names,
+                         io.gradscope.engine.program.Directional.JvpResult r) {
+        for (var e : names.entrySet()) {
+            Tensor t = r.tangents().get(e.getKey());
+            Health h = Health.of(t);
+            if (t == null || h.finite()) {
+                continue;
+            }
+            boolean valueFinite = Health.of(r.values().get(e.getKey())).finite();
+            System.err.println(program + ":" + e.getValue().line() + ":" + e.getValue().column() + ": warning: the tangent of '"
+                    + e.getKey() + "' holds " + h.badText() + (valueFinite ? " (its value is finite)" : " (so does its value)")
+                    + "; the directional derivative is " + (Health.of(r.jvp()).finite() ? "finite" : "not finite"));
+            return;
+        }
+    }
+
     /** What is not finite among the objective and the leaves' gradients, in words; null when all are. */
     private static String summary(ProgramRun run) {
         Health obj = Health.of(run.objective());

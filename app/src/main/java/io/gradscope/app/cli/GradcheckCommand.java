@@ -69,15 +69,18 @@ public final class GradcheckCommand implements Callable<Integer> {
         results.sort(java.util.Comparator.comparingLong(r -> r.node().id()));
         System.out.printf(Locale.ROOT, "%-16s %5s  %-24s %8s %11s  %s%n", "node", "line", "op", "checked", "max error", "result");
         int failed = 0;
+        int unchecked = 0;
         for (NodeCheck.Result r : results) {
             int at = g.indexOf(r.node().id());
             TraceGraph.Vertex v = at >= 0 ? g.vertex(at) : null;
             String title = v != null ? v.title() : r.node().opName();
             System.out.printf(Locale.ROOT, "%-16s %5d  %-24s %8d %11.3e  %s%n", title, v == null ? 0 : v.line(),
-                    r.node().op().label(), r.checked(), r.maxError(), r.ok() ? "ok" : "FAIL: " + r.worst());
+                    r.node().op().label(), r.checked(), r.maxError(), r.verdict());
             failed += r.ok() ? 0 : 1;
+            unchecked += r.checkable() ? 0 : 1;
         }
-        System.out.println(results.size() - failed + " passed, " + failed + " failed");
+        System.out.println(results.size() - failed - unchecked + " passed, " + failed + " failed"
+                + (unchecked == 0 ? "" : ", " + unchecked + " not checkable"));
         return failed == 0 ? 0 : 3;
     }
 }

@@ -48,6 +48,7 @@ public final class JvpCommand implements Callable<Integer> {
         Tensor v = Direction.parse("--tangent", tangent, leaf.shape(), options.dtype(), options.seed());
         Directional.JvpResult r = Directional.jvp(p, options, wrt, v);
         System.out.println(RunCommand.format(r.jvp().item(), options.dtype()));
+        Finite.tangents(program, p.assignedNames(), r);
         if (folder != null) {
             OutputFolder.report(folder.write(dir -> {
                 Npy.write(r.jvp(), dir.resolve("jvp.npy"));

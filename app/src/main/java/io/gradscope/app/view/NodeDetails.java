@@ -102,8 +102,10 @@ public final class NodeDetails {
         }
         show(origin, originText(id));
         NodeCheck.Result c = diagnostics.check(id);
-        show(check, c == null ? null : String.format(Locale.ROOT, "Gradient check: %s, max error %.2e over %d elements%s",
-                c.ok() ? "passes" : "FAILS", c.maxError(), c.checked(), c.ok() ? "" : "\n" + c.worst()));
+        show(check, c == null ? null : !c.checkable() ? "Gradient check: not checkable here, " + c.skipReason()
+                : String.format(Locale.ROOT, "Gradient check: %s, max error %.2e over %d elements%s%s",
+                c.ok() ? "passes" : "FAILS", c.maxError(), c.checked(), c.ok() ? "" : "\n" + c.worst(),
+                c.skipped() == 0 ? "" : "\n" + c.skipped() + " skipped: " + c.skipReason()));
         check.getStyleClass().setAll("diagnosis", c != null && !c.ok() ? "bad" : "good");
         RunDiff.Row r = diagnostics.difference(id);
         DiagnosticsViewModel.Comparison cmp = diagnostics.comparison().get();

@@ -443,14 +443,17 @@ public final class DiagnosticsViewModel implements Decorator {
             }
             checks.clear();
             int failed = 0;
+            int unchecked = 0;
             for (NodeCheck.Result r : results) {
                 int v = s.graph().indexOf(r.node().id());
                 if (v >= 0) {
                     checks.put(v, r);
                     failed += r.ok() ? 0 : 1;
+                    unchecked += r.checkable() ? 0 : 1;
                 }
             }
-            report.accept(String.format(Locale.ROOT, "Gradient check: %d of %d nodes pass%s", checks.size() - failed, checks.size(),
+            report.accept(String.format(Locale.ROOT, "Gradient check: %d of %d nodes pass%s%s", checks.size() - failed - unchecked,
+                    checks.size(), unchecked == 0 ? "" : ", " + unchecked + " not checkable (non-finite values nearby)",
                     failed == 0 ? " (eps 1e-6, atol 1e-5, rtol 1e-3)" : "; the failing ones are red"));
             changed();
         });

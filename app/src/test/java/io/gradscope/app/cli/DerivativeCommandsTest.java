@@ -83,6 +83,19 @@ class DerivativeCommandsTest {
     }
 
     @Test
+    void aTangentThatIsNotFiniteIsAPositionedWarning(@TempDir Path tmp) throws IOException {
+        // sqrt at 0 has a finite value and an infinite derivative: the tangent of s is born +Inf.
+        Path program = tmp.resolve("edge.grad");
+        Files.writeString(program, "a = param(3, init=\"zeros\")\nb = a * 2\ns = sqrt(b)\nL = sum(s)\n");
+        Cli.Result r = Cli.run("jvp", program.toString(), "--wrt", "a");
+        assertEquals(0, r.status(), r.err());
+        assertEquals(program + ":3:1: warning: the tangent of 's' holds 3 +Inf (its value is finite); the directional "
+                + "derivative is not finite", r.err().strip());
+        Cli.Result fine = Cli.run("jvp", "../assets/examples/mlp.grad", "--wrt", "W1");
+        assertEquals("", fine.err().strip());
+    }
+
+    @Test
     void mistakesAreOneLineWithStatusTwo() {
         String mlp = "../assets/examples/mlp.grad";
         String[][] cases = {
@@ -94,10 +107,12 @@ class DerivativeCommandsTest {
             {"hvp", mlp, "--wrt", "x"},
             {"hvp", mlp, "--wrt", "W1", "--method", "sideways"},
             {"hvp", mlp},
+            {"jvp", mlp, "--wrt", "h"},
         };
         String[] expect = {"--wrt W9: no leaf named 'W9' (did you mean 'W1'?)", "labels leaf", "outside the leaf's 1280 elements",
             "--tangent must be ones, random, onehot:I or a .npy file", "--tangent", "declare it input(..., grad=True)",
-            "--method must be fwd-rev or rev-rev", "--wrt"};
+            "--method must be fwd-rev or rev-rev", "--wrt", "--wrt h: 'h' is computed (line 12), not a leaf: a tangent or vector "
+            + "goes on a leaf; the leaves are x, y, W1, b1, W2, b2"};
         for (int i = 0; i < cases.length; i++) {
             Cli.Result r = Cli.run(cases[i]);
             assertEquals(2, r.status(), String.join(" ", cases[i]) + ": " + r.err());

@@ -116,7 +116,7 @@ public final class FiniteOrigin {
 
     private static String backwardWhy(TraceGraph g, TraceGraph.Vertex v, TraceEvent.BackwardStep s, TraceEvent.Contribution c,
                                       Health bad, Health up) {
-        StringBuilder sb = new StringBuilder("the gradient of " + s.op() + " for its input " + (c.input() + 1) + " is "
+        StringBuilder sb = new StringBuilder("the gradient of " + s.op() + " for " + inputName(g, v, c) + " is "
                 + bad.badText() + " from a finite upstream gradient");
         if (v != null) {
             List<TraceGraph.Vertex> inputs = inputs(g, v);
@@ -125,6 +125,12 @@ public final class FiniteOrigin {
             }
         }
         return sb.toString();
+    }
+
+    /** The input a contribution goes to, by name ("'b'"), or by number where the graph does not show it. */
+    private static String inputName(TraceGraph g, TraceGraph.Vertex v, TraceEvent.Contribution c) {
+        int to = v == null ? -1 : g.inputOf(v.index(), c.input());
+        return to >= 0 ? "'" + g.vertex(to).title() + "'" : "its input " + (c.input() + 1);
     }
 
     private static long count(Tensor t) {

@@ -29,8 +29,26 @@ public final class NodeCheck {
     private NodeCheck() {
     }
 
-    /** One node's verdict: the largest |analytic − numeric| seen and where. */
-    public record Result(Node node, boolean ok, double maxError, String worst, int checked) {
+    /**
+     * One node's verdict: the largest |analytic − numeric| seen and where, over the {@code checked}
+     * elements. An element where central differences say nothing (a non-finite value nearby, as at
+     * a NaN input or at {@code sqrt(0)}; a kink, as {@code relu} at 0, where the one-sided slopes
+     * differ) is not checked but counted in {@code skipped}, with the first such reason.
+     */
+    public record Result(Node node, boolean ok, double maxError, String worst, int checked, int skipped, String skipReason) {
+        /** Whether at least one element could be checked. */
+        public boolean checkable() {
+            return checked > 0 || skipped == 0;
+        }
+
+        /** "ok", "FAIL: ..." or "not checkable: ...", with the skipped elements counted. */
+        public String verdict() {
+            if (!checkable()) {
+                return "not checkable: " + skipReason;
+            }
+            String v = ok ? "ok" : "FAIL: " + worst;
+            return skipped == 0 ? v : v + " (" + skipped + " skipped: " + skipReason + ")";
+        }
     }
 
     /** Checks every non-leaf node, in creation order, at up to {@code samples} elements of each input. */
@@ -75,6 +93,12 @@ public final class NodeCheck {
         double worstErr = 0;
         String worst = "all within tolerance";
         int checked = 0;
+        int skipped = 0;
+        String skipReason = null;
+        double[] center;
+        try (var off = GradMode.disable()) {
+            center = new double[] {dot(Ops.apply(op, x), u)};
+        }
         Random pick = new Random(node.id() * 31 + 7);
         for (int i = 0; i < x.length; i++) {
             if (!x[i].dtype().isFloating()) {
@@ -85,7 +109,14 @@ public final class NodeCheck {
             int n = Math.min(samples, base.length);
             for (int k = 0; k < n; k++) {
                 int j = base.length <= samples ? k : pick.nextInt(base.length);
-                double numeric = central(op, x, i, j, u);
+                double[] slopes = slopes(op, x, i, j, u, center[0]);
+                double numeric = (slopes[0] + slopes[1]) / 2;
+                String skip = unusable(i, j, analytic[j], slopes);
+                if (skip != null) {
+                    skipReason = skipReason == null ? skip : skipReason;
+                    skipped++;
+                    continue;
+                }
                 double err = Math.abs(analytic[j] - numeric);
                 boolean bad = !(err <= GradCheck.ATOL + GradCheck.RTOL * Math.abs(numeric));
                 if ((bad && ok) || (ok == !bad && err > worstErr)) {
@@ -96,11 +127,30 @@ public final class NodeCheck {
                 checked++;
             }
         }
-        return new Result(node, ok, worstErr, worst, checked);
+        return new Result(node, ok, worstErr, worst, checked, skipped, skipReason);
     }
 
-    /** ∂⟨op(x), u⟩/∂x[i][j] by central differences in float64. */
-    private static double central(Op op, Tensor[] x, int i, int j, double[] u) {
+    /** Why central differences cannot judge this element (null: they can). */
+    private static String unusable(int i, int j, double analytic, double[] slopes) {
+        String at = "input " + (i + 1) + " element " + j;
+        if (!Double.isFinite(slopes[0]) || !Double.isFinite(slopes[1])) {
+            return "the function is not finite next to " + at;
+        }
+        if (!Double.isFinite(analytic)) {
+            return "the VJP is not finite at " + at;
+        }
+        double scale = Math.max(Math.abs(slopes[0]), Math.abs(slopes[1]));
+        if (Math.abs(slopes[0] - slopes[1]) > 10 * (GradCheck.ATOL + GradCheck.RTOL * scale)) {
+            return "a kink at " + at + " (one-sided slopes " + slopes[1] + " and " + slopes[0] + ")";
+        }
+        return null;
+    }
+
+    /**
+     * The one-sided slopes of ⟨op(x), u⟩ in x[i][j], right then left, in float64; their mean is the
+     * central difference.
+     */
+    private static double[] slopes(Op op, Tensor[] x, int i, int j, double[] u, double center) {
         double[] d = x[i].toDoubleArray();
         double keep = d[j];
         Tensor[] probe = x.clone();
@@ -111,7 +161,7 @@ public final class NodeCheck {
             d[j] = keep - GradCheck.EPS;
             probe[i] = Tensor.of(d, x[i].shape());
             double minus = dot(Ops.apply(op, probe), u);
-            return (plus - minus) / (2 * GradCheck.EPS);
+            return new double[] {(plus - center) / GradCheck.EPS, (center - minus) / GradCheck.EPS};
         }
     }
 

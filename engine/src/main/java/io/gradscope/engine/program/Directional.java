@@ -44,8 +44,13 @@ public final class Directional {
                 return l;
             }
         }
-        throw new GradscopeException("no leaf named '" + name + "'"
-                + Names.didYouMean(name, leaves.stream().map(Leaf::name).toList()));
+        List<String> names = leaves.stream().map(Leaf::name).toList();
+        var computed = program.assignedNames().get(name);
+        if (computed != null) {
+            throw new GradscopeException("'" + name + "' is computed (line " + computed.line() + "), not a leaf: a tangent or "
+                    + "vector goes on a leaf; the leaves are " + String.join(", ", names));
+        }
+        throw new GradscopeException("no leaf named '" + name + "'" + Names.didYouMean(name, names));
     }
 
     private static void checkShape(Leaf leaf, Tensor v, String what) {

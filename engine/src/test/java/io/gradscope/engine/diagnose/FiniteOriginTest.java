@@ -108,6 +108,9 @@ class FiniteOriginTest {
         Case div = cases().filter(c -> c.title().equals("division by zero")).findFirst().orElseThrow();
         FiniteOrigin.Finding d = FiniteOrigin.find(run(div).trace()).origin();
         assertTrue(d.why().equals("div gave 3 +Inf from finite inputs; a: min 1, max 1; z: min 0, max 0, 3 zeros"), d.why());
+        Case sqrt = cases().filter(c -> c.title().startsWith("sqrt at zero")).findFirst().orElseThrow();
+        FiniteOrigin.Finding s = FiniteOrigin.find(run(sqrt).trace()).origin();
+        assertTrue(s.why().startsWith("the gradient of sqrt for 'z' is 4 +Inf"), s.why());
     }
 
     @Test

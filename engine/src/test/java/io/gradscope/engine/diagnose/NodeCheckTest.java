@@ -82,4 +82,34 @@ class NodeCheckTest {
             }
         }
     }
+
+    private static NodeCheck.Result checkOf(String program, String op) {
+        ProgramRun run = Program.parse("t.grad", program).run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+        return NodeCheck.all(run.gradients().byNode().keySet(), 64).stream()
+                .filter(r -> r.node().op().label().equals(op)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void centralDifferencesThatSayNothingAreNotCheckableRatherThanFailures() {
+        // sqrt at 0: sqrt(-eps) is NaN, the VJP is +Inf; nothing to compare.
+        NodeCheck.Result sqrt = checkOf("a = param(3, init=\"zeros\")\nb = sqrt(a)\nL = sum(b)\n", "sqrt");
+        assertTrue(sqrt.ok() && !sqrt.checkable(), sqrt.verdict());
+        assertEquals(3, sqrt.skipped());
+        assertTrue(sqrt.verdict().startsWith("not checkable: "), sqrt.verdict());
+        // A sum of values one of which is NaN: every difference is NaN.
+        NodeCheck.Result sum = checkOf("a = param(3, init=\"ones\")\nb = log(a - 2)\nL = sum(b)\n", "sum");
+        assertFalse(sum.checkable(), sum.verdict());
+        // relu at exactly 0 is a kink (one-sided slopes 0 and 1); the other elements are checked and pass.
+        NodeCheck.Result relu = checkOf("a = param(3, init=\"ones\")\nb = relu(a - 1 + a * 0)\nc = relu(a)\nL = sum(b) + sum(c)\n", "relu");
+        assertTrue(relu.ok(), relu.verdict());
+        // A wrong VJP next to a skipped element still fails.
+        Tensor x = Tensor.of(new double[] {0.3, -1.2, 0.8, 2.0}, 2, 2).setRequiresGrad(true);
+        Gradients g = Backward.run(Ops.sum(Ops.apply(new WrongSquare(), Ops.sqrt(Ops.relu(x)))));
+        NodeCheck.Result wrong = NodeCheck.all(g.byNode().keySet(), 64).stream()
+                .filter(r -> r.node().op() instanceof WrongSquare).findFirst().orElseThrow();
+        assertFalse(wrong.ok(), wrong.verdict());
+        NodeCheck.Result root = NodeCheck.all(g.byNode().keySet(), 64).stream()
+                .filter(r -> r.node().op().label().equals("sqrt")).findFirst().orElseThrow();
+        assertTrue(root.ok() && root.checkable() && root.skipped() == 1, root.verdict());
+    }
 }
