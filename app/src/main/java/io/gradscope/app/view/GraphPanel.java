@@ -244,8 +244,13 @@ public final class GraphPanel extends StackPane {
         frames++;
     }
 
+    /** A resize keeps the graph whole if it was (a strip above it, a panel under it, a smaller window). */
     private void resized() {
+        boolean whole = scene != null && camera.shows(scene.layout().bounds());
         camera.resize(canvas.getWidth(), canvas.getHeight());
+        if (whole && !camera.shows(scene.layout().bounds())) {
+            fitPending = true;
+        }
         if (fitPending && canvas.getWidth() > 0 && canvas.getHeight() > 0) {
             fitPending = false;
             fit();

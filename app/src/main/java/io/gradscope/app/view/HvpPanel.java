@@ -50,6 +50,7 @@ public final class HvpPanel extends ScrollPane {
         element.setVisible(false);
         element.setManaged(false);
         leaf.valueProperty().addListener((o, a, b) -> {
+            refreshHessianNote();
             DerivativesViewModel.LeafInfo l = b == null ? null : vm.leaf(b);
             element.setValueFactory(new SpinnerValueFactory.IntegerSpinnerValueFactory(0, l == null ? 0 : (int) l.numel() - 1, 0));
         });
@@ -85,14 +86,17 @@ public final class HvpPanel extends ScrollPane {
         title.getStyleClass().add("title");
         VBox box = new VBox(8, title, intro, new HBox(6, new Label("with respect to"), leaf),
                 new HBox(6, new Label("v ="), vector, element, show), new Separator(), hvp, hvpNote, new Separator(),
-                new HBox(6, hessianButton, progress), hessianNote, hessian);
+                new HBox(6, hessianButton, progress), hessian, hessianNote);
         box.setPadding(new Insets(10));
         setContent(box);
         setFitToWidth(true);
         vm.leaves().addListener((javafx.collections.ListChangeListener<DerivativesViewModel.LeafInfo>) c -> syncLeaves());
         vm.hvp().addListener((o, a, b) -> showHvp());
-        vm.hessian().addListener((o, a, b) -> hessian.show(b, ""));
-        hessianNote.textProperty().bind(vm.hessianNote());
+        vm.hessian().addListener((o, a, b) -> {
+            hessian.show(b, "");
+            showHessianMap(b != null);
+        });
+        vm.hessianNote().addListener((o, a, b) -> refreshHessianNote());
         syncLeaves();
         showHvp();
     }
@@ -129,9 +133,36 @@ public final class HvpPanel extends ScrollPane {
         hvpNote.setText(on == null ? "" : "The tangent of " + on + "'s gradient at the end of the second sweep.");
         hessianButton.setDisable(l == null || l.numel() > TangentRuns.HESSIAN_LIMIT);
         if (vm.hessian().get() == null) {
-            hessian.show(null, l != null && l.numel() > TangentRuns.HESSIAN_LIMIT ? on + " has " + l.numel()
-                    + " elements: the Hessian is shown for at most " + TangentRuns.HESSIAN_LIMIT + "." : "");
+            showHessianMap(false);
         }
+        refreshHessianNote();
+    }
+
+    /** The engine's note on the Hessian when it has one; before that, what the button will do or why it is off. */
+    private void refreshHessianNote() {
+        String note = vm.hessianNote().get();
+        hessianNote.setText(note != null && !note.isEmpty() ? note : vm.hessian().get() == null ? hessianHint() : "");
+    }
+
+    /** Why the Hessian button is off, or what it will do, for the leaf chosen (shown or not yet). */
+    private String hessianHint() {
+        String chosen = vm.hvpLeaf().get() != null ? vm.hvpLeaf().get() : leaf.getValue();
+        DerivativesViewModel.LeafInfo l = chosen == null ? null : vm.leaf(chosen);
+        if (l == null) {
+            return "";
+        }
+        if (l.numel() > TangentRuns.HESSIAN_LIMIT) {
+            return chosen + " has " + l.numel() + " elements: the whole Hessian is shown for a leaf of at most "
+                    + TangentRuns.HESSIAN_LIMIT + " (H·v works for any size).";
+        }
+        return vm.hvpLeaf().get() == null ? "Show H·v first; then the Hessian of " + chosen + " is one H·v per column ("
+                + l.numel() + ")." : "The Hessian of " + chosen + ": one H·v per column (" + l.numel() + ").";
+    }
+
+    /** The Hessian's heatmap takes room only once there is a Hessian (or a reason there is none) to show. */
+    private void showHessianMap(boolean show) {
+        hessian.setVisible(show);
+        hessian.setManaged(show);
     }
 
     public Heatmap hvpMap() {

@@ -175,6 +175,8 @@ class BadGradientWindowTest {
         // The graph is coloured by difference, with a legend.
         assertTrue(window.graphPanel().styleOf("v" + logits).contains("fill-color: #"));
         assertTrue(robot.lookup("#overlay-legend").query().isVisible());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertFalse(robot.lookup("#overview").query().isVisible(), "the fitted graph stays whole when the legend takes its strip");
         assertFalse(window.viewModel().diagnostics().checking().get());
     }
 
