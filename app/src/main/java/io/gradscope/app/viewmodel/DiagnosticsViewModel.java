@@ -305,10 +305,21 @@ public final class DiagnosticsViewModel implements Decorator {
         if (lo > hi) {
             return null;
         }
+        if (overlay.get() == Overlay.DIFFERENCE) {
+            // From the coarser dtype's rounding (a relative difference there is no news) to 100%: the
+            // colour says how far a value is from being equal, not how it ranks among small differences.
+            lo = Math.min(lo, Math.log10(Math.max(rounding(s.run().objective()), rounding(comparison.get().other().objective()))));
+            hi = Math.max(hi, 0);
+        }
         return overlay.get() == Overlay.GRADIENT_NORM
                 ? new Scale("gradient L2 norm (log scale)", lo, hi, NORM_COLOURS)
                 : new Scale("relative difference, " + comparison.get().labelA() + " against " + comparison.get().labelB()
                         + " (log scale)", lo, hi, DIFF_COLOURS);
+    }
+
+    /** The relative rounding of a run's dtype (its objective's): 2⁻²³ for float32, 2⁻⁵² for float64. */
+    private static double rounding(Tensor objective) {
+        return objective != null && objective.dtype() == DType.FLOAT32 ? Math.ulp(1f) : Math.ulp(1.0);
     }
 
     private static double logDiff(RunDiff.Row r) {

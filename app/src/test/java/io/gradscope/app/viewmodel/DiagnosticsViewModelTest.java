@@ -171,6 +171,9 @@ class DiagnosticsViewModelTest {
         assertTrue(d.level(logits) > d.level(x), "computed values differ more than the inputs");
         assertTrue(d.node("v" + logits).fill().startsWith("#"), String.valueOf(d.node("v" + logits)));
         assertNotNull(d.scale());
+        assertTrue(d.scale().lo() <= Math.log10(Math.ulp(1f)), "the scale starts at float32's rounding or below: " + d.scale().lo());
+        assertEquals(0, d.scale().hi(), 1e-12, "and ends at 100%");
+        assertTrue(d.level(logits) < 0.5, "float32's rounding on the logits is not an alarm: " + d.level(logits));
         d.clearComparison();
         assertNull(d.comparison().get());
         assertEquals(DiagnosticsViewModel.Overlay.NONE, d.overlay().get());
