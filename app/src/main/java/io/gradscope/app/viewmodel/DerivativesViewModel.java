@@ -67,6 +67,8 @@ public final class DerivativesViewModel {
     private int hessianRequest;
     /** After the next run is shown: the leaf to select at the end of the backward sweep (an H·v view). */
     private String pendingLeaf;
+    /** An {@code # open: check} line waits for its run to check its gradients. */
+    private boolean pendingCheck;
 
     /**
      * {@code rerun} runs the program again (with the tangent now chosen); {@code report} shows a
@@ -193,6 +195,7 @@ public final class DerivativesViewModel {
     public void opened(String text) {
         tangent.set(null);
         pendingLeaf = null;
+        pendingCheck = false;
         OpenHint hint = OpenHint.of(text);
         if (hint == null) {
             return;
@@ -203,6 +206,10 @@ public final class DerivativesViewModel {
                 sweep.setMode(Sweep.Mode.FORWARD);
             }
             case "backward" -> sweep.setMode(Sweep.Mode.BACKWARD);
+            case "check" -> {
+                sweep.setMode(Sweep.Mode.BACKWARD);
+                pendingCheck = true;
+            }
             case "hvp" -> {
                 String wrt = hint.options().get("wrt");
                 if (wrt != null) {
@@ -212,7 +219,7 @@ public final class DerivativesViewModel {
                     hvpRequests.set(hvpRequests.get() + 1);
                 }
             }
-            default -> report.accept("Unknown view '" + hint.view() + "' in the # open: line (forward, backward or hvp)");
+            default -> report.accept("Unknown view '" + hint.view() + "' in the # open: line (forward, backward, check or hvp)");
         }
     }
 
@@ -228,6 +235,13 @@ public final class DerivativesViewModel {
             return "No leaf '" + asked.leaf() + "' any more: ran without a tangent. ";
         }
         return "";
+    }
+
+    /** Whether the program opened asked ({@code # open: check}) for its gradients to be checked; asks once. */
+    public boolean takePendingCheck() {
+        boolean c = pendingCheck;
+        pendingCheck = false;
+        return c;
     }
 
     /** Once a run is on screen: an H·v view goes to the end of the backward sweep with its leaf selected. */

@@ -261,6 +261,9 @@ public final class SessionViewModel {
                                 "Ran %s: objective %s · %d nodes · %d backward steps%s · run %d ms, layout %d ms", name,
                                 num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
                                 r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis()));
+                        if (derivatives.takePendingCheck()) {
+                            diagnostics.checkGradients();
+                        }
                     }
 
                     @Override

@@ -131,6 +131,24 @@ class DerivativesViewModelTest {
     }
 
     @Test
+    void aCheckOpenLineChecksEveryGradientOnceTheRunIsShown() {
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.open(Path.of("../assets/examples/course/08_gradient_check.grad"));
+        assertEquals(Sweep.Mode.BACKWARD, vm.sweep().mode().get());
+        DiagnosticsViewModel d = vm.diagnostics();
+        long ops = vm.sweep().recorded().get().graph().vertices().stream()
+                .filter(v -> v.kind() == io.gradscope.engine.trace.TraceGraph.Kind.OP || v.kind() == io.gradscope.engine.trace.TraceGraph.Kind.OBJECTIVE).count();
+        assertEquals(ops, d.checked(), "every op node checked");
+        for (int v = 0; v < vm.sweep().recorded().get().graph().size(); v++) {
+            var c = d.check(v);
+            assertTrue(c == null || c.ok(), String.valueOf(c));
+        }
+        // Reopening a program without the line checks nothing new.
+        vm.openText("chain.grad", SessionViewModelTest.CHAIN);
+        assertEquals(0, d.checked());
+    }
+
+    @Test
     void aLeafThatIsGoneRunsWithoutATangentAndSaysSo() {
         SessionViewModel vm = SessionViewModelTest.session();
         vm.derivatives().setTangent(new TangentChoice("W", "onehot:5"));
