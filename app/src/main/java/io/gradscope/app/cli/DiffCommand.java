@@ -2,6 +2,8 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.diagnose.RunDiff;
+import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.program.MemoryOptions;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Parameters;
         description = {"Runs a program two ways and prints its values ranked by how much they differ: the largest "
                 + "relative difference max|a − b| / max|b| of each value and of its upstream gradient (b is the reference)."},
         footer = {"", "A side is a comma-separated list of settings: dtype=float32|float64, device=cpu|cuda, seed=N, "
-                + "program=FILE (another version of the program: values are then paired by name).",
+                + "remat=none|segments|sqrt|budget=BYTES (plain against recomputed), program=FILE (another version of the program: values are then paired by name).",
             "", "Exit status: 0 success; 2 a mistake in a program, an option or a file; 1 an internal failure."})
 public final class DiffCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run both ways.")
@@ -65,6 +67,7 @@ public final class DiffCommand implements Callable<Integer> {
         DType dt = base.dtype();
         Device dev = base.device();
         long seed = base.seed();
+        RematPolicy remat = RematPolicy.SEGMENTS;
         for (String kv : settings.split(",")) {
             String[] p = kv.strip().split("=", 2);
             if (p.length != 2 || p[1].isEmpty()) {
@@ -89,12 +92,19 @@ public final class DiffCommand implements Callable<Integer> {
                     }
                 }
                 case "program" -> file = Path.of(p[1]);
+                case "remat" -> {
+                    try {
+                        remat = RematPolicy.parse(p[1]);
+                    } catch (GradscopeException e) {
+                        throw new GradscopeException(option + ": " + e.getMessage().replaceFirst("^--remat ", "remat "));
+                    }
+                }
                 default -> throw new GradscopeException(option + ": unknown setting '" + p[0]
-                        + "' (expected dtype, device, seed or program)");
+                        + "' (expected dtype, device, seed, remat or program)");
             }
         }
         Program prog = Program.load(file);
         prog.check(dt);
-        return prog.run(new RunOptions(dt, seed, base.inputs(), dev));
+        return prog.run(new RunOptions(dt, seed, base.inputs(), dev), new MemoryOptions(remat, true), (phase, done, total) -> { });
     }
 }

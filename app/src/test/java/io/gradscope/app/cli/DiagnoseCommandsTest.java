@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -61,5 +62,19 @@ class DiagnoseCommandsTest {
         assertEquals(2, bad.status());
         assertEquals("error: --a: dtype must be float32 or float64, not 'float16'", bad.err().strip());
         assertEquals(2, Cli.run("diff", MLP, "--b", "colour=red").status());
+    }
+
+    @Test
+    void diffOfPlainAgainstRecomputedIsZeroEverywhere() {
+        // Recomputation gives gradients identical to the bit: every row of the ranking is 0 in both columns.
+        String program = "../assets/examples/residual_checkpoint.grad";
+        Cli.Result r = Cli.run("diff", program, "--a", "remat=sqrt", "--b", "remat=none", "--top", "1000");
+        assertEquals(0, r.status(), r.err());
+        List<String> rows = r.out().lines().skip(1).toList();
+        assertTrue(rows.size() > 10, r.out());
+        assertTrue(rows.stream().allMatch(l -> l.matches(".*0\\.000e\\+00\\s+(0\\.000e\\+00|-)\\s*")), r.out());
+        Cli.Result bad = Cli.run("diff", program, "--a", "remat=sometimes");
+        assertEquals(2, bad.status());
+        assertEquals(1, bad.err().strip().lines().count(), bad.err());
     }
 }
