@@ -21,7 +21,9 @@ import javafx.util.Duration;
  * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
- * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph.
+ * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
+ * {@code gradscope.screenshot.tradeoff=true} shows the memory panel's trade-off curve,
+ * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline.
  */
 final class Screenshot {
     private Screenshot() {
@@ -86,6 +88,13 @@ final class Screenshot {
             String expand = System.getProperty("gradscope.screenshot.scalars");
             if (expand != null && sweep.find(expand)) {
                 w.nodeMenu().expandSelected();
+            }
+            if (Boolean.getBoolean("gradscope.screenshot.tradeoff")) {
+                w.viewModel().memory().showTradeOff(true);
+            }
+            String memCompare = System.getProperty("gradscope.screenshot.memcompare");
+            if (memCompare != null) {
+                w.viewModel().memory().compareWith(io.gradscope.engine.memory.RematPolicy.parse(memCompare));
             }
             if (Boolean.getBoolean("gradscope.screenshot.origin")) {
                 // The origin is looked for off the UI thread: give it a moment.

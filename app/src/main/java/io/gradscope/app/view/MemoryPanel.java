@@ -89,12 +89,22 @@ public final class MemoryPanel extends BorderPane {
         compare.setId("memory-compare");
         compare.setValue(NO_COMPARISON);
         compare.setTooltip(new javafx.scene.control.Tooltip("Run the program under another policy and draw its memory over this run's"));
-        compare.valueProperty().addListener((o, a, b) -> vm.compareWith(b == null || b.equals(NO_COMPARISON) ? null : RematPolicy.parse(b)));
+        compare.valueProperty().addListener((o, a, b) -> {
+            RematPolicy p = b == null || b.equals(NO_COMPARISON) ? null : RematPolicy.parse(b);
+            if (!java.util.Objects.equals(p, vm.comparedWith().get())) {
+                vm.compareWith(p);
+            }
+        });
+        vm.comparedWith().addListener((o, a, p) -> compare.setValue(p == null ? NO_COMPARISON : p.toString()));
         vm.overlay().addListener((o, a, b) -> chart.overlay(b));
         tradeOffButton.setId("memory-tradeoff-toggle");
         tradeOffButton.setTooltip(new javafx.scene.control.Tooltip(
                 "Predicted peak against recomputed FLOPs over a range of budgets (planned on the meta device); click a point to run it"));
-        tradeOffButton.selectedProperty().addListener((o, a, on) -> vm.showTradeOff(on));
+        tradeOffButton.selectedProperty().addListener((o, a, on) -> {
+            if (on != vm.tradeOffShown().get()) {
+                vm.showTradeOff(on);
+            }
+        });
         vm.tradeOffShown().addListener((o, a, on) -> {
             tradeOffButton.setSelected(on);
             setCenter(on ? tradeOff : chart);

@@ -89,7 +89,7 @@ final class TradeOffChart extends Region {
         for (TradeOff.Point p : all()) {
             double[] q = at(p);
             double d = (q[0] - x) * (q[0] - x) + (q[1] - y) * (q[1] - y);
-            if (d <= bestD) {
+            if (d < bestD || (best == null && d <= bestD)) { // a named policy wins a tie with a budget on the same spot
                 best = p;
                 bestD = d;
             }

@@ -40,6 +40,8 @@ public final class MemoryViewModel {
     private final ReadOnlyObjectWrapper<String> busy = new ReadOnlyObjectWrapper<>(this, "busy");
     /** Bumped by every new run and every request, so that a late result of an older one is dropped. */
     private int planning;
+    /** Whether the run on screen's curve was asked for (planned or being planned). */
+    private boolean planAsked;
     private int comparing;
 
     /**
@@ -61,6 +63,7 @@ public final class MemoryViewModel {
             planning++;
             comparing++;
             tradeOff.set(null);
+            planAsked = false;
             overlay.set(null);
             busy.set(null);
             if (tradeOffShown.get()) {
@@ -166,7 +169,7 @@ public final class MemoryViewModel {
     /** Shows the trade-off curve (planning it off the UI thread the first time for a run) or the timeline. */
     public void showTradeOff(boolean show) {
         tradeOffShown.set(show);
-        if (show && tradeOff.get() == null) {
+        if (show && !planAsked) {
             planTradeOff();
         }
     }
@@ -180,6 +183,7 @@ public final class MemoryViewModel {
         if (r == null || s == null || s.run().memory() == null || s.run().memory().profile() == null) {
             return;
         }
+        planAsked = true;
         int id = ++planning;
         RematPolicy current = s.run().memory().policy();
         var profile = s.run().memory().profile();

@@ -10,7 +10,7 @@ import javafx.beans.property.ReadOnlyIntegerWrapper;
  * The graph's nodes that the run's remat plan recomputes, drawn with a violet outline (a collapsed
  * group holding one gets it too): the nodes of the trace's Recompute events, the ops the engine ran
  * again (a value the plan drops that no backward step needs is not run again, and is not marked).
- * Shown from the start, before the backward sweep gets there.
+ * Shown from the start, before the backward sweep gets there; the current node keeps the sweep's look.
  */
 public final class RecomputeMarks implements Decorator {
     /** The outline of a recomputed node (the memory panel's legend uses it too). */
@@ -65,9 +65,13 @@ public final class RecomputeMarks implements Decorator {
         revision.set(revision.get() + 1);
     }
 
+    /** The violet outline, except on the current node: the sweep's current look stays on it. */
     @Override
     public Paint node(String key) {
-        return keys.contains(key) ? PAINT : null;
+        if (!keys.contains(key)) {
+            return null;
+        }
+        return key.startsWith("v") && sweep.state(Integer.parseInt(key.substring(1))) == Sweep.State.CURRENT ? null : PAINT;
     }
 
     @Override
