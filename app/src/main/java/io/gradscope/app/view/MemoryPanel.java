@@ -108,6 +108,7 @@ public final class MemoryPanel extends BorderPane {
         vm.tradeOffShown().addListener((o, a, on) -> {
             tradeOffButton.setSelected(on);
             setCenter(on ? tradeOff : chart);
+            setRight(on ? null : table); // the curve takes the table's room
         });
         vm.tradeOff().addListener((o, a, t) -> tradeOff.show(t, vm.busy().get()));
         vm.busy().addListener((o, a, b) -> {

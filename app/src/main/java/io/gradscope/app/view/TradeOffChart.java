@@ -133,8 +133,11 @@ final class TradeOffChart extends Region {
         g.fillText(percent(data.maxFlops()), LEFT + plotW, TOP + plotH + 3);
         g.setTextAlign(TextAlignment.LEFT);
         g.fillText("0", LEFT, TOP + plotH + 3);
-        g.fillText("extra compute: recomputed FLOPs, % of the forward pass →   ● budget fits  ○ does not  ■ policy  ◎ current",
-                LEFT + 18, TOP + plotH + 3);
+        g.setTextAlign(TextAlignment.CENTER);
+        g.fillText("extra compute: recomputed FLOPs, % of the forward pass's", LEFT + plotW / 2, TOP + plotH + 3);
+        g.fillText("● budget that fits   ○ budget that does not (its lowest peak)   ■ policy   ◎ current", LEFT + plotW / 2,
+                TOP + plotH + 15);
+        g.setTextAlign(TextAlignment.LEFT);
         g.save();
         g.translate(12, TOP + plotH / 2);
         g.rotate(-90);
@@ -168,16 +171,21 @@ final class TradeOffChart extends Region {
                 g.strokeOval(q[0] - 3.5, q[1] - 3.5, 7, 7);
             }
         }
-        // The named policies.
+        // The named policies; those on the same spot share one label ("segments, sqrt").
         g.setTextBaseline(VPos.BOTTOM);
+        java.util.Map<String, List<TradeOff.Point>> bySpot = new java.util.LinkedHashMap<>();
         for (TradeOff.Point p : data.named()) {
-            double[] q = at(p);
+            bySpot.computeIfAbsent(p.peak() + "/" + p.flops(), k -> new ArrayList<>()).add(p);
+        }
+        for (List<TradeOff.Point> same : bySpot.values()) {
+            double[] q = at(same.get(0));
             g.setFill(Color.web("#e69f00"));
             g.fillRect(q[0] - 4, q[1] - 4, 8, 8);
             g.setFill(Color.gray(0.15));
-            boolean right = q[0] > LEFT + plotW * 0.8;
+            boolean right = q[0] > LEFT + plotW * 0.7;
             g.setTextAlign(right ? TextAlignment.RIGHT : TextAlignment.LEFT);
-            g.fillText(p.label(), q[0] + (right ? -7 : 7), q[1] - 3);
+            String label = String.join(", ", same.stream().map(TradeOff.Point::label).toList());
+            g.fillText(label, q[0] + (right ? -7 : 7), q[1] - 3);
         }
         // The current choice.
         double[] c = at(data.current());

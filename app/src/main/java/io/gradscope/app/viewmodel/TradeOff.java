@@ -14,8 +14,8 @@ import java.util.function.BooleanSupplier;
 /**
  * Peak memory against extra compute: what the engine's planner predicts (on the meta device, which
  * computes nothing) for the {@code budget} policy over a range of budgets, from the plain step's peak
- * down to {@link #LOWEST} of it, beside the named policies (none, segments, √n) and the current
- * choice. Extra compute is the estimated FLOPs of the ops a step under the plan runs again, as the
+ * down to the lowest peak the planner finds at all (its plan for a budget of one byte), beside the
+ * named policies (none, segments, √n) and the current choice. Extra compute is the estimated FLOPs of the ops a step under the plan runs again, as the
  * engine counts them in a run of the plan on the meta device (a dropped value no backward step
  * needs is not run again). Computed off the UI thread; no JavaFX.
  *
@@ -25,9 +25,6 @@ import java.util.function.BooleanSupplier;
  * @param forwardFlops the estimated FLOPs of the whole forward pass (the x axis's 100%)
  */
 public record TradeOff(List<Point> curve, List<Point> named, Point current, long forwardFlops) {
-    /** The smallest budget tried, as a fraction of the plain step's predicted peak. */
-    public static final double LOWEST = 0.25;
-
     /**
      * One plan: its policy, predicted peak (program bytes), the estimated FLOPs it recomputes, how
      * many ops it recomputes, and whether it fits (a budget's prediction at most the budget).
@@ -41,7 +38,7 @@ public record TradeOff(List<Point> curve, List<Point> named, Point current, long
     }
 
     /**
-     * Plans {@code budgets} budgets evenly from the plain peak down to {@link #LOWEST} of it, and the
+     * Plans {@code budgets} budgets evenly from the plain peak down to the lowest reachable one, and the
      * named policies and {@code current}; {@code profile} (the run's forward ops) gives the forward pass's FLOPs.
      * Stops early, with what it has, once {@code cancelled} says so.
      */
@@ -52,10 +49,11 @@ public record TradeOff(List<Point> curve, List<Point> named, Point current, long
             named.add(point(program, options, p));
         }
         long plain = named.get(0).peak();
+        long lowest = Math.min(plain, program.plan(options, RematPolicy.budget(1), true).predictedPeak());
         List<Point> curve = new ArrayList<>();
         for (int i = 0; i < budgets && !cancelled.getAsBoolean(); i++) {
-            double f = budgets == 1 ? 1 : 1 - (1 - LOWEST) * i / (budgets - 1);
-            curve.add(point(program, options, RematPolicy.budget(Math.max(1, (long) (plain * f)))));
+            long b = budgets == 1 ? plain : plain - (plain - lowest) * i / (budgets - 1);
+            curve.add(point(program, options, RematPolicy.budget(Math.max(1, b))));
         }
         Point now = named.stream().filter(p -> p.policy().equals(current)).findFirst()
                 .orElseGet(() -> point(program, options, current));

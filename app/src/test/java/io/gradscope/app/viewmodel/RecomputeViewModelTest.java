@@ -149,6 +149,8 @@ class RecomputeViewModelTest {
         RunOptions options = new RunOptions(DType.FLOAT64, 0, Map.of());
         long plain = program.plan(options, RematPolicy.NONE, true).predictedPeak();
         assertEquals(plain, t.curve().get(0).policy().budget(), "the largest budget is the plain peak");
+        long lowest = program.plan(options, RematPolicy.budget(1), true).predictedPeak();
+        assertEquals(lowest, t.curve().get(t.curve().size() - 1).policy().budget(), "the smallest is the lowest peak reachable");
         long lastBudget = Long.MAX_VALUE;
         for (TradeOff.Point p : t.curve()) {
             assertTrue(p.policy().budget() < lastBudget, "budgets fall");
