@@ -18,8 +18,8 @@ import javafx.scene.text.TextAlignment;
 
 /**
  * The trade-off curve: predicted peak memory (y) against extra compute (x, the FLOPs recomputed as a
- * share of the forward pass's) for the budget policy over a range of budgets (dots joined in order of
- * compute; hollow where the budget does not fit), the named policies as labelled squares, and the
+ * share of the forward pass's) for the budget policy over a range of budgets (dots joined by a
+ * staircase in order of compute; hollow where the budget does not fit), the named policies as labelled squares, and the
  * current choice ringed. A click on a point runs with its policy. Drawing only.
  */
 final class TradeOffChart extends Region {
@@ -151,13 +151,17 @@ final class TradeOffChart extends Region {
         g.setStroke(line);
         g.setLineWidth(1.4);
         g.beginPath();
-        for (int i = 0; i < curve.size(); i++) {
-            double[] q = at(curve.get(i));
-            if (i == 0) {
+        // A staircase: with more compute the peak stays until the next plan lowers it.
+        double[] prev = null;
+        for (TradeOff.Point p : curve) {
+            double[] q = at(p);
+            if (prev == null) {
                 g.moveTo(q[0], q[1]);
             } else {
+                g.lineTo(q[0], prev[1]);
                 g.lineTo(q[0], q[1]);
             }
+            prev = q;
         }
         g.stroke();
         for (TradeOff.Point p : curve) {
