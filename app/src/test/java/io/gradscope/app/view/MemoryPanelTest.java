@@ -138,6 +138,8 @@ class MemoryPanelTest {
         assertTrue(window.graphPanel().styleOf("v" + v).contains("stroke-color: " + io.gradscope.app.draw.Looks.CURRENT_STROKE),
                 "the recomputed node is drawn as the current one: " + window.graphPanel().styleOf("v" + v));
         assertTrue(robot.lookup("#inspector-name").queryLabeled().getText().equals(sweep.graph().vertex(v).title()));
+        assertTrue(robot.lookup(n -> n instanceof javafx.scene.control.Labeled l && l.isVisible() && l.getText() != null
+                && l.getText().startsWith("Recomputing " + r.op() + " (segment ")).tryQuery().isPresent(), "the inspector says it is recomputed");
         // The next step goes on (through the segment's other recomputed ops, then the backward steps); the node is outlined again.
         robot.type(KeyCode.RIGHT);
         WaitForAsyncUtils.waitForFxEvents();
