@@ -39,7 +39,7 @@ public final class MemoryViewModel {
     private final ReadOnlyObjectWrapper<MemoryOverlay> overlay = new ReadOnlyObjectWrapper<>(this, "overlay");
     private final ReadOnlyObjectWrapper<String> busy = new ReadOnlyObjectWrapper<>(this, "busy");
     /** Bumped by every new run and every request, so that a late result of an older one is dropped. */
-    private int planning;
+    private volatile int planning;
     /** Whether the run on screen's curve was asked for (planned or being planned). */
     private boolean planAsked;
     private int comparing;
@@ -189,7 +189,7 @@ public final class MemoryViewModel {
         var profile = s.run().memory().profile();
         busy.set("Planning " + BUDGETS + " budgets…");
         service.submit(() -> TradeOff.of(Program.parse(r.file(), r.source()), RunService.options(r), profile, current, BUDGETS,
-                () -> Thread.currentThread().isInterrupted()), (t, failure) -> {
+                () -> id != planning), (t, failure) -> { // a newer run or request stops it between budgets
                     if (id != planning) {
                         return;
                     }
