@@ -21,7 +21,10 @@ import javafx.util.Duration;
  * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
- * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph.
+ * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
+ * {@code gradscope.screenshot.remat=POLICY} runs again under that remat policy first,
+ * {@code gradscope.screenshot.tradeoff=true} shows the memory panel's trade-off curve,
+ * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline.
  */
 final class Screenshot {
     private Screenshot() {
@@ -37,6 +40,8 @@ final class Screenshot {
         String tangent = System.getProperty("gradscope.screenshot.tangent");
         boolean[] tangentApplied = {tangent == null};
         boolean[] expanded = {!Boolean.getBoolean("gradscope.screenshot.expand")};
+        String remat = System.getProperty("gradscope.screenshot.remat");
+        boolean[] rematApplied = {remat == null};
         sweep.layout().addListener((o, a, b) -> {
             if (b == null) {
                 return;
@@ -44,6 +49,11 @@ final class Screenshot {
             if (!tangentApplied[0]) {
                 tangentApplied[0] = true;
                 w.viewModel().derivatives().setTangent(io.gradscope.app.service.TangentChoice.parse(tangent));
+                return;
+            }
+            if (!rematApplied[0]) {
+                rematApplied[0] = true;
+                Platform.runLater(() -> w.viewModel().memory().choosePolicy(io.gradscope.engine.memory.RematPolicy.parse(remat)));
                 return;
             }
             if (!expanded[0]) {
@@ -86,6 +96,13 @@ final class Screenshot {
             String expand = System.getProperty("gradscope.screenshot.scalars");
             if (expand != null && sweep.find(expand)) {
                 w.nodeMenu().expandSelected();
+            }
+            if (Boolean.getBoolean("gradscope.screenshot.tradeoff")) {
+                w.viewModel().memory().showTradeOff(true);
+            }
+            String memCompare = System.getProperty("gradscope.screenshot.memcompare");
+            if (memCompare != null) {
+                w.viewModel().memory().compareWith(io.gradscope.engine.memory.RematPolicy.parse(memCompare));
             }
             if (Boolean.getBoolean("gradscope.screenshot.origin")) {
                 // The origin is looked for off the UI thread: give it a moment.

@@ -138,7 +138,9 @@ public final class Inspector extends ScrollPane {
         contribTitle.setVisible(current);
         if (current) {
             List<Sweep.Contribution> cs = s.contributions(vm.cursor().get());
-            leafNote.setText(v.kind() == TraceGraph.Kind.PARAM || v.kind() == TraceGraph.Kind.INPUT
+            String redo = s.recomputing(vm.cursor().get());
+            leafNote.setText(redo != null ? capitalised(redo) + ": its value is made again from the segment's kept inputs for the "
+                    + "backward steps that read it; it sends nothing." : v.kind() == TraceGraph.Kind.PARAM || v.kind() == TraceGraph.Kind.INPUT
                     ? "A leaf: this upstream gradient is its gradient." : "Nothing to send.");
             List<javafx.scene.Node> shown = new java.util.ArrayList<>();
             if (cs.isEmpty()) {
@@ -162,5 +164,9 @@ public final class Inspector extends ScrollPane {
         } else {
             contributions.getChildren().clear();
         }
+    }
+
+    private static String capitalised(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 }

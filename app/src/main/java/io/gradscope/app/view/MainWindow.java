@@ -60,6 +60,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
+        graph.addDecorator(vm.memory().recomputed()); // recomputed nodes outlined; diagnoses over them
         graph.addDecorator(vm.diagnostics());
         transport.addTool(new TangentChooser(vm.derivatives()));
         SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);

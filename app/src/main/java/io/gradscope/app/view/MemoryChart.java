@@ -1,5 +1,6 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.viewmodel.MemoryOverlay;
 import io.gradscope.app.viewmodel.MemoryTrack;
 import io.gradscope.engine.memory.HeapLimit;
 import io.gradscope.engine.memory.MemoryCategory;
@@ -18,7 +19,8 @@ import javafx.scene.text.TextAlignment;
  * The memory timeline: the active bytes after each trace event as areas stacked by category (what
  * is held for inspection on top, hatched apart from the program's own), the allocator's reserved
  * bytes as a line, the forward, backward and recompute phases shaded, the peak marked and the
- * sweep's cursor as a line. A click tells the event under it. Drawing only: the data is a
+ * sweep's cursor as a line; a second run compared with it as a line of its program bytes, with its
+ * peak. A click tells the event under it. Drawing only: the data is a
  * {@link MemoryTrack}, the cursor an event index.
  */
 final class MemoryChart extends Region {
@@ -32,6 +34,7 @@ final class MemoryChart extends Region {
 
     private final Canvas canvas = new Canvas();
     private MemoryTrack track;
+    private MemoryOverlay overlay;
     private int cursor = -1;
     private int draws;
 
@@ -62,6 +65,19 @@ final class MemoryChart extends Region {
         track = t;
         draw();
     }
+
+    /** Draws a second run over this one (null: none). */
+    void overlay(MemoryOverlay o) {
+        overlay = o;
+        draw();
+    }
+
+    MemoryOverlay overlay() {
+        return overlay;
+    }
+
+    /** The colour of the compared run's line. */
+    static final Color OVERLAY = Color.web("#d81b60");
 
     void cursor(int event) {
         cursor = event;
@@ -113,6 +129,9 @@ final class MemoryChart extends Region {
                 total += s.of(c);
             }
             max = Math.max(max, Math.max(total, s.reserved()));
+        }
+        if (overlay != null) {
+            max = Math.max(max, overlay.peak());
         }
         // Phases: shaded behind, named along the top.
         g.setFont(Font.font(10));
@@ -197,6 +216,9 @@ final class MemoryChart extends Region {
             g.fillText("peak " + HeapLimit.human(tl.peakBytes()), x + (x > w / 2 ? -6 : 6), TOP + 12);
             g.setTextAlign(TextAlignment.LEFT);
         }
+        if (overlay != null) {
+            drawOverlay(g, plotW, plotH, max, w);
+        }
         // The sweep's cursor.
         if (cursor >= 0) {
             double x = xOf(cursor);
@@ -216,8 +238,46 @@ final class MemoryChart extends Region {
         g.fillText("0", LEFT - 4, TOP + plotH);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
-        g.fillText("trace events →   - - reserved", LEFT, TOP + plotH + 3);
+        g.fillText("trace events →   - - reserved" + (overlay == null ? "" : "   — " + overlay.policy() + " (compared)"),
+                LEFT, TOP + plotH + 3);
         legend(g, w);
+    }
+
+    /** The compared run's program bytes as a stepped line, and its peak. */
+    private void drawOverlay(GraphicsContext g, double plotW, double plotH, long max, double w) {
+        double[] xs = overlay.x();
+        long[] bs = overlay.bytes();
+        g.setStroke(OVERLAY);
+        g.setLineWidth(1.6);
+        g.beginPath();
+        double lastY = TOP + plotH;
+        g.moveTo(LEFT, lastY);
+        for (int i = 0; i < xs.length; i++) {
+            double x = xOf(xs[i]);
+            double y = TOP + plotH - plotH * bs[i] / max;
+            g.lineTo(x, lastY);
+            g.lineTo(x, y);
+            lastY = y;
+        }
+        g.lineTo(LEFT + plotW, lastY);
+        g.stroke();
+        double x = xOf(overlay.peakX());
+        double y = TOP + plotH - plotH * overlay.peak() / max;
+        g.setFill(OVERLAY);
+        g.fillOval(x - 4, y - 4, 8, 8);
+        String text = overlay.policy() + " peak " + HeapLimit.human(overlay.peak());
+        boolean right = x > w / 2;
+        g.setTextAlign(right ? TextAlignment.RIGHT : TextAlignment.LEFT);
+        g.setTextBaseline(VPos.BOTTOM);
+        g.fillText(text, x + (right ? -7 : 7), Math.max(TOP + 24, y - 3));
+        g.setTextAlign(TextAlignment.LEFT);
+        g.setTextBaseline(VPos.TOP);
+    }
+
+    /** The x position of a place between trace events. */
+    private double xOf(double event) {
+        double w = Math.max(1, getWidth() - LEFT - RIGHT);
+        return LEFT + (track == null || track.events() <= 1 ? 0 : w * event / (track.events() - 1));
     }
 
     private static long total(MemoryTimeline.Sample s) {

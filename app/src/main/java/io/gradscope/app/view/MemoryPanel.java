@@ -2,6 +2,7 @@ package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.MemoryTrack;
 import io.gradscope.app.viewmodel.MemoryViewModel;
+import io.gradscope.app.viewmodel.RecomputeMarks;
 import io.gradscope.engine.memory.HeapLimit;
 import io.gradscope.engine.memory.RematPolicy;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -22,7 +23,9 @@ import javafx.scene.layout.Priority;
  * The memory panel under the graph: the policy selector (none, segments, √n, budget with a slider)
  * and the peak in words above; the timeline ({@link MemoryChart}) and the "live at the peak" table
  * side by side. A click on the timeline moves the sweep there; a row of the table selects its node
- * (and, through the window, its line in the editor). Renders and binds only.
+ * (and, through the window, its line in the editor). A second row: another policy to compare with
+ * (its run drawn over the timeline), the trade-off curve in place of the timeline, and the legend of
+ * the graph's recomputed nodes. Renders and binds only.
  */
 public final class MemoryPanel extends BorderPane {
     private final MemoryViewModel vm;
@@ -31,6 +34,12 @@ public final class MemoryPanel extends BorderPane {
     private final Label summary = new Label("No run yet");
     private final ComboBox<String> policy = new ComboBox<>(FXCollections.observableArrayList("none", "segments", "sqrt", "budget"));
     private final Slider budget = new Slider(0.1, 1.0, 0.6);
+    private final ComboBox<String> compare = new ComboBox<>(FXCollections.observableArrayList(NO_COMPARISON, "none", "segments", "sqrt"));
+    private final javafx.scene.control.ToggleButton tradeOffButton = new javafx.scene.control.ToggleButton("Trade-off curve");
+    private final TradeOffChart tradeOff;
+    private final Label recomputedLegend = new Label();
+    private final Label busy = new Label();
+    private static final String NO_COMPARISON = "—";
     private boolean updating;
 
     public MemoryPanel(MemoryViewModel vm, ReadOnlyObjectProperty<RematPolicy> current) {
@@ -65,13 +74,69 @@ public final class MemoryPanel extends BorderPane {
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(3, 6, 3, 6));
         HBox.setHgrow(summary, Priority.ALWAYS);
-        setTop(top);
+        tradeOff = new TradeOffChart(vm::choosePolicy);
+        setTop(new javafx.scene.layout.VBox(top, secondRow()));
         setCenter(chart);
         buildTable();
         setRight(table);
         vm.track().addListener((o, a, t) -> show(t));
         vm.cursorEvent().addListener((o, a, b) -> chart.cursor(b.intValue()));
         show(vm.track().get());
+    }
+
+    /** Compare with another policy; the trade-off curve; the legend of the graph's recomputed nodes; what is being worked out. */
+    private HBox secondRow() {
+        compare.setId("memory-compare");
+        compare.setValue(NO_COMPARISON);
+        compare.setTooltip(new javafx.scene.control.Tooltip("Run the program under another policy and draw its memory over this run's"));
+        compare.valueProperty().addListener((o, a, b) -> {
+            RematPolicy p = b == null || b.equals(NO_COMPARISON) ? null : RematPolicy.parse(b);
+            if (!java.util.Objects.equals(p, vm.comparedWith().get())) {
+                vm.compareWith(p);
+            }
+        });
+        vm.comparedWith().addListener((o, a, p) -> compare.setValue(p == null ? NO_COMPARISON : p.toString()));
+        vm.overlay().addListener((o, a, b) -> chart.overlay(b));
+        tradeOffButton.setId("memory-tradeoff-toggle");
+        tradeOffButton.setTooltip(new javafx.scene.control.Tooltip(
+                "Predicted peak against recomputed FLOPs over a range of budgets (planned on the meta device); click a point to run it"));
+        tradeOffButton.selectedProperty().addListener((o, a, on) -> {
+            if (on != vm.tradeOffShown().get()) {
+                vm.showTradeOff(on);
+            }
+        });
+        vm.tradeOffShown().addListener((o, a, on) -> {
+            tradeOffButton.setSelected(on);
+            setCenter(on ? tradeOff : chart);
+            setRight(on ? null : table); // the curve takes the table's room
+        });
+        vm.tradeOff().addListener((o, a, t) -> tradeOff.show(t, vm.busy().get()));
+        vm.busy().addListener((o, a, b) -> {
+            busy.setText(b == null ? "" : b);
+            tradeOff.show(vm.tradeOff().get(), b);
+        });
+        busy.setId("memory-busy");
+        recomputedLegend.setId("memory-recomputed");
+        javafx.scene.shape.Rectangle swatch = new javafx.scene.shape.Rectangle(12, 9, javafx.scene.paint.Color.TRANSPARENT);
+        swatch.setStroke(javafx.scene.paint.Color.web(RecomputeMarks.COLOUR));
+        swatch.setStrokeWidth(2.5);
+        recomputedLegend.setGraphic(swatch);
+        vm.recomputed().revision().addListener((o, a, b) -> showRecomputed());
+        showRecomputed();
+        Label with = new Label("compare with");
+        with.setMinWidth(Label.USE_PREF_SIZE);
+        compare.setMinWidth(Label.USE_PREF_SIZE);
+        tradeOffButton.setMinWidth(Label.USE_PREF_SIZE);
+        HBox row = new HBox(8, with, compare, tradeOffButton, recomputedLegend, busy);
+        row.setAlignment(Pos.CENTER_LEFT);
+        row.setPadding(new Insets(0, 6, 3, 6));
+        return row;
+    }
+
+    private void showRecomputed() {
+        int n = vm.recomputed().count();
+        recomputedLegend.setVisible(n > 0);
+        recomputedLegend.setText(n + " recomputed (outlined in the graph)");
     }
 
     private void showPolicy(RematPolicy p) {
@@ -134,6 +199,14 @@ public final class MemoryPanel extends BorderPane {
 
     MemoryChart chart() {
         return chart;
+    }
+
+    TradeOffChart tradeOffChart() {
+        return tradeOff;
+    }
+
+    public Label recomputedLegend() {
+        return recomputedLegend;
     }
 
     public TableView<MemoryTrack.Row> table() {

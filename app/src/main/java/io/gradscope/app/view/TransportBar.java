@@ -100,7 +100,8 @@ public final class TransportBar extends HBox {
             return pass + ": before step 1 of " + vm.steps();
         }
         var v = vm.vertex(vm.currentVertex());
-        return pass + " step " + (c + 1) + " of " + vm.steps() + (v == null ? "" : ": " + v.title());
+        String redo = vm.mode().get() == Sweep.Mode.BACKWARD ? vm.recorded().get().recomputing(c) : null;
+        return pass + " step " + (c + 1) + " of " + vm.steps() + (redo != null ? ": " + redo : "") + (v == null ? "" : ": " + v.title());
     }
 
     /** Adds a control after the speed slider (the tangent chooser). */

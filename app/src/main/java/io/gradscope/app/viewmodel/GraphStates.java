@@ -124,9 +124,11 @@ public final class GraphStates {
         int from = cursor;
         int lo = Math.max(0, Math.min(from, to));
         int hi = Math.min(sweep.steps(mode) - 1, Math.max(from, to));
+        // A recomputed vertex has two backward steps (its recompute, its own): count it once.
+        Set<Integer> seen = new HashSet<>();
         for (int step = lo; step <= hi; step++) {
             int v = sweep.vertexAt(mode, step);
-            if (v < 0) {
+            if (v < 0 || !seen.add(v)) {
                 continue;
             }
             Sweep.State before = sweep.state(mode, from, v);

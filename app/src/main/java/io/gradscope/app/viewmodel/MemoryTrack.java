@@ -64,6 +64,7 @@ public final class MemoryTrack {
                 steps.add(i);
                 now = Phase.BACKWARD;
             } else if (e instanceof TraceEvent.Recompute) {
+                steps.add(i); // the backward sweep steps through recomputed ops too (see Sweep)
                 now = Phase.RECOMPUTE;
             } else if (e instanceof TraceEvent.OpForward f) {
                 setVertex(graph, f.node(), i);

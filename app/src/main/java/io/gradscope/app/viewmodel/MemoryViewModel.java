@@ -1,7 +1,15 @@
 package io.gradscope.app.viewmodel;
 
+import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.program.MemoryOptions;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
 import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
@@ -11,7 +19,9 @@ import javafx.beans.property.ReadOnlyObjectWrapper;
  * The memory panel's state: the recorded run's {@link MemoryTrack}, the trace event the sweep's
  * cursor is at, the row of the live-at-the-peak table chosen and the program line to show for it.
  * Commands: seek (move the sweep to an event), choose a row (selects its node), choose a policy
- * (reruns). Follows the sweep; depends only on javafx.base.
+ * (reruns), show the trade-off curve (planned off the UI thread), compare with another policy (a
+ * second run, off the UI thread, drawn over this one). The graph's recomputed nodes are
+ * {@link #recomputed()}. Follows the sweep; depends only on javafx.base.
  */
 public final class MemoryViewModel {
     private final SweepViewModel sweep;
@@ -20,15 +30,48 @@ public final class MemoryViewModel {
     private final ReadOnlyIntegerWrapper cursorEvent = new ReadOnlyIntegerWrapper(this, "cursorEvent", -1);
     private final ReadOnlyIntegerWrapper chosenRow = new ReadOnlyIntegerWrapper(this, "chosenRow", -1);
     private final ReadOnlyIntegerWrapper lineToShow = new ReadOnlyIntegerWrapper(this, "lineToShow", 0);
+    private final RunService service;
+    private final Supplier<RunService.Request> shown;
+    private final RecomputeMarks recomputed;
+    private final ReadOnlyBooleanWrapper tradeOffShown = new ReadOnlyBooleanWrapper(this, "tradeOffShown");
+    private final ReadOnlyObjectWrapper<TradeOff> tradeOff = new ReadOnlyObjectWrapper<>(this, "tradeOff");
+    private final ReadOnlyObjectWrapper<RematPolicy> comparedWith = new ReadOnlyObjectWrapper<>(this, "comparedWith");
+    private final ReadOnlyObjectWrapper<MemoryOverlay> overlay = new ReadOnlyObjectWrapper<>(this, "overlay");
+    private final ReadOnlyObjectWrapper<String> busy = new ReadOnlyObjectWrapper<>(this, "busy");
+    /** Bumped by every new run and every request, so that a late result of an older one is dropped. */
+    private volatile int planning;
+    /** Whether the run on screen's curve was asked for (planned or being planned). */
+    private boolean planAsked;
+    private int comparing;
 
-    /** Follows {@code sweep}; {@code rerun} runs the program again under a policy. */
-    public MemoryViewModel(SweepViewModel sweep, Consumer<RematPolicy> rerun) {
+    /**
+     * Follows {@code sweep}; {@code rerun} runs the program again under a policy; {@code service}
+     * does the planning and the second runs off the UI thread, for the request {@code shown} gives
+     * (the run on screen).
+     */
+    public MemoryViewModel(SweepViewModel sweep, RunService service, Supplier<RunService.Request> shown,
+                           Consumer<RematPolicy> rerun) {
         this.sweep = sweep;
         this.rerun = rerun;
+        this.service = service;
+        this.shown = shown;
+        this.recomputed = new RecomputeMarks(sweep);
         sweep.recorded().addListener((o, a, s) -> {
             track.set(s == null ? null : new MemoryTrack(s.run(), s.graph()));
             chosenRow.set(-1);
             follow();
+            planning++;
+            comparing++;
+            tradeOff.set(null);
+            planAsked = false;
+            overlay.set(null);
+            busy.set(null);
+            if (tradeOffShown.get()) {
+                planTradeOff();
+            }
+            if (comparedWith.get() != null) {
+                compare(comparedWith.get());
+            }
         });
         sweep.cursor().addListener((o, a, b) -> follow());
         sweep.mode().addListener((o, a, b) -> follow());
@@ -52,6 +95,36 @@ public final class MemoryViewModel {
     /** The program line of the last chosen row (1-based; 0 for none). */
     public ReadOnlyIntegerProperty lineToShow() {
         return lineToShow.getReadOnlyProperty();
+    }
+
+    /** The graph's nodes the run's plan recomputes (a decorator for the graph). */
+    public RecomputeMarks recomputed() {
+        return recomputed;
+    }
+
+    /** Whether the panel shows the trade-off curve instead of the timeline. */
+    public ReadOnlyBooleanProperty tradeOffShown() {
+        return tradeOffShown.getReadOnlyProperty();
+    }
+
+    /** The trade-off curve of the run on screen (null until planned). */
+    public ReadOnlyObjectProperty<TradeOff> tradeOff() {
+        return tradeOff.getReadOnlyProperty();
+    }
+
+    /** The policy the run on screen is compared with (null: none). */
+    public ReadOnlyObjectProperty<RematPolicy> comparedWith() {
+        return comparedWith.getReadOnlyProperty();
+    }
+
+    /** The compared run's memory on this run's axis (null until it ran, or when comparing with none). */
+    public ReadOnlyObjectProperty<MemoryOverlay> overlay() {
+        return overlay.getReadOnlyProperty();
+    }
+
+    /** What is being worked out off the UI thread ("Planning 12 budgets…"), or null. */
+    public ReadOnlyObjectProperty<String> busy() {
+        return busy.getReadOnlyProperty();
     }
 
     private void follow() {
@@ -91,5 +164,73 @@ public final class MemoryViewModel {
     /** Runs the program again under {@code policy}. */
     public void choosePolicy(RematPolicy policy) {
         rerun.accept(policy);
+    }
+
+    /** Shows the trade-off curve (planning it off the UI thread the first time for a run) or the timeline. */
+    public void showTradeOff(boolean show) {
+        tradeOffShown.set(show);
+        if (show && !planAsked) {
+            planTradeOff();
+        }
+    }
+
+    /** How many budgets the curve plans. */
+    public static final int BUDGETS = 12;
+
+    private void planTradeOff() {
+        RunService.Request r = shown.get();
+        Sweep s = sweep.recorded().get();
+        if (r == null || s == null || s.run().memory() == null || s.run().memory().profile() == null) {
+            return;
+        }
+        planAsked = true;
+        int id = ++planning;
+        RematPolicy current = s.run().memory().policy();
+        var profile = s.run().memory().profile();
+        busy.set("Planning " + BUDGETS + " budgets…");
+        service.submit(() -> TradeOff.of(Program.parse(r.file(), r.source()), RunService.options(r), profile, current, BUDGETS,
+                () -> id != planning), (t, failure) -> { // a newer run or request stops it between budgets
+                    if (id != planning) {
+                        return;
+                    }
+                    busy.set(failure == null ? null : "Cannot plan: " + RunService.errorOf(failure).what());
+                    tradeOff.set(t);
+                });
+    }
+
+    /**
+     * Compares the run on screen with the same program under {@code policy} (null: compares with
+     * nothing): the second run (a plain training step, nothing retained) is drawn over this one.
+     */
+    public void compareWith(RematPolicy policy) {
+        comparedWith.set(policy);
+        comparing++;
+        overlay.set(null);
+        busy.set(null);
+        if (policy != null) {
+            compare(policy);
+        }
+    }
+
+    private void compare(RematPolicy policy) {
+        RunService.Request r = shown.get();
+        Sweep s = sweep.recorded().get();
+        if (r == null || s == null) {
+            return;
+        }
+        int id = ++comparing;
+        busy.set("Running with --remat " + policy + " to compare…");
+        ProgramRun onto = s.run();
+        service.submit(() -> {
+            RunOptions options = RunService.options(r);
+            ProgramRun other = Program.parse(r.file(), r.source()).run(options, new MemoryOptions(policy, false), (a, b, c) -> { });
+            return MemoryOverlay.of(policy, other, onto);
+        }, (o, failure) -> {
+            if (id != comparing) {
+                return;
+            }
+            busy.set(failure == null ? null : "Cannot compare: " + RunService.errorOf(failure).what());
+            overlay.set(o);
+        });
     }
 }

@@ -53,7 +53,7 @@ public final class SessionViewModel {
     public SessionViewModel(RunService service) {
         this.service = service;
         this.sweep = new SweepViewModel(service, status::set);
-        this.memory = new MemoryViewModel(sweep, p -> {
+        this.memory = new MemoryViewModel(sweep, service, () -> shown, p -> {
             setRemat(p);
             run();
         });

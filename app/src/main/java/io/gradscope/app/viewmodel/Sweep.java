@@ -12,8 +12,9 @@ import java.util.function.Predicate;
 
 /**
  * The steps of a recorded run, forward (one vertex per step, in creation order) or backward (the
- * engine's BackwardStep events, in the order it ran them), and what each vertex looks like at a
- * given cursor. Nothing is recomputed: it only reads the run's trace. Built in O(vertices + steps);
+ * engine's BackwardStep events, in the order it ran them, with the Recompute events of the
+ * checkpoint segments it re-ran in between, in trace order: a recompute step is about the
+ * recomputed op's vertex and sends nothing), and what each vertex looks like at a given cursor. Nothing is recomputed: it only reads the run's trace. Built in O(vertices + steps);
  * every question about one step or one vertex is answered in O(1) (or in the op's arity).
  * Cursor -1 is "before the first step".
  */
@@ -27,6 +28,10 @@ public final class Sweep {
     private final ProgramRun run;
     private final TraceGraph graph;
     private final List<TraceEvent.BackwardStep> backward;
+    /** Per backward step: its index in {@link #backward}, or -1 for a recompute step. */
+    private final int[] backwardIndex;
+    /** Per backward step: its Recompute event, or null for a backward step proper. */
+    private final TraceEvent.Recompute[] recompute;
     /** The vertex of each backward step (-1: a node the graph does not show). */
     private final int[] backwardVertex;
     /** The backward step of each vertex (-1: never reached). */
@@ -37,14 +42,27 @@ public final class Sweep {
     public Sweep(ProgramRun run, TraceGraph graph) {
         this.run = run;
         this.graph = graph;
-        this.backward = run.trace().of(TraceEvent.BackwardStep.class);
-        this.backwardVertex = new int[backward.size()];
+        List<TraceEvent.BackwardStep> bs = new ArrayList<>();
+        List<TraceEvent.Recompute> rs = new ArrayList<>();
+        for (TraceEvent e : run.trace().events()) {
+            if (e instanceof TraceEvent.BackwardStep b) {
+                bs.add(b);
+                rs.add(null);
+            } else if (e instanceof TraceEvent.Recompute r) {
+                rs.add(r);
+            }
+        }
+        this.backward = bs;
+        this.recompute = rs.toArray(new TraceEvent.Recompute[0]);
+        this.backwardIndex = new int[recompute.length];
+        this.backwardVertex = new int[recompute.length];
         this.backwardStepOf = new int[graph.size()];
         Arrays.fill(backwardStepOf, -1);
-        for (int i = 0; i < backward.size(); i++) {
-            int v = graph.indexOf(backward.get(i).node());
+        for (int i = 0, b = 0; i < recompute.length; i++) {
+            int v = graph.indexOf(recompute[i] != null ? recompute[i].node() : backward.get(b).node());
             backwardVertex[i] = v;
-            if (v >= 0) {
+            backwardIndex[i] = recompute[i] != null ? -1 : b++;
+            if (v >= 0 && recompute[i] == null) {
                 backwardStepOf[v] = i;
             }
         }
@@ -52,12 +70,12 @@ public final class Sweep {
         for (int v = 0; v < graph.size(); v++) {
             sentTo.add(null);
         }
-        for (int i = 0; i < backward.size(); i++) {
+        for (int i = 0; i < recompute.length; i++) {
             int v = backwardVertex[i];
-            if (v < 0) {
+            if (v < 0 || recompute[i] != null) {
                 continue;
             }
-            List<TraceEvent.Contribution> cs = backward.get(i).contributions();
+            List<TraceEvent.Contribution> cs = backward.get(backwardIndex[i]).contributions();
             for (int c = 0; c < cs.size(); c++) {
                 int to = graph.inputOf(v, cs.get(c).input());
                 if (to >= 0) {
@@ -91,7 +109,7 @@ public final class Sweep {
             if (sc[0] > cursor) {
                 break;
             }
-            double[] g = backward.get(sc[0]).contributions().get(sc[1]).gradient().toDoubleArray();
+            double[] g = backward.get(backwardIndex[sc[0]]).contributions().get(sc[1]).gradient().toDoubleArray();
             if (sum == null) {
                 sum = new double[g.length];
             }
@@ -114,7 +132,7 @@ public final class Sweep {
     }
 
     public int steps(Mode mode) {
-        return mode == Mode.FORWARD ? graph.size() : backward.size();
+        return mode == Mode.FORWARD ? graph.size() : recompute.length;
     }
 
     /** The vertex a step is about, or -1. */
@@ -135,26 +153,41 @@ public final class Sweep {
         return mode == Mode.FORWARD ? (vertex >= 0 && vertex < graph.size() ? vertex : -1) : backwardStepOf(vertex);
     }
 
+    /**
+     * How a vertex looks at the cursor: current at its step (and, in the backward pass, while its op
+     * is being recomputed), visited after it, pending before it.
+     */
     public State state(Mode mode, int cursor, int vertex) {
         int step = stepOf(mode, vertex);
         if (step < 0) {
             return State.OUTSIDE;
         }
-        if (step == cursor) {
+        if (step == cursor || (mode == Mode.BACKWARD && recomputeAt(cursor) != null && backwardVertex[cursor] == vertex)) {
             return State.CURRENT;
         }
         return step < cursor ? State.VISITED : State.PENDING;
     }
 
-    /** The backward step record at a step, or null. */
+    /** The backward step record at a step, or null (also for a recompute step). */
     public TraceEvent.BackwardStep backwardStep(int step) {
-        return step < 0 || step >= backward.size() ? null : backward.get(step);
+        return step < 0 || step >= recompute.length || recompute[step] != null ? null : backward.get(backwardIndex[step]);
+    }
+
+    /** The Recompute event of a backward step that re-runs a checkpointed op, or null. */
+    public TraceEvent.Recompute recomputeAt(int step) {
+        return step < 0 || step >= recompute.length ? null : recompute[step];
+    }
+
+    /** "recomputing tanh (segment 2)" for a recompute step (segments numbered from 1), else null. */
+    public String recomputing(int step) {
+        TraceEvent.Recompute r = recomputeAt(step);
+        return r == null ? null : "recomputing " + r.op() + " (segment " + (r.segment() + 1) + ")";
     }
 
     /** The complete upstream gradient of a vertex, once the backward cursor has reached it; else null. */
     public Tensor upstream(int cursor, int vertex) {
         int step = backwardStepOf(vertex);
-        return step < 0 || step > cursor ? null : backward.get(step).upstream();
+        return step < 0 || step > cursor ? null : backward.get(backwardIndex[step]).upstream();
     }
 
     /**
@@ -166,11 +199,11 @@ public final class Sweep {
         if (v < 0) {
             return List.of();
         }
-        if (mode == Mode.FORWARD) {
-            return graph.inEdges(v);
+        if (mode == Mode.FORWARD || recompute[cursor] != null) {
+            return graph.inEdges(v); // running an op (again) reads along its input edges
         }
         List<TraceGraph.Edge> out = new ArrayList<>();
-        for (TraceEvent.Contribution c : backward.get(cursor).contributions()) {
+        for (TraceEvent.Contribution c : backward.get(backwardIndex[cursor]).contributions()) {
             for (TraceGraph.Edge e : graph.inEdges(v)) {
                 if (e.input() == c.input()) {
                     out.add(e);

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.viewmodel.MemoryTrack;
+import io.gradscope.app.viewmodel.RecomputeMarks;
+import io.gradscope.app.viewmodel.Sweep;
+import io.gradscope.app.viewmodel.TradeOff;
+import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.trace.TraceEvent;
+import java.util.HashSet;
+import java.util.Set;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +25,11 @@ import org.testfx.framework.junit5.ApplicationExtension;
 import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
-/** The memory panel headless: it shows the run, the peak row selects its node and line, stepping moves its cursor. */
+/**
+ * The memory panel headless: it shows the run, the peak row selects its node and line, stepping moves
+ * its cursor; stepping into a checkpoint segment walks through its recomputed ops, which the graph
+ * outlines; the trade-off curve and a compared run.
+ */
 @ExtendWith(ApplicationExtension.class)
 class MemoryPanelTest {
     private MainWindow window;
@@ -89,5 +100,86 @@ class MemoryPanelTest {
         WaitForAsyncUtils.waitForFxEvents();
         int step = window.viewModel().sweep().cursor().get();
         assertTrue(step >= window.viewModel().sweep().steps() - 2, "clicked near the end, the sweep is at step " + step);
+    }
+
+    @Test
+    void steppingIntoASegmentShowsARecomputeStepAndTheGraphOutlinesExactlyTheRecomputedNodes(FxRobot robot) throws Exception {
+        open(robot);
+        Sweep sweep = window.viewModel().sweep().recorded().get();
+        // Independently: the vertices of the ops the engine ran again, from the trace.
+        List<TraceEvent> events = sweep.run().trace().events();
+        Set<Integer> rerun = new HashSet<>();
+        for (TraceEvent e : events) {
+            if (e instanceof TraceEvent.Recompute r) {
+                rerun.add(sweep.graph().indexOf(r.node()));
+            }
+        }
+        assertTrue(rerun.size() >= 4, "the two checkpoint blocks' ops: " + rerun);
+        for (int v = 0; v < sweep.graph().size(); v++) {
+            String style = window.graphPanel().styleOf("v" + v);
+            assertTrue(style != null, "v" + v + " is drawn");
+            assertEquals(rerun.contains(v), style.contains("stroke-color: " + RecomputeMarks.COLOUR), "v" + v + ": " + style);
+        }
+        assertEquals(rerun.size() + " recomputed (outlined in the graph)", window.memoryPanel().recomputedLegend().getText());
+        robot.interact(() -> window.graphPanel().requestFocus());
+        int presses = 0;
+        while (sweep.recomputeAt(window.viewModel().sweep().cursor().get()) == null) {
+            assertTrue(presses++ < sweep.steps(Sweep.Mode.BACKWARD), "the sweep reaches a recompute step");
+            robot.type(KeyCode.RIGHT);
+            WaitForAsyncUtils.waitForFxEvents();
+        }
+        int step = window.viewModel().sweep().cursor().get();
+        TraceEvent.Recompute r = sweep.recomputeAt(step);
+        String where = window.transport().where().getText();
+        assertTrue(where.contains("recomputing " + r.op() + " (segment " + (r.segment() + 1) + ")"), where);
+        assertEquals(events.indexOf(r), window.viewModel().memory().cursorEvent().get(), "the timeline's cursor is on the recompute");
+        int v = sweep.graph().indexOf(r.node());
+        assertEquals(v, window.viewModel().sweep().currentVertex());
+        assertTrue(window.graphPanel().styleOf("v" + v).contains("stroke-color: " + io.gradscope.app.draw.Looks.CURRENT_STROKE),
+                "the recomputed node is drawn as the current one: " + window.graphPanel().styleOf("v" + v));
+        assertTrue(robot.lookup("#inspector-name").queryLabeled().getText().equals(sweep.graph().vertex(v).title()));
+        assertTrue(robot.lookup(n -> n instanceof javafx.scene.control.Labeled l && l.isVisible() && l.getText() != null
+                && l.getText().startsWith("Recomputing " + r.op() + " (segment ")).tryQuery().isPresent(), "the inspector says it is recomputed");
+        // The next step goes on (through the segment's other recomputed ops, then the backward steps); the node is outlined again.
+        robot.type(KeyCode.RIGHT);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(step + 1, window.viewModel().sweep().cursor().get());
+        if (window.viewModel().sweep().currentVertex() != v) {
+            assertTrue(window.graphPanel().styleOf("v" + v).contains("stroke-color: " + RecomputeMarks.COLOUR));
+        }
+    }
+
+    @Test
+    void theTradeOffCurveShowsAndAPointRunsItsPolicyAndACompareRunIsDrawnOverTheTimeline(FxRobot robot) throws Exception {
+        open(robot);
+        robot.clickOn("#memory-tradeoff-toggle");
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().memory().tradeOff().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        TradeOffChart curve = window.memoryPanel().tradeOffChart();
+        assertTrue(curve.getScene() != null && curve.isVisible() && curve.getHeight() > 60, "the curve replaces the timeline");
+        assertTrue(window.memoryPanel().chart().getScene() == null);
+        TradeOff t = curve.data();
+        assertEquals(window.viewModel().memory().tradeOff().get(), t);
+        assertEquals(RematPolicy.SEGMENTS, t.current().policy());
+        // A click on the 'none' point runs without recomputation.
+        TradeOff.Point none = t.named().get(0);
+        double[] at = curve.at(none);
+        robot.clickOn(curve.localToScreen(at[0], at[1]));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+                && window.viewModel().memory().tradeOff().get() != null
+                && window.viewModel().memory().tradeOff().get().current().policy().equals(RematPolicy.NONE));
+        assertEquals(RematPolicy.NONE, window.viewModel().remat().get());
+        assertEquals("none", robot.lookup("#memory-policy").queryComboBox().getValue());
+        // Back to the timeline; compare with √n: its run is drawn over this one.
+        robot.clickOn("#memory-tradeoff-toggle");
+        robot.interact(() -> robot.lookup("#memory-compare").<String>queryComboBox().setValue("sqrt"));
+        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.memoryPanel().chart().overlay() != null);
+        assertTrue(window.memoryPanel().chart().getScene() != null);
+        assertEquals(RematPolicy.SQRT, window.memoryPanel().chart().overlay().policy());
+        long independent = io.gradscope.engine.program.Program.load(Path.of("../assets/examples/residual_checkpoint.grad"))
+                .run(new io.gradscope.engine.program.RunOptions(window.viewModel().dtype().get(), 0, java.util.Map.of()),
+                        new io.gradscope.engine.program.MemoryOptions(RematPolicy.SQRT, false), (a, b, c) -> { })
+                .timeline().peakBytes();
+        assertEquals(independent, window.memoryPanel().chart().overlay().peak(), "the compared run's peak");
     }
 }

@@ -1,0 +1,98 @@
+package io.gradscope.app.viewmodel;
+
+import io.gradscope.engine.memory.RematPlanner;
+import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.memory.StepProfile;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.program.StepMemory;
+import io.gradscope.engine.tensor.Device;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Peak memory against extra compute: what the engine's planner predicts (on the meta device, which
+ * computes nothing) for the {@code budget} policy over a range of budgets, from the plain step's peak
+ * down to the lowest peak the planner finds at all (its plan for a budget of one byte), beside the
+ * named policies (none, segments, √n) and the current choice. Extra compute is the estimated FLOPs of the ops a step under the plan runs again, as the
+ * engine counts them in a run of the plan on the meta device (a dropped value no backward step
+ * needs is not run again). Computed off the UI thread; no JavaFX.
+ *
+ * @param curve the budget plans, from the largest budget to the smallest
+ * @param named the plans of none, segments and sqrt
+ * @param current the plan of the run's own policy
+ * @param forwardFlops the estimated FLOPs of the whole forward pass (the x axis's 100%)
+ */
+public record TradeOff(List<Point> curve, List<Point> named, Point current, long forwardFlops) {
+    /**
+     * One plan: its policy, predicted peak (program bytes), the estimated FLOPs it recomputes, how
+     * many ops it recomputes, and whether it fits (a budget's prediction at most the budget).
+     */
+    public record Point(RematPolicy policy, long peak, long flops, int ops, boolean fits) {
+        /** "sqrt", "budget 40.0 KiB". */
+        public String label() {
+            return policy.kind() == RematPolicy.Kind.BUDGET
+                    ? "budget " + io.gradscope.engine.memory.HeapLimit.human(policy.budget()) : policy.toString();
+        }
+    }
+
+    /**
+     * Plans {@code budgets} budgets evenly from the plain peak down to the lowest reachable one, and the
+     * named policies and {@code current}; {@code profile} (the run's forward ops) gives the forward pass's FLOPs.
+     * Stops early, with what it has, once {@code cancelled} says so.
+     */
+    public static TradeOff of(Program program, RunOptions options, StepProfile profile, RematPolicy current, int budgets,
+                              BooleanSupplier cancelled) {
+        List<Point> named = new ArrayList<>();
+        for (RematPolicy p : List.of(RematPolicy.NONE, RematPolicy.SEGMENTS, RematPolicy.SQRT)) {
+            named.add(point(program, options, p));
+        }
+        long plain = named.get(0).peak();
+        long lowest = Math.min(plain, program.plan(options, RematPolicy.budget(1), true).predictedPeak());
+        List<Point> curve = new ArrayList<>();
+        for (int i = 0; i < budgets && !cancelled.getAsBoolean(); i++) {
+            long b = budgets == 1 ? plain : plain - (plain - lowest) * i / (budgets - 1);
+            curve.add(point(program, options, RematPolicy.budget(Math.max(1, b))));
+        }
+        Point now = named.stream().filter(p -> p.policy().equals(current)).findFirst()
+                .orElseGet(() -> point(program, options, current));
+        long total = 0;
+        for (StepProfile.Op op : profile.ops()) {
+            total += op.flops();
+        }
+        return new TradeOff(List.copyOf(curve), List.copyOf(named), now, total);
+    }
+
+    /** The planner's plan for {@code policy}, priced by a step under it on the meta device. */
+    public static Point point(Program program, RunOptions options, RematPolicy policy) {
+        RematPlanner.Planned planned = program.plan(options, policy, true);
+        RunOptions meta = new RunOptions(options.dtype(), options.seed(), options.inputs(), Device.META);
+        StepMemory m = program.run(meta, planned, false, (phase, done, total) -> { }).memory();
+        return new Point(policy, planned.predictedPeak(), m.recomputedFlops(), m.recomputedOps(), planned.fits());
+    }
+
+    /** The largest predicted peak of any point (the y axis's top). */
+    public long maxPeak() {
+        long m = current.peak();
+        for (Point p : curve) {
+            m = Math.max(m, p.peak());
+        }
+        for (Point p : named) {
+            m = Math.max(m, p.peak());
+        }
+        return m;
+    }
+
+    /** The most extra FLOPs of any point (the x axis's end). */
+    public long maxFlops() {
+        long m = current.flops();
+        for (Point p : curve) {
+            m = Math.max(m, p.flops());
+        }
+        for (Point p : named) {
+            m = Math.max(m, p.flops());
+        }
+        return m;
+    }
+}
