@@ -64,6 +64,16 @@ public final class TransportBar extends HBox {
         HBox.setHgrow(grow, Priority.ALWAYS);
         getChildren().addAll(fwd, bwd, new Label("  "), start, back, play, step, end, new Label("  speed"), speed, speedLabel,
                 grow, where);
+        // The controls keep their size; a long description of the step is cut short (its tooltip has it all).
+        for (javafx.scene.Node n : getChildren()) {
+            if (n != where && n instanceof javafx.scene.layout.Region r) {
+                r.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+            }
+        }
+        where.setMinWidth(0);
+        Tooltip whereTip = new Tooltip();
+        whereTip.textProperty().bind(where.textProperty());
+        where.setTooltip(whereTip);
         vm.inspection().addListener((o, a, b) -> where.setText(describe(vm)));
         where.setText(describe(vm));
         vm.playing().addListener((o, a, b) -> {
@@ -106,6 +116,9 @@ public final class TransportBar extends HBox {
 
     /** Adds a control after the speed slider (the tangent chooser). */
     public void addTool(javafx.scene.Node tool) {
+        if (tool instanceof javafx.scene.layout.Region r) {
+            r.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
+        }
         getChildren().add(getChildren().size() - 2, tool);
     }
 
