@@ -21,7 +21,8 @@ import javafx.util.Duration;
  * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
- * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph.
+ * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
+ * {@code gradscope.screenshot.jacobian=OF:WRT[:local]} opens the Jacobian tab on that Jacobian and picks a nonzero.
  */
 final class Screenshot {
     private Screenshot() {
@@ -87,6 +88,11 @@ final class Screenshot {
             if (expand != null && sweep.find(expand)) {
                 w.nodeMenu().expandSelected();
             }
+            String jacobian = System.getProperty("gradscope.screenshot.jacobian");
+            if (jacobian != null) {
+                showJacobian(w, jacobian, scene, out);
+                return;
+            }
             if (Boolean.getBoolean("gradscope.screenshot.origin")) {
                 // The origin is looked for off the UI thread: give it a moment.
                 PauseTransition wait = new PauseTransition(Duration.millis(1000));
@@ -101,6 +107,35 @@ final class Screenshot {
             fitOrZoom(w, sweep);
             take(scene, out);
         });
+    }
+
+    /** The Jacobian tab on OF:WRT[:local], the middle nonzero picked (its paths lit), then the picture. */
+    private static void showJacobian(MainWindow w, String spec, Scene scene, Path out) {
+        String[] p = spec.split(":");
+        var j = w.viewModel().jacobian();
+        var sweep = w.viewModel().sweep();
+        j.result().addListener((o, a, r) -> {
+            if (r != null && r.pattern().nnz() > 0) {
+                var pattern = r.pattern();
+                int k = pattern.nnz() / 2;
+                int i = 0;
+                while (pattern.rowEnd(i) <= k) {
+                    i++;
+                }
+                j.pick(i, pattern.column(k));
+                fitOrZoom(w, sweep);
+                take(scene, out);
+            }
+        });
+        if (p.length > 2) {
+            j.setSparsity(io.gradscope.engine.jacobian.Sparsity.valueOf(p[2].toUpperCase(java.util.Locale.ROOT)));
+        }
+        if (p.length > 1) {
+            j.setLeaf(p[1]);
+        }
+        w.side().showJacobian();
+        int v = sweep.recorded().get().find(p[0]);
+        j.show(v);
     }
 
     private static void fitOrZoom(MainWindow w, SweepViewModel sweep) {

@@ -61,6 +61,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
         graph.addDecorator(vm.diagnostics());
+        // A nonzero picked in the Jacobian view lights its paths.
+        graph.addDecorator(vm.jacobian());
         transport.addTool(new TangentChooser(vm.derivatives()));
         SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
