@@ -39,7 +39,10 @@ public final class JacobianRuns {
     private JacobianRuns() {
     }
 
-    /** What to compute: the Jacobian of vertex {@code of} with respect to leaf {@code wrt}. */
+    /**
+     * What to compute: the Jacobian of vertex {@code of} with respect to leaf {@code wrt}; {@code kind}
+     * null colors whichever of columns and rows needs fewer colors (rows on a tie), as the command line does.
+     */
     public record Request(int of, String wrt, Sparsity sparsity, Coloring.Kind kind, String order) {
     }
 
@@ -96,8 +99,7 @@ public final class JacobianRuns {
         }
         GraphJacobian j = GraphJacobian.of(of, wrt);
         Pattern p = j.pattern(r.sparsity());
-        Coloring c = r.order() == null || r.order().equals("best") ? Colorings.recolor(p, Colorings.best(p, r.kind()), 10)
-                : Colorings.color(p, r.kind(), VertexOrder.byFlag(r.order()));
+        Coloring c = r.kind() != null ? color(p, r.kind(), r.order()) : cheaper(p, r.order());
         SparseMatrix values = Jacobians.compressed(j, p, c);
         List<Between> between = new ArrayList<>();
         long entries = 0;
@@ -130,6 +132,29 @@ public final class JacobianRuns {
         }
         return new Result(r, leafVertex, of.shape(), wrt.shape(), p, c, Colorings.lowerBound(p, c.kind()),
                 Colorings.isValid(p, c), values, compressed(p, c), j.vjps(), j.jvps(), List.copyOf(between), List.copyOf(edges));
+    }
+
+    private static Coloring color(Pattern p, Coloring.Kind kind, String order) {
+        return order == null || order.equals("best") ? Colorings.recolor(p, Colorings.best(p, kind), 10)
+                : Colorings.color(p, kind, VertexOrder.byFlag(order));
+    }
+
+    /** The partition with fewer colors; the one with the higher lower bound is tried only when it could win. */
+    private static Coloring cheaper(Pattern p, String order) {
+        Coloring.Kind first = p.maxRowCount() < p.maxColumnCount() ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
+        Coloring.Kind other = first == Coloring.Kind.ROW ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
+        Coloring best = color(p, first, order);
+        if (Colorings.lowerBound(p, other) < best.count()) {
+            try {
+                Coloring c = color(p, other, order);
+                if (c.count() < best.count() || (c.count() == best.count() && c.kind() == Coloring.Kind.ROW)) {
+                    best = c;
+                }
+            } catch (GradscopeException tooLarge) {
+                // Its conflict graph is too large to build: keep the partition found.
+            }
+        }
+        return best;
     }
 
     /** The vertices on the paths along which input element {@code j} reaches output element {@code i}, the ends included. */

@@ -45,6 +45,8 @@ public final class JacobianPanel extends ScrollPane {
     private final Label note = new Label();
     private final Label saved = new Label();
     private boolean syncing;
+    /** The coloring chooser's "whichever needs fewer colors". */
+    static final String AUTO = "fewer colors";
 
     public JacobianPanel(JacobianViewModel vm) {
         this.vm = vm;
@@ -59,7 +61,7 @@ public final class JacobianPanel extends ScrollPane {
         summary.setId("jacobian-summary");
         pick.setId("jacobian-pick");
         pattern.getItems().addAll(Sparsity.GLOBAL.flag(), Sparsity.LOCAL.flag());
-        kind.getItems().addAll(Coloring.Kind.COLUMN.flag(), Coloring.Kind.ROW.flag());
+        kind.getItems().addAll(AUTO, Coloring.Kind.COLUMN.flag(), Coloring.Kind.ROW.flag());
         order.getItems().add("best");
         for (VertexOrder o : VertexOrder.values()) {
             order.getItems().add(o.flag());
@@ -83,7 +85,7 @@ public final class JacobianPanel extends ScrollPane {
             }
         });
         kind.valueProperty().addListener((o, a, b) -> {
-            if (!syncing) {
+            if (!syncing && b != null) {
                 vm.setKind(Coloring.Kind.byFlag(b));
             }
         });
@@ -95,6 +97,7 @@ public final class JacobianPanel extends ScrollPane {
         spy.setPrefSize(300, 300);
         spy.setMinSize(120, 120);
         compressed.setPrefSize(60, 300);
+        compressed.setStretch(true);
         compressed.setMinSize(20, 40);
         spy.setOnPick(vm::pick);
         for (Label l : new Label[] {summary, pick, note, compressedTitle, saved}) {
@@ -103,9 +106,8 @@ public final class JacobianPanel extends ScrollPane {
         }
         Label title = new Label("Jacobian and its sparsity");
         title.getStyleClass().add("title");
-        Label intro = new Label("Rows: the elements of the value, columns: those of the leaf (both in row-major order). "
-                + "A nonzero's colour is its color class: the columns (rows) of one class share one JVP (VJP). "
-                + "Wheel: zoom, drag: pan, double-click: fit; click a nonzero to light its paths in the graph.");
+        Label intro = new Label("Rows: the value's elements, columns: the leaf's (row-major). A nonzero's colour is its "
+                + "color class: one JVP (VJP) per class. Wheel: zoom, drag: pan, double-click: fit; click a nonzero.");
         intro.setWrapText(true);
         intro.getStyleClass().add("stats");
         GridPane choices = new GridPane();
@@ -132,7 +134,7 @@ public final class JacobianPanel extends ScrollPane {
         VBox compressedBox = new VBox(2, compressedTitle, compressed);
         VBox.setVgrow(compressed, Priority.ALWAYS);
         HBox plots = new HBox(8, spy, compressedBox);
-        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), summary, plots, pick, new Separator(),
+        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), summary, pick, plots, new Separator(),
                 new HBox(6, png, mtx), saved);
         box.setPadding(new Insets(10));
         setContent(box);
@@ -155,7 +157,7 @@ public final class JacobianPanel extends ScrollPane {
             of.setValue(vm.outputs().stream().filter(o -> o.vertex() == vm.output().get()).findFirst().orElse(null));
             wrt.setValue(vm.leaf().get());
             pattern.setValue(vm.sparsity().get().flag());
-            kind.setValue(vm.kind().get().flag());
+            kind.setValue(vm.kind().get() == null ? AUTO : vm.kind().get().flag());
             order.setValue(vm.order().get());
         } finally {
             syncing = false;
@@ -181,9 +183,9 @@ public final class JacobianPanel extends ScrollPane {
         }
         // The compressed matrix: one column (row) per color, in that color.
         compressed.show(r.compressed(), classes, byColumn);
-        compressed.setPrefWidth(byColumn ? Math.min(120, Math.max(24, 300.0 * r.coloring().count() / Math.max(1, r.rows()))) : 60);
+        compressed.setPrefWidth(Math.min(90, Math.max(30, 6.0 * r.coloring().count())));
         compressedTitle.setText(byColumn ? "J·S" : "Sᵀ·J");
-        summary.setText(summaryText(r, vm.label(r.request().of())));
+        summary.setText(summaryText(r, vm.title(r.request().of())));
     }
 
     /** The summary numbers of a result, as the panel shows them. */
@@ -191,9 +193,9 @@ public final class JacobianPanel extends ScrollPane {
         boolean byColumn = r.coloring().kind() == Coloring.Kind.COLUMN;
         String product = byColumn ? "JVP" : "VJP";
         int dense = byColumn ? r.cols() : r.rows();
-        return String.format(Locale.ROOT, "∂ %s / ∂ %s %s: %d × %d, %s pattern%n%d nonzeros, density %.3g%n"
+        return String.format(Locale.ROOT, "∂%s %s / ∂%s %s: %d × %d, %s pattern%n%d nonzeros, density %.3g%n"
                         + "%s coloring (%s): %d colors, lower bound %d%s%n%d %ss compressed (dense: %d %ss; compressed %s: %d × %d)",
-                of, r.request().wrt(), Shapes.str(r.wrtShape()), r.rows(), r.cols(), r.request().sparsity().flag(), r.pattern().nnz(),
+                of, Shapes.str(r.ofShape()), r.request().wrt(), Shapes.str(r.wrtShape()), r.rows(), r.cols(), r.request().sparsity().flag(), r.pattern().nnz(),
                 r.pattern().density(), r.coloring().kind().flag(), r.coloring().order(), r.coloring().count(), r.lowerBound(),
                 r.valid() ? "" : " (NOT valid)", r.products(), product, dense, product, byColumn ? "J·S" : "Sᵀ·J",
                 r.compressed().rows(), r.compressed().cols());
@@ -207,8 +209,10 @@ public final class JacobianPanel extends ScrollPane {
             return;
         }
         spy.mark(new int[] {p.i(), p.j()});
-        pick.setText(String.format(Locale.ROOT, "∂ out%s / ∂ %s%s = %.6g%nrow %d, column %d, via %s",
-                index(p.i(), r.ofShape()), r.request().wrt(), index(p.j(), r.wrtShape()), p.value(), p.i(), p.j(), p.via()));
+        String value = p.value() == 0 ? "0 (in the pattern, zero at these values)" : String.format(Locale.ROOT, "%.6g", p.value());
+        pick.setText(String.format(Locale.ROOT, "∂%s%s / ∂%s%s = %s  (row %d, column %d)%nvia %s",
+                vm.title(r.request().of()), index(p.i(), r.ofShape()), r.request().wrt(), index(p.j(), r.wrtShape()), value,
+                p.i(), p.j(), p.via()));
     }
 
     /** A flat index as the element's indices: 7 in a 2 x 4 tensor is [1, 3]. */

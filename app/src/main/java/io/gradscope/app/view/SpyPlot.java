@@ -32,8 +32,11 @@ public final class SpyPlot extends Pane {
     private Pattern pattern;
     private int[] classes;
     private boolean byColumn = true;
-    /** Pixels per entry, and where entry (0, 0)'s corner is. */
-    private double scale = 1;
+    /** Pixels per entry across and down, and where entry (0, 0)'s corner is. */
+    private double sx = 1;
+    private double sy = 1;
+    /** Whether fitting fills the view (entries not square: for a compressed matrix of a few columns). */
+    private boolean stretch;
     private double offX;
     private double offY;
     private boolean fitted;
@@ -119,6 +122,11 @@ public final class SpyPlot extends Pane {
         return c < PALETTE.length ? Color.web(PALETTE[c]) : Color.hsb((c * 137.508) % 360, 0.65, 0.8);
     }
 
+    /** Fitting fills the whole view, the entries stretched (else they stay square). */
+    public void setStretch(boolean stretch) {
+        this.stretch = stretch;
+    }
+
     /** Fits the whole matrix in the view. */
     public void fit() {
         double w = getWidth();
@@ -128,14 +136,20 @@ public final class SpyPlot extends Pane {
             return;
         }
         fitted = true;
-        scale = Math.min((w - 2) / Math.max(1, pattern.cols()), (h - 2) / Math.max(1, pattern.rows()));
-        offX = (w - scale * pattern.cols()) / 2;
-        offY = (h - scale * pattern.rows()) / 2;
+        sx = (w - 2) / Math.max(1, pattern.cols());
+        sy = (h - 2) / Math.max(1, pattern.rows());
+        if (!stretch) {
+            sx = Math.min(sx, sy);
+            sy = sx;
+        }
+        offX = (w - sx * pattern.cols()) / 2;
+        offY = (h - sy * pattern.rows()) / 2;
         draw();
     }
 
     public void zoomAt(double factor, double x, double y) {
-        scale *= factor;
+        sx *= factor;
+        sy *= factor;
         offX = x - (x - offX) * factor;
         offY = y - (y - offY) * factor;
         draw();
@@ -143,7 +157,7 @@ public final class SpyPlot extends Pane {
 
     /** The centre of entry (i, j) in the view's pixels. */
     public double[] pixelOf(int i, int j) {
-        return new double[] {offX + (j + 0.5) * scale, offY + (i + 0.5) * scale};
+        return new double[] {offX + (j + 0.5) * sx, offY + (i + 0.5) * sy};
     }
 
     /** The nonzero under a pixel: the entry itself, or in a block the nonzero nearest its centre; null for none. */
@@ -151,18 +165,20 @@ public final class SpyPlot extends Pane {
         if (pattern == null) {
             return null;
         }
-        double step = Math.max(1, 1 / scale);
-        int i0 = (int) Math.floor((y - offY) / scale - (step - 1) / 2);
-        int j0 = (int) Math.floor((x - offX) / scale - (step - 1) / 2);
-        int n = (int) Math.ceil(step);
+        double stepX = Math.max(1, 1 / sx);
+        double stepY = Math.max(1, 1 / sy);
+        int i0 = (int) Math.floor((y - offY) / sy - (stepY - 1) / 2);
+        int j0 = (int) Math.floor((x - offX) / sx - (stepX - 1) / 2);
+        int ni = (int) Math.ceil(stepY);
+        int nj = (int) Math.ceil(stepX);
         int[] best = null;
         double bestD = Double.MAX_VALUE;
-        double ci = (y - offY) / scale;
-        double cj = (x - offX) / scale;
-        for (int i = Math.max(0, i0); i < Math.min(pattern.rows(), i0 + n); i++) {
+        double ci = (y - offY) / sy;
+        double cj = (x - offX) / sx;
+        for (int i = Math.max(0, i0); i < Math.min(pattern.rows(), i0 + ni); i++) {
             for (int k = pattern.rowStart(i); k < pattern.rowEnd(i); k++) {
                 int j = pattern.column(k);
-                if (j >= j0 && j < j0 + n) {
+                if (j >= j0 && j < j0 + nj) {
                     double d = Math.hypot(i + 0.5 - ci, j + 0.5 - cj);
                     if (d < bestD) {
                         bestD = d;
@@ -202,18 +218,19 @@ public final class SpyPlot extends Pane {
         if (pattern == null || w <= 0 || h <= 0) {
             return;
         }
-        int i0 = Math.max(0, (int) Math.floor(-offY / scale));
-        int i1 = Math.min(pattern.rows(), (int) Math.ceil((h - offY) / scale));
-        int j0 = Math.max(0, (int) Math.floor(-offX / scale));
-        int j1 = Math.min(pattern.cols(), (int) Math.ceil((w - offX) / scale));
-        if (scale >= 1) {
-            double gap = scale >= 4 ? 1 : 0;
+        int i0 = Math.max(0, (int) Math.floor(-offY / sy));
+        int i1 = Math.min(pattern.rows(), (int) Math.ceil((h - offY) / sy));
+        int j0 = Math.max(0, (int) Math.floor(-offX / sx));
+        int j1 = Math.min(pattern.cols(), (int) Math.ceil((w - offX) / sx));
+        if (sx >= 1 && sy >= 1) {
+            double gapX = sx >= 4 ? 1 : 0;
+            double gapY = sy >= 4 ? 1 : 0;
             for (int i = i0; i < i1; i++) {
                 for (int k = pattern.rowStart(i); k < pattern.rowEnd(i); k++) {
                     int j = pattern.column(k);
                     if (j >= j0 && j < j1) {
                         g.setFill(colorOf(i, j));
-                        g.fillRect(offX + j * scale, offY + i * scale, Math.max(1, scale - gap), Math.max(1, scale - gap));
+                        g.fillRect(offX + j * sx, offY + i * sy, Math.max(1, sx - gapX), Math.max(1, sy - gapY));
                         shown++;
                     }
                 }
@@ -223,40 +240,46 @@ public final class SpyPlot extends Pane {
         }
         g.setStroke(FRAME);
         g.setLineWidth(1);
-        g.strokeRect(Math.floor(offX) + 0.5, Math.floor(offY) + 0.5, Math.max(1, pattern.cols() * scale), Math.max(1, pattern.rows() * scale));
+        g.strokeRect(Math.floor(offX) + 0.5, Math.floor(offY) + 0.5, Math.max(1, pattern.cols() * sx), Math.max(1, pattern.rows() * sy));
         if (marked != null) {
             double[] c = pixelOf(marked[0], marked[1]);
-            double r = Math.max(5, scale);
+            double r = Math.max(5, Math.max(sx, sy));
             g.setStroke(Color.web(io.gradscope.app.viewmodel.JacobianViewModel.PATH_EDGE));
             g.setLineWidth(2);
             g.strokeOval(c[0] - r, c[1] - r, 2 * r, 2 * r);
         }
     }
 
-    /** Each pixel a block of entries: shaded by the fraction that are nonzero, in their class's colour when they share one. */
+    /**
+     * Each pixel a block of entries (along an axis with fewer pixels than entries): shaded by the
+     * fraction of them that are nonzero, in their class's colour when they share one.
+     */
     private void drawBlocks(GraphicsContext g, int w, int h, int i0, int i1, int j0, int j1) {
         int[] count = new int[w * h];
         int[] cls = new int[w * h];
         java.util.Arrays.fill(cls, -2);
         for (int i = i0; i < i1; i++) {
-            int py = (int) Math.floor(offY + i * scale);
-            if (py < 0 || py >= h) {
-                continue;
-            }
+            int y0 = Math.max(0, (int) Math.floor(offY + i * sy));
+            int y1 = Math.min(h, Math.max(y0 + 1, (int) Math.floor(offY + (i + 1) * sy)));
             for (int k = pattern.rowStart(i); k < pattern.rowEnd(i); k++) {
                 int j = pattern.column(k);
-                int px = (int) Math.floor(offX + j * scale);
-                if (j < j0 || j >= j1 || px < 0 || px >= w) {
+                if (j < j0 || j >= j1) {
                     continue;
                 }
-                int at = py * w + px;
-                count[at]++;
+                int x0 = Math.max(0, (int) Math.floor(offX + j * sx));
+                int x1 = Math.min(w, Math.max(x0 + 1, (int) Math.floor(offX + (j + 1) * sx)));
                 int c = classes == null ? -1 : classes[byColumn ? j : i];
-                cls[at] = cls[at] == -2 || cls[at] == c ? c : -1;
+                for (int y = y0; y < y1; y++) {
+                    for (int x = x0; x < x1; x++) {
+                        int at = y * w + x;
+                        count[at]++;
+                        cls[at] = cls[at] == -2 || cls[at] == c ? c : -1;
+                    }
+                }
                 shown++;
             }
         }
-        double cells = (1 / scale) * (1 / scale);
+        double cells = (sx < 1 ? 1 / sx : 1) * (sy < 1 ? 1 / sy : 1);
         WritableImage img = new WritableImage(w, h);
         PixelWriter pw = img.getPixelWriter();
         for (int y = 0; y < h; y++) {
@@ -266,8 +289,9 @@ public final class SpyPlot extends Pane {
                     pw.setColor(x, y, Color.WHITE);
                     continue;
                 }
-                // NOTE: a lone nonzero in a large block would be invisible at its true fraction: shade from 0.2 up.
-                double f = 0.2 + 0.8 * Math.min(1, count[at] / cells);
+                // NOTE: the shade grows with the fraction of nonzeros in the block, as its square root and
+                // from 0.35 up: at its true fraction, a lone nonzero in a block of 100 would be invisible.
+                double f = 0.35 + 0.65 * Math.sqrt(Math.min(1, count[at] / cells));
                 Color c = cls[at] >= 0 ? classColor(cls[at]) : MIXED;
                 pw.setColor(x, y, Color.WHITE.interpolate(c, f));
             }

@@ -61,7 +61,7 @@ public final class JacobianViewModel implements Decorator {
     private final ReadOnlyIntegerWrapper output = new ReadOnlyIntegerWrapper(this, "output", -1);
     private final ReadOnlyStringWrapper leaf = new ReadOnlyStringWrapper(this, "leaf");
     private final ReadOnlyObjectWrapper<Sparsity> sparsity = new ReadOnlyObjectWrapper<>(this, "sparsity", Sparsity.GLOBAL);
-    private final ReadOnlyObjectWrapper<Coloring.Kind> kind = new ReadOnlyObjectWrapper<>(this, "kind", Coloring.Kind.COLUMN);
+    private final ReadOnlyObjectWrapper<Coloring.Kind> kind = new ReadOnlyObjectWrapper<>(this, "kind");
     private final ReadOnlyStringWrapper order = new ReadOnlyStringWrapper(this, "order", "best");
     private final ReadOnlyObjectWrapper<JacobianRuns.Result> result = new ReadOnlyObjectWrapper<>(this, "result");
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
@@ -106,6 +106,7 @@ public final class JacobianViewModel implements Decorator {
         return sparsity.getReadOnlyProperty();
     }
 
+    /** Columns or rows; null: whichever needs fewer colors. */
     public ReadOnlyObjectProperty<Coloring.Kind> kind() {
         return kind.getReadOnlyProperty();
     }
@@ -179,8 +180,9 @@ public final class JacobianViewModel implements Decorator {
         }
     }
 
+    /** Colors columns or rows (null: whichever needs fewer colors). */
     public void setKind(Coloring.Kind k) {
-        if (k != null && k != kind.get()) {
+        if (k != kind.get()) {
             kind.set(k);
             compute();
         }
@@ -379,7 +381,8 @@ public final class JacobianViewModel implements Decorator {
         }).toList();
     }
 
-    private String title(int vertex) {
+    /** A vertex's name, else its op. */
+    public String title(int vertex) {
         Sweep s = sweep.recorded().get();
         return s == null || vertex < 0 || vertex >= s.graph().size() ? "#" + vertex : s.graph().vertex(vertex).title();
     }
