@@ -1,6 +1,7 @@
 package io.gradscope.app;
 
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.view.SpyPlot;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import java.nio.file.Path;
@@ -22,7 +23,8 @@ import javafx.util.Duration;
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
  * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
- * {@code gradscope.screenshot.jacobian=OF:WRT[:local]} opens the Jacobian tab on that Jacobian and picks a nonzero.
+ * {@code gradscope.screenshot.jacobian=OF:WRT[:local]} opens the Jacobian tab on that Jacobian and picks a nonzero
+ * ({@code gradscope.screenshot.jacobian.zoom}: zooms the spy plot in about it that many times).
  */
 final class Screenshot {
     private Screenshot() {
@@ -117,13 +119,22 @@ final class Screenshot {
         j.result().addListener((o, a, r) -> {
             if (r != null && r.pattern().nnz() > 0) {
                 var pattern = r.pattern();
-                int k = pattern.nnz() / 2;
-                int i = 0;
-                while (pattern.rowEnd(i) <= k) {
-                    i++;
+                int i = pattern.rows() / 2;
+                while (pattern.rowCount(i) == 0) {
+                    i = (i + 1) % pattern.rows();
                 }
-                j.pick(i, pattern.column(k));
+                int col = pattern.row(i)[pattern.rowCount(i) / 2];
+                j.pick(i, col);
                 fitOrZoom(w, sweep);
+                double zoom = Double.parseDouble(System.getProperty("gradscope.screenshot.jacobian.zoom", "1"));
+                if (zoom != 1) {
+                    int row = i;
+                    Platform.runLater(() -> {
+                        SpyPlot spy = w.side().jacobianPanel().spy();
+                        double[] at = spy.pixelOf(row, col);
+                        spy.zoomAt(zoom, at[0], at[1]);
+                    });
+                }
                 take(scene, out);
             }
         });
