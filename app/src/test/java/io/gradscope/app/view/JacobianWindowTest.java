@@ -136,5 +136,13 @@ class JacobianWindowTest {
         WaitForAsyncUtils.waitForFxEvents();
         int inView = panel.spy().shownNonzeros();
         assertTrue(inView > 0 && inView < expected, "zoomed: " + inView + " of " + expected);
+        // Selecting another node while the tab is open shows its Jacobian (with respect to the same leaf).
+        int logits = s.find("logits");
+        robot.interact(() -> window.viewModel().sweep().select(logits));
+        r = waitForJacobian();
+        assertEquals(logits, r.request().of());
+        assertEquals("W1", r.request().wrt());
+        assertEquals(320, r.rows());
+        assertEquals(r.pattern().nnz(), panel.spy().shownNonzeros());
     }
 }
