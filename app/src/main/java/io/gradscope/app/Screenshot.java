@@ -1,6 +1,7 @@
 package io.gradscope.app;
 
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.view.SpyPlot;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import java.nio.file.Path;
@@ -24,7 +25,9 @@ import javafx.util.Duration;
  * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
  * {@code gradscope.screenshot.remat=POLICY} runs again under that remat policy first,
  * {@code gradscope.screenshot.tradeoff=true} shows the memory panel's trade-off curve,
- * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline.
+ * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline,
+ * {@code gradscope.screenshot.jacobian=OF:WRT[:local]} opens the Jacobian tab on that Jacobian and picks a nonzero
+ * ({@code gradscope.screenshot.jacobian.zoom}: zooms the spy plot in about it that many times).
  */
 final class Screenshot {
     private Screenshot() {
@@ -104,6 +107,11 @@ final class Screenshot {
             if (memCompare != null) {
                 w.viewModel().memory().compareWith(io.gradscope.engine.memory.RematPolicy.parse(memCompare));
             }
+            String jacobian = System.getProperty("gradscope.screenshot.jacobian");
+            if (jacobian != null) {
+                showJacobian(w, jacobian, scene, out);
+                return;
+            }
             if (Boolean.getBoolean("gradscope.screenshot.origin")) {
                 // The origin is looked for off the UI thread: give it a moment.
                 PauseTransition wait = new PauseTransition(Duration.millis(1000));
@@ -118,6 +126,44 @@ final class Screenshot {
             fitOrZoom(w, sweep);
             take(scene, out);
         });
+    }
+
+    /** The Jacobian tab on OF:WRT[:local], the middle nonzero picked (its paths lit), then the picture. */
+    private static void showJacobian(MainWindow w, String spec, Scene scene, Path out) {
+        String[] p = spec.split(":");
+        var j = w.viewModel().jacobian();
+        var sweep = w.viewModel().sweep();
+        j.result().addListener((o, a, r) -> {
+            if (r != null && r.pattern().nnz() > 0) {
+                var pattern = r.pattern();
+                int i = pattern.rows() / 2;
+                while (pattern.rowCount(i) == 0) {
+                    i = (i + 1) % pattern.rows();
+                }
+                int col = pattern.row(i)[pattern.rowCount(i) / 2];
+                j.pick(i, col);
+                fitOrZoom(w, sweep);
+                double zoom = Double.parseDouble(System.getProperty("gradscope.screenshot.jacobian.zoom", "1"));
+                if (zoom != 1) {
+                    int row = i;
+                    Platform.runLater(() -> {
+                        SpyPlot spy = w.side().jacobianPanel().spy();
+                        double[] at = spy.pixelOf(row, col);
+                        spy.zoomAt(zoom, at[0], at[1]);
+                    });
+                }
+                take(scene, out);
+            }
+        });
+        if (p.length > 2) {
+            j.setSparsity(io.gradscope.engine.jacobian.Sparsity.valueOf(p[2].toUpperCase(java.util.Locale.ROOT)));
+        }
+        if (p.length > 1) {
+            j.setLeaf(p[1]);
+        }
+        w.side().showJacobian();
+        int v = sweep.recorded().get().find(p[0]);
+        j.show(v);
     }
 
     private static void fitOrZoom(MainWindow w, SweepViewModel sweep) {

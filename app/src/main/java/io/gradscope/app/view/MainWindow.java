@@ -62,6 +62,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
         graph.addDecorator(vm.memory().recomputed()); // recomputed nodes outlined; diagnoses over them
         graph.addDecorator(vm.diagnostics());
+        // A nonzero picked in the Jacobian view lights its paths.
+        graph.addDecorator(vm.jacobian());
         transport.addTool(new TangentChooser(vm.derivatives()));
         SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);

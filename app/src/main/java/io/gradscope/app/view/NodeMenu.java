@@ -60,12 +60,15 @@ public final class NodeMenu {
         MenuItem expand = new MenuItem("Expand to Scalars");
         expand.setId("expand-scalars");
         expand.setOnAction(e -> expand(vertex));
+        MenuItem jacobian = new MenuItem("Show Jacobian");
+        jacobian.setId("show-jacobian");
+        jacobian.setOnAction(e -> vm.jacobian().show(vertex));
         MenuItem jump = new MenuItem("Jump to Origin of NaN/Inf");
         jump.setOnAction(e -> vm.diagnostics().jumpToOrigin());
         jump.setDisable(vm.diagnostics().producer() < 0);
         MenuItem check = new MenuItem("Check Gradients");
         check.setOnAction(e -> vm.diagnostics().checkGradients());
-        menu.getItems().setAll(expand, new SeparatorMenuItem(), jump, check);
+        menu.getItems().setAll(expand, jacobian, new SeparatorMenuItem(), jump, check);
         menu.show(graph, x, y);
     }
 

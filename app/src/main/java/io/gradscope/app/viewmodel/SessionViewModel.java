@@ -47,6 +47,7 @@ public final class SessionViewModel {
     private final MemoryViewModel memory;
     private final DerivativesViewModel derivatives;
     private final DiagnosticsViewModel diagnostics;
+    private final JacobianViewModel jacobian;
     /** The request of the run on screen, with the device it ran on (null before one). */
     private RunService.Request shown;
 
@@ -62,6 +63,7 @@ public final class SessionViewModel {
                 () -> (modified.get() ? "● " : "") + fileName.get() + " — Gradscope", modified, fileName));
         this.derivatives = new DerivativesViewModel(sweep, service, this::run, status::set, () -> shown);
         this.diagnostics = new DiagnosticsViewModel(sweep, service, status::set, () -> shown);
+        this.jacobian = new JacobianViewModel(sweep, service, status::set, () -> shown);
     }
 
     /** The floating-point dtypes a run can use. */
@@ -144,6 +146,11 @@ public final class SessionViewModel {
     /** NaN origins, gradient checks, comparisons and overlays of the run on screen. */
     public DiagnosticsViewModel diagnostics() {
         return diagnostics;
+    }
+
+    /** The Jacobian view of the run on screen: its pattern, coloring, and a nonzero's paths. */
+    public JacobianViewModel jacobian() {
+        return jacobian;
     }
 
     // ---- commands ---------------------------------------------------------------------------

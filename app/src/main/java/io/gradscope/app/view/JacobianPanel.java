@@ -1,0 +1,268 @@
+package io.gradscope.app.view;
+
+import io.gradscope.app.service.JacobianRuns;
+import io.gradscope.app.viewmodel.JacobianViewModel;
+import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.jacobian.VertexOrder;
+import io.gradscope.engine.sparse.MatrixMarket;
+import io.gradscope.engine.tensor.Shapes;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Locale;
+import javafx.geometry.Insets;
+import javafx.scene.control.Button;
+import javafx.scene.control.ComboBox;
+import javafx.scene.control.Label;
+import javafx.scene.control.ProgressIndicator;
+import javafx.scene.control.ScrollPane;
+import javafx.scene.control.Separator;
+import javafx.scene.layout.GridPane;
+import javafx.scene.layout.HBox;
+import javafx.scene.layout.Priority;
+import javafx.scene.layout.VBox;
+import javafx.stage.FileChooser;
+
+/**
+ * The Jacobian view: choose a value and a leaf, how the pattern is found (global or local) and
+ * colored (columns or rows, a vertex order); see the spy plot (nonzeros coloured by color class)
+ * with the compressed matrix beside it and the summary numbers. Clicking a nonzero shows its value
+ * and lights its paths in the graph. The spy plot exports as PNG, the pattern as Matrix Market.
+ */
+public final class JacobianPanel extends ScrollPane {
+    private final JacobianViewModel vm;
+    private final ComboBox<JacobianViewModel.Output> of = new ComboBox<>();
+    private final ComboBox<String> wrt = new ComboBox<>();
+    private final ComboBox<String> pattern = new ComboBox<>();
+    private final ComboBox<String> kind = new ComboBox<>();
+    private final ComboBox<String> order = new ComboBox<>();
+    private final SpyPlot spy = new SpyPlot();
+    private final SpyPlot compressed = new SpyPlot();
+    private final Label summary = new Label();
+    private final Label compressedTitle = new Label();
+    private final Label pick = new Label();
+    private final Label note = new Label();
+    private final Label saved = new Label();
+    private boolean syncing;
+    /** The coloring chooser's "whichever needs fewer colors". */
+    static final String AUTO = "fewer colors";
+
+    public JacobianPanel(JacobianViewModel vm) {
+        this.vm = vm;
+        setId("jacobian-panel");
+        of.setId("jacobian-of");
+        wrt.setId("jacobian-wrt");
+        pattern.setId("jacobian-pattern");
+        kind.setId("jacobian-kind");
+        order.setId("jacobian-order");
+        spy.setId("jacobian-spy");
+        compressed.setId("jacobian-compressed");
+        summary.setId("jacobian-summary");
+        pick.setId("jacobian-pick");
+        pattern.getItems().addAll(Sparsity.GLOBAL.flag(), Sparsity.LOCAL.flag());
+        kind.getItems().addAll(AUTO, Coloring.Kind.COLUMN.flag(), Coloring.Kind.ROW.flag());
+        order.getItems().add("best");
+        for (VertexOrder o : VertexOrder.values()) {
+            order.getItems().add(o.flag());
+        }
+        of.setItems(vm.outputs());
+        wrt.setItems(vm.leaves());
+        of.setMaxWidth(Double.MAX_VALUE);
+        of.valueProperty().addListener((o, a, b) -> {
+            if (!syncing && b != null) {
+                vm.setOutput(b.vertex());
+            }
+        });
+        wrt.valueProperty().addListener((o, a, b) -> {
+            if (!syncing) {
+                vm.setLeaf(b);
+            }
+        });
+        pattern.valueProperty().addListener((o, a, b) -> {
+            if (!syncing) {
+                vm.setSparsity(b == null ? null : Sparsity.valueOf(b.toUpperCase(Locale.ROOT)));
+            }
+        });
+        kind.valueProperty().addListener((o, a, b) -> {
+            if (!syncing && b != null) {
+                vm.setKind(Coloring.Kind.byFlag(b));
+            }
+        });
+        order.valueProperty().addListener((o, a, b) -> {
+            if (!syncing) {
+                vm.setOrder(b);
+            }
+        });
+        spy.setPrefSize(300, 300);
+        spy.setMinSize(120, 120);
+        compressed.setPrefSize(60, 300);
+        compressed.setStretch(true);
+        compressed.setMinSize(20, 40);
+        spy.setOnPick(vm::pick);
+        for (Label l : new Label[] {summary, pick, note, compressedTitle, saved}) {
+            l.setWrapText(true);
+            l.getStyleClass().add("stats");
+        }
+        Label title = new Label("Jacobian and its sparsity");
+        title.getStyleClass().add("title");
+        Label intro = new Label("Rows: the value's elements, columns: the leaf's (row-major). A nonzero's colour is its "
+                + "color class: one JVP (VJP) per class. Wheel: zoom, drag: pan, double-click: fit; click a nonzero.");
+        intro.setWrapText(true);
+        intro.getStyleClass().add("stats");
+        GridPane choices = new GridPane();
+        choices.setHgap(6);
+        choices.setVgap(4);
+        choices.addRow(0, new Label("of"), of);
+        choices.addRow(1, new Label("w.r.t."), wrt);
+        choices.addRow(2, new Label("pattern"), new HBox(6, pattern, new Label("coloring"), kind));
+        choices.addRow(3, new Label("order"), order);
+        GridPane.setHgrow(of, Priority.ALWAYS);
+        ProgressIndicator busy = new ProgressIndicator();
+        busy.setPrefSize(18, 18);
+        busy.visibleProperty().bind(vm.running());
+        busy.managedProperty().bind(vm.running());
+        Button png = new Button("Export PNG…");
+        png.setId("jacobian-export-png");
+        png.setOnAction(e -> choose("PNG image", "*.png", "jacobian.png", this::exportPng));
+        Button mtx = new Button("Export .mtx…");
+        mtx.setId("jacobian-export-mtx");
+        mtx.setOnAction(e -> choose("Matrix Market pattern", "*.mtx", "pattern.mtx", this::exportMtx));
+        png.disableProperty().bind(vm.result().isNull());
+        mtx.disableProperty().bind(vm.result().isNull());
+        HBox.setHgrow(spy, Priority.ALWAYS);
+        VBox compressedBox = new VBox(2, compressedTitle, compressed);
+        VBox.setVgrow(compressed, Priority.ALWAYS);
+        HBox plots = new HBox(8, spy, compressedBox);
+        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), summary, pick, plots, new Separator(),
+                new HBox(6, png, mtx), saved);
+        box.setPadding(new Insets(10));
+        setContent(box);
+        setFitToWidth(true);
+        note.textProperty().bind(vm.note());
+        vm.result().addListener((o, a, b) -> showResult(b));
+        vm.picked().addListener((o, a, b) -> showPick(b));
+        vm.output().addListener((o, a, b) -> sync());
+        vm.leaf().addListener((o, a, b) -> sync());
+        vm.outputs().addListener((javafx.collections.ListChangeListener<JacobianViewModel.Output>) c -> sync());
+        vm.leaves().addListener((javafx.collections.ListChangeListener<String>) c -> sync());
+        sync();
+        showResult(vm.result().get());
+    }
+
+    /** The choosers show the view-model's choices (without choosing again). */
+    private void sync() {
+        syncing = true;
+        try {
+            of.setValue(vm.outputs().stream().filter(o -> o.vertex() == vm.output().get()).findFirst().orElse(null));
+            wrt.setValue(vm.leaf().get());
+            pattern.setValue(vm.sparsity().get().flag());
+            kind.setValue(vm.kind().get() == null ? AUTO : vm.kind().get().flag());
+            order.setValue(vm.order().get());
+        } finally {
+            syncing = false;
+        }
+    }
+
+    private void showResult(JacobianRuns.Result r) {
+        sync();
+        showPick(null);
+        if (r == null) {
+            spy.show(null, null, true);
+            compressed.show(null, null, true);
+            summary.setText("");
+            compressedTitle.setText("");
+            return;
+        }
+        boolean byColumn = r.coloring().kind() == Coloring.Kind.COLUMN;
+        int[] colors = r.coloring().colors();
+        spy.show(r.pattern(), colors, byColumn);
+        int[] classes = new int[r.coloring().count()];
+        for (int c = 0; c < classes.length; c++) {
+            classes[c] = c;
+        }
+        // The compressed matrix: one column (row) per color, in that color.
+        compressed.show(r.compressed(), classes, byColumn);
+        compressed.setPrefWidth(Math.min(90, Math.max(30, 6.0 * r.coloring().count())));
+        compressedTitle.setText(byColumn ? "J·S" : "Sᵀ·J");
+        summary.setText(summaryText(r, vm.title(r.request().of())));
+    }
+
+    /** The summary numbers of a result, as the panel shows them. */
+    public static String summaryText(JacobianRuns.Result r, String of) {
+        boolean byColumn = r.coloring().kind() == Coloring.Kind.COLUMN;
+        String product = byColumn ? "JVP" : "VJP";
+        int dense = byColumn ? r.cols() : r.rows();
+        return String.format(Locale.ROOT, "∂%s %s / ∂%s %s: %d × %d, %s pattern%n%d nonzeros, density %.3g%n"
+                        + "%s coloring (%s): %d colors, lower bound %d%s%n%d %ss compressed (dense: %d %ss; compressed %s: %d × %d)",
+                of, Shapes.str(r.ofShape()), r.request().wrt(), Shapes.str(r.wrtShape()), r.rows(), r.cols(), r.request().sparsity().flag(), r.pattern().nnz(),
+                r.pattern().density(), r.coloring().kind().flag(), r.coloring().order(), r.coloring().count(), r.lowerBound(),
+                r.valid() ? "" : " (NOT valid)", r.products(), product, dense, product, byColumn ? "J·S" : "Sᵀ·J",
+                r.compressed().rows(), r.compressed().cols());
+    }
+
+    private void showPick(JacobianViewModel.Pick p) {
+        JacobianRuns.Result r = vm.result().get();
+        if (p == null || r == null) {
+            pick.setText(r == null ? "" : "Click a nonzero to see its value and light its paths in the graph.");
+            spy.mark(null);
+            return;
+        }
+        spy.mark(new int[] {p.i(), p.j()});
+        String value = p.value() == 0 ? "0 (in the pattern, zero at these values)" : String.format(Locale.ROOT, "%.6g", p.value());
+        pick.setText(String.format(Locale.ROOT, "∂%s%s / ∂%s%s = %s  (row %d, column %d)%nvia %s",
+                vm.title(r.request().of()), index(p.i(), r.ofShape()), r.request().wrt(), index(p.j(), r.wrtShape()), value,
+                p.i(), p.j(), p.via()));
+    }
+
+    /** A flat index as the element's indices: 7 in a 2 x 4 tensor is [1, 3]. */
+    static String index(int flat, int[] shape) {
+        int[] at = new int[shape.length];
+        for (int d = shape.length - 1; d >= 0; d--) {
+            at[d] = flat % Math.max(1, shape[d]);
+            flat /= Math.max(1, shape[d]);
+        }
+        return java.util.Arrays.toString(at);
+    }
+
+    private interface Export {
+        void to(Path file) throws IOException;
+    }
+
+    private void choose(String what, String glob, String name, Export export) {
+        FileChooser fc = new FileChooser();
+        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(what, glob));
+        fc.setInitialFileName(name);
+        File f = fc.showSaveDialog(getScene() == null ? null : getScene().getWindow());
+        if (f != null) {
+            try {
+                export.to(f.toPath());
+                saved.setText("Wrote " + f);
+            } catch (IOException | RuntimeException ex) {
+                saved.setText("Cannot write " + f + ": " + ex.getMessage());
+            }
+        }
+    }
+
+    /** Writes the spy plot as it is shown, as a PNG (on the UI thread). */
+    public void exportPng(Path file) throws IOException {
+        spy.exportPng(file);
+    }
+
+    /** Writes the pattern as a Matrix Market pattern file. */
+    public void exportMtx(Path file) throws IOException {
+        JacobianRuns.Result r = vm.result().get();
+        if (r == null) {
+            throw new IOException("no Jacobian computed yet");
+        }
+        MatrixMarket.writePattern(r.pattern(), file, false);
+    }
+
+    public SpyPlot spy() {
+        return spy;
+    }
+
+    public SpyPlot compressedPlot() {
+        return compressed;
+    }
+}

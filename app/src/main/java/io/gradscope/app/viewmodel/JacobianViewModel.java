@@ -1,0 +1,399 @@
+package io.gradscope.app.viewmodel;
+
+import io.gradscope.app.service.JacobianRuns;
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.List;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyIntegerProperty;
+import javafx.beans.property.ReadOnlyIntegerWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
+import javafx.collections.FXCollections;
+import javafx.collections.ObservableList;
+
+/**
+ * The Jacobian view of the run on screen: which vertex is differentiated by which leaf, how the
+ * pattern is found and colored, the result the engine computed off the UI thread, and the nonzero
+ * picked in the spy plot, whose paths it lights in the graph (it is a {@link Decorator}). State
+ * changes only through the commands here.
+ */
+public final class JacobianViewModel implements Decorator {
+    /** A vertex whose Jacobian can be shown: its index and how the chooser names it. */
+    public record Output(int vertex, String label) {
+        @Override
+        public String toString() {
+            return label;
+        }
+    }
+
+    /**
+     * A picked nonzero: row {@code i} (element of the output), column {@code j} (element of the leaf),
+     * its value, and the vertices its paths pass through, in creation order.
+     */
+    public record Pick(int i, int j, double value, List<Integer> vertices, String via) {
+    }
+
+    /** The paint of a vertex on a picked nonzero's paths, and its edges' colour. */
+    public static final Paint PATH_PAINT = new Paint("#fde3ee", "#c2185b", 3.0, null, null);
+    public static final String PATH_EDGE = "#c2185b";
+
+    private final SweepViewModel sweep;
+    private final RunService service;
+    private final Consumer<String> report;
+    private final Supplier<RunService.Request> shownRequest;
+    private final ObservableList<Output> outputs = FXCollections.observableArrayList();
+    private final ObservableList<Output> outputsView = FXCollections.unmodifiableObservableList(outputs);
+    private final ObservableList<String> leaves = FXCollections.observableArrayList();
+    private final ObservableList<String> leavesView = FXCollections.unmodifiableObservableList(leaves);
+    private final ReadOnlyIntegerWrapper output = new ReadOnlyIntegerWrapper(this, "output", -1);
+    private final ReadOnlyStringWrapper leaf = new ReadOnlyStringWrapper(this, "leaf");
+    private final ReadOnlyObjectWrapper<Sparsity> sparsity = new ReadOnlyObjectWrapper<>(this, "sparsity", Sparsity.GLOBAL);
+    private final ReadOnlyObjectWrapper<Coloring.Kind> kind = new ReadOnlyObjectWrapper<>(this, "kind");
+    private final ReadOnlyStringWrapper order = new ReadOnlyStringWrapper(this, "order", "best");
+    private final ReadOnlyObjectWrapper<JacobianRuns.Result> result = new ReadOnlyObjectWrapper<>(this, "result");
+    private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
+    private final ReadOnlyStringWrapper note = new ReadOnlyStringWrapper(this, "note", "");
+    private final ReadOnlyObjectWrapper<Pick> picked = new ReadOnlyObjectWrapper<>(this, "picked");
+    private final ReadOnlyIntegerWrapper requests = new ReadOnlyIntegerWrapper(this, "requests");
+    private final ReadOnlyIntegerWrapper revision = new ReadOnlyIntegerWrapper(this, "revision");
+    private Set<Integer> lit = Set.of();
+    private Set<TraceGraph.Edge> litEdges = Set.of();
+    private int request;
+
+    public JacobianViewModel(SweepViewModel sweep, RunService service, Consumer<String> report,
+                             Supplier<RunService.Request> shownRequest) {
+        this.sweep = sweep;
+        this.service = service;
+        this.report = report;
+        this.shownRequest = shownRequest;
+        sweep.recorded().addListener((o, a, b) -> recorded(b));
+    }
+
+    /** The vertices of the run on screen whose Jacobian can be shown (ops and named values with a gradient). */
+    public ObservableList<Output> outputs() {
+        return outputsView;
+    }
+
+    /** The leaves of the run on screen with a gradient. */
+    public ObservableList<String> leaves() {
+        return leavesView;
+    }
+
+    /** The vertex differentiated (-1: none chosen). */
+    public ReadOnlyIntegerProperty output() {
+        return output.getReadOnlyProperty();
+    }
+
+    /** The leaf it is differentiated by (null: none). */
+    public ReadOnlyStringProperty leaf() {
+        return leaf.getReadOnlyProperty();
+    }
+
+    public ReadOnlyObjectProperty<Sparsity> sparsity() {
+        return sparsity.getReadOnlyProperty();
+    }
+
+    /** Columns or rows; null: whichever needs fewer colors. */
+    public ReadOnlyObjectProperty<Coloring.Kind> kind() {
+        return kind.getReadOnlyProperty();
+    }
+
+    /** The vertex order ("best", or a {@link io.gradscope.engine.jacobian.VertexOrder} flag). */
+    public ReadOnlyStringProperty order() {
+        return order.getReadOnlyProperty();
+    }
+
+    /** The Jacobian computed for the choices (null: none yet, or they changed since). */
+    public ReadOnlyObjectProperty<JacobianRuns.Result> result() {
+        return result.getReadOnlyProperty();
+    }
+
+    public ReadOnlyBooleanProperty running() {
+        return running.getReadOnlyProperty();
+    }
+
+    /** What is being computed, or why nothing is shown. */
+    public ReadOnlyStringProperty note() {
+        return note.getReadOnlyProperty();
+    }
+
+    /** The nonzero picked in the spy plot (null: none). */
+    public ReadOnlyObjectProperty<Pick> picked() {
+        return picked.getReadOnlyProperty();
+    }
+
+    /** Counts the requests to show the Jacobian view (a node's "Show Jacobian"). */
+    public ReadOnlyIntegerProperty requests() {
+        return requests.getReadOnlyProperty();
+    }
+
+    @Override
+    public ReadOnlyIntegerProperty revision() {
+        return revision.getReadOnlyProperty();
+    }
+
+    /** The label the chooser shows for a vertex ("h = relu", "matmul #5"). */
+    public String label(int vertex) {
+        return outputs.stream().filter(o -> o.vertex() == vertex).map(Output::label).findFirst().orElse("#" + vertex);
+    }
+
+    // ---- commands -----------------------------------------------------------------------------
+
+    /** Differentiates {@code vertex} (keeping the leaf if the vertex depends on it), and computes. */
+    public void setOutput(int vertex) {
+        if (vertex == output.get() && result.get() != null) {
+            return;
+        }
+        output.set(vertex);
+        String keep = leaf.get();
+        List<String> upstream = leavesUpstreamOf(vertex);
+        if (keep == null || !upstream.contains(keep)) {
+            leaf.set(upstream.isEmpty() ? keep : upstream.get(0));
+        }
+        compute();
+    }
+
+    public void setLeaf(String name) {
+        if (name != null && !name.equals(leaf.get())) {
+            leaf.set(name);
+            compute();
+        }
+    }
+
+    public void setSparsity(Sparsity s) {
+        if (s != null && s != sparsity.get()) {
+            sparsity.set(s);
+            compute();
+        }
+    }
+
+    /** Colors columns or rows (null: whichever needs fewer colors). */
+    public void setKind(Coloring.Kind k) {
+        if (k != kind.get()) {
+            kind.set(k);
+            compute();
+        }
+    }
+
+    public void setOrder(String o) {
+        if (o != null && !o.equals(order.get())) {
+            order.set(o);
+            compute();
+        }
+    }
+
+    /** A node's "Show Jacobian": its Jacobian with respect to the chosen leaf, in the Jacobian view. */
+    public void show(int vertex) {
+        requests.set(requests.get() + 1);
+        if (isOutput(vertex)) {
+            setOutput(vertex);
+        } else {
+            report.accept("'" + title(vertex) + "' has no Jacobian: it does not depend on a leaf with a gradient");
+        }
+    }
+
+    /** Computes now, unless it was computed for these choices (the view was just shown). */
+    public void computeIfNeeded() {
+        if (result.get() == null && !running.get()) {
+            if (output.get() < 0 && !outputs.isEmpty()) {
+                output.set(defaultOutput());
+                List<String> up = leavesUpstreamOf(output.get());
+                leaf.set(up.isEmpty() ? null : up.get(0));
+            }
+            compute();
+        }
+    }
+
+    /** Computes the Jacobian for the current choices off the UI thread. */
+    public void compute() {
+        clearPick();
+        result.set(null);
+        RunService.Request shown = shownRequest.get();
+        Sweep s = sweep.recorded().get();
+        if (shown == null || s == null || output.get() < 0 || leaf.get() == null) {
+            note.set(s == null ? "Run a program first." : "Choose a value and a leaf with a gradient.");
+            return;
+        }
+        int id = ++request;
+        JacobianRuns.Request r = new JacobianRuns.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get());
+        TraceGraph graph = s.graph();
+        running.set(true);
+        note.set("Computing the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + "…");
+        service.submit(() -> JacobianRuns.compute(Program.parse(shown.file(), shown.source()), RunService.options(shown), graph, r),
+                (res, failure) -> {
+                    if (id != request) {
+                        return;
+                    }
+                    running.set(false);
+                    if (failure != null) {
+                        note.set("No Jacobian: " + RunService.errorOf(failure).what());
+                        return;
+                    }
+                    result.set(res);
+                    note.set("");
+                });
+    }
+
+    /** Picks the nonzero (i, j): its value, and its paths lit in the graph; false (nothing picked) for a zero. */
+    public boolean pick(int i, int j) {
+        JacobianRuns.Result r = result.get();
+        if (r == null || i < 0 || j < 0 || i >= r.rows() || j >= r.cols() || !r.pattern().contains(i, j)) {
+            return false;
+        }
+        SortedSet<Integer> path = JacobianRuns.path(r, i, j);
+        lit = Set.copyOf(path);
+        litEdges = Set.copyOf(r.edges().stream().filter(e -> path.contains(e.from()) && path.contains(e.to())).toList());
+        StringBuilder via = new StringBuilder();
+        for (int v : path) {
+            via.append(via.length() == 0 ? "" : " → ").append(step(v));
+        }
+        picked.set(new Pick(i, j, r.values().get(i, j), List.copyOf(path), via.toString()));
+        changed();
+        return true;
+    }
+
+    public void clearPick() {
+        if (picked.get() != null || !lit.isEmpty()) {
+            picked.set(null);
+            lit = Set.of();
+            litEdges = Set.of();
+            changed();
+        }
+    }
+
+    // ---- the decorator ------------------------------------------------------------------------
+
+    @Override
+    public Paint node(String key) {
+        if (lit.isEmpty() || key == null) {
+            return null;
+        }
+        if (key.startsWith("v")) {
+            return lit.contains(Integer.parseInt(key.substring(1))) ? PATH_PAINT : null;
+        }
+        for (int v : lit) {
+            if (key.equals(sweep.keyOf(v))) {
+                return PATH_PAINT;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String edge(TraceGraph.Edge e) {
+        return litEdges.contains(e) ? PATH_EDGE : null;
+    }
+
+    /** Whether the picked nonzero's paths pass through vertex {@code v}. */
+    public boolean isLit(int v) {
+        return lit.contains(v);
+    }
+
+    // ---- the run on screen ----------------------------------------------------------------------
+
+    private void recorded(Sweep s) {
+        request++;
+        running.set(false);
+        clearPick();
+        result.set(null);
+        note.set("");
+        String keepOutput = output.get() >= 0 && s != null && output.get() < s.graph().size() ? title(output.get()) : null;
+        outputs.clear();
+        leaves.clear();
+        if (s == null) {
+            output.set(-1);
+            return;
+        }
+        for (Leaf l : s.run().leaves()) {
+            if (l.grad()) {
+                leaves.add(l.name());
+            }
+        }
+        for (TraceGraph.Vertex v : s.graph().vertices()) {
+            if (v.requiresGrad() && v.value() != null && v.value().dtype().isFloating()) {
+                String shape = Shapes.str(v.value().shape());
+                outputs.add(new Output(v.index(), (v.name() != null && v.kind() != TraceGraph.Kind.OP
+                        && v.kind() != TraceGraph.Kind.OBJECTIVE ? v.name() : v.name() != null ? v.name() + " = " + v.op()
+                        : v.op() + " #" + v.index()) + " " + shape));
+            }
+        }
+        int again = keepOutput == null ? -1 : s.find(keepOutput);
+        output.set(isOutput(again) ? again : -1);
+        if (leaf.get() != null && !leaves.contains(leaf.get())) {
+            leaf.set(null);
+        }
+    }
+
+    /** The selected vertex if it has a Jacobian, else the last op before the objective that is not a scalar. */
+    private int defaultOutput() {
+        int sel = sweep.selected().get();
+        if (isOutput(sel)) {
+            return sel;
+        }
+        Sweep s = sweep.recorded().get();
+        for (int k = outputs.size() - 1; k >= 0; k--) {
+            TraceGraph.Vertex v = s.graph().vertex(outputs.get(k).vertex());
+            if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.value().numel() > 1) {
+                return v.index();
+            }
+        }
+        return outputs.get(outputs.size() - 1).vertex();
+    }
+
+    private boolean isOutput(int vertex) {
+        return vertex >= 0 && outputs.stream().anyMatch(o -> o.vertex() == vertex);
+    }
+
+    /** The leaves with a gradient that {@code vertex} depends on, in the order of the program. */
+    List<String> leavesUpstreamOf(int vertex) {
+        Sweep s = sweep.recorded().get();
+        if (s == null || vertex < 0) {
+            return List.of();
+        }
+        TraceGraph g = s.graph();
+        boolean[] seen = new boolean[g.size()];
+        java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>(List.of(vertex));
+        seen[vertex] = true;
+        while (!todo.isEmpty()) {
+            for (TraceGraph.Edge e : g.inEdges(todo.pop())) {
+                if (!seen[e.from()]) {
+                    seen[e.from()] = true;
+                    todo.push(e.from());
+                }
+            }
+        }
+        return leaves.stream().filter(l -> {
+            int v = s.find(l);
+            return v >= 0 && seen[v];
+        }).toList();
+    }
+
+    /** A vertex's name, else its op. */
+    public String title(int vertex) {
+        Sweep s = sweep.recorded().get();
+        return s == null || vertex < 0 || vertex >= s.graph().size() ? "#" + vertex : s.graph().vertex(vertex).title();
+    }
+
+    private String step(int vertex) {
+        TraceGraph.Vertex v = sweep.recorded().get().graph().vertex(vertex);
+        return v.kind() == TraceGraph.Kind.OP || v.kind() == TraceGraph.Kind.OBJECTIVE
+                ? v.op() + (v.name() != null ? " (" + v.name() + ")" : "") : v.title();
+    }
+
+    private void changed() {
+        revision.set(revision.get() + 1);
+    }
+}
