@@ -219,7 +219,7 @@ public final class DerivativesViewModel {
                     hvpRequests.set(hvpRequests.get() + 1);
                 }
             }
-            default -> report.accept("Unknown view '" + hint.view() + "' in the # open: line (forward, backward, check or hvp)");
+            default -> report.accept("Unknown view '" + hint.view() + "' in the # open: line (" + String.join(", ", OpenHint.VIEWS) + ")");
         }
     }
 
