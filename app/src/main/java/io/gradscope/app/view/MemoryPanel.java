@@ -156,16 +156,16 @@ public final class MemoryPanel extends BorderPane {
 
     private void buildTable() {
         table.setId("memory-peak-table");
-        table.setPrefWidth(250);
+        table.setPrefWidth(280);
         table.setPlaceholder(new Label("Live at the peak"));
-        table.getColumns().add(column("live at the peak", MemoryTrack.Row::title, 80));
-        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 34));
-        table.getColumns().add(column("what", MemoryTrack.Row::role, 64));
+        table.getColumns().add(column("live at peak", MemoryTrack.Row::title, 84));
+        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 32));
+        table.getColumns().add(column("what", MemoryTrack.Row::what, 88));
         table.getColumns().add(column("bytes", MemoryTrack.Row::size, 64));
         table.setRowFactory(tv -> {
             javafx.scene.control.TableRow<MemoryTrack.Row> row = new javafx.scene.control.TableRow<>();
             row.itemProperty().addListener((o, a, r) -> row.setTooltip(r == null ? null
-                    : new javafx.scene.control.Tooltip(r.title() + " · " + r.role() + " · " + r.category().key().replace('_', ' ')
+                    : new javafx.scene.control.Tooltip(r.title() + " · " + r.what() + " · " + r.category().key().replace('_', ' ')
                     + " · " + r.shape() + " · " + r.size())));
             return row;
         });

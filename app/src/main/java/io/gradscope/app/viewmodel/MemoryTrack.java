@@ -30,10 +30,21 @@ public final class MemoryTrack {
      * A tensor live at the peak: its vertex in the graph (-1 when the graph does not show it), the
      * value's title, program line, what it is, category, shape (as text) and bytes.
      */
-    public record Row(int vertex, String title, int line, String role, MemoryCategory category, String shape, long bytes) {
+    /**
+     * A row of the live-at-the-peak table: {@code count} tensors of one node, role, category and
+     * shape (a node's scratch blocks, say), {@code bytes} their total.
+     */
+    public record Row(int vertex, String title, int line, String role, MemoryCategory category, String shape, long bytes,
+                      int count) {
         /** The bytes in binary units. */
         public String size() {
             return HeapLimit.human(bytes);
+        }
+
+        /** The role in a word, with how many tensors the row stands for when more than one ("temp ×6"). */
+        public String what() {
+            String r = role.equals("temporary") ? "temp" : role;
+            return count > 1 ? r + " ×" + count : r;
         }
     }
 
@@ -91,14 +102,19 @@ public final class MemoryTrack {
         }
         this.spans = List.copyOf(sp);
         this.stepEvent = steps.stream().mapToInt(Integer::intValue).toArray();
-        List<Row> r = new ArrayList<>();
+        // Tensors of one node, role, category and shape are one row, largest total first.
+        java.util.Map<List<Object>, Row> grouped = new java.util.LinkedHashMap<>();
         for (MemoryTimeline.Live l : timeline.liveAtPeak()) {
             int v = graph.indexOf(l.node());
             TraceGraph.Vertex vx = v < 0 ? null : graph.vertex(v);
             String title = vx == null ? "–" : vx.title();
-            r.add(new Row(v, title, vx == null ? 0 : vx.line(), l.role().name().toLowerCase(Locale.ROOT), l.category(),
-                    Shapes.str(l.shape()), l.bytes()));
+            Row one = new Row(v, title, vx == null ? 0 : vx.line(), l.role().name().toLowerCase(Locale.ROOT), l.category(),
+                    Shapes.str(l.shape()), l.bytes(), 1);
+            grouped.merge(List.of(v, l.node(), one.role(), one.category(), one.shape()), one, (a, b) -> new Row(a.vertex(),
+                    a.title(), a.line(), a.role(), a.category(), a.shape(), a.bytes() + b.bytes(), a.count() + b.count()));
         }
+        List<Row> r = new ArrayList<>(grouped.values());
+        r.sort(java.util.Comparator.comparingLong(Row::bytes).reversed());
         this.rows = List.copyOf(r);
     }
 

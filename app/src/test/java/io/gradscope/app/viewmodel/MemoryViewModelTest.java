@@ -31,6 +31,10 @@ class MemoryViewModelTest {
         List<MemoryTrack.Phase> phases = t.spans().stream().map(MemoryTrack.Span::phase).distinct().toList();
         assertEquals(List.of(MemoryTrack.Phase.FORWARD, MemoryTrack.Phase.BACKWARD, MemoryTrack.Phase.RECOMPUTE), phases);
         assertEquals(t.timeline().peakBytes(), t.liveAtPeak().stream().mapToLong(MemoryTrack.Row::bytes).sum());
+        assertEquals(t.timeline().liveAtPeak().size(), t.liveAtPeak().stream().mapToInt(MemoryTrack.Row::count).sum(),
+                "every live tensor is in one row");
+        assertEquals(t.liveAtPeak().size(), t.liveAtPeak().stream().map(r -> List.of(r.vertex(), r.role(), r.category(), r.shape()))
+                .distinct().count(), "one row per node, role, category and shape");
         assertTrue(t.timeline().last().of(MemoryCategory.HELD_FOR_INSPECTION) > 0, "the app retains what it shows");
         assertTrue(t.summary().startsWith("peak "), t.summary());
         int covered = 0;
