@@ -93,10 +93,11 @@ public final class OnnxImport {
             throw file.error("opset " + tr.opset + " is outside what the import reads (PyTorch exports opset 13-17)");
         }
         String producer = proto.getProducerName() + (proto.getProducerVersion().isEmpty() ? "" : " " + proto.getProducerVersion());
-        text.comment("Imported from " + file.name() + " by gradscope import (ONNX opset " + tr.opset
+        text.comment(HEADER + file.name() + HEADER_END + " (ONNX opset " + tr.opset
                 + (producer.isBlank() ? "" : ", exported by " + producer.trim()) + ").");
         text.comment("Parameters are read from params/; names.json maps the ONNX names to the names here.");
-        text.comment("Each statement ends with the ONNX node it comes from; groups are the PyTorch modules.");
+        text.comment("Each statement ends with the ONNX node it comes from (name · operator  attributes, see NodeOrigin); "
+                + "groups are the PyTorch modules.");
         tr.run(options.loss());
         String program = text.render();
         write(outDir, program, tr);
@@ -128,6 +129,31 @@ public final class OnnxImport {
         } catch (IOException e) {
             throw new GradscopeException("cannot write the import to " + dir + ": " + e.getMessage());
         }
+    }
+
+    private static final String HEADER = "Imported from ";
+    private static final String HEADER_END = " by gradscope import";
+
+    /**
+     * The model a program was imported from, as its first line says ({@code # Imported from resnet.onnx by
+     * gradscope import (...)}); empty for a program that was not imported.
+     *
+     * <pre>{@code
+     * boolean imported = OnnxImport.importedFrom(Files.readString(program)).isPresent();
+     * }</pre>
+     */
+    public static java.util.Optional<String> importedFrom(String programText) {
+        if (programText == null) {
+            return java.util.Optional.empty();
+        }
+        int eol = programText.indexOf('\n');
+        String first = (eol < 0 ? programText : programText.substring(0, eol)).strip();
+        String start = "# " + HEADER;
+        int end = first.lastIndexOf(HEADER_END);
+        if (!first.startsWith(start) || end <= start.length()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(first.substring(start.length(), end));
     }
 
     /** The ONNX operator types the import reads, sorted (some only where their inputs are constants). */

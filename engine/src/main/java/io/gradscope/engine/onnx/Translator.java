@@ -288,7 +288,7 @@ final class Translator {
         List<String> saveGroups = groups;
         String saveComment = comment;
         groups = groupsOf(modules(n.getName()));
-        comment = n.getName().isEmpty() ? n.getOpType() : n.getName();
+        comment = NodeOrigin.of(n).comment();
         try {
             translateIn(n, force);
         } finally {

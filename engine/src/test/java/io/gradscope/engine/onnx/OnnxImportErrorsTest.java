@@ -155,7 +155,7 @@ class OnnxImportErrorsTest {
         String program = Files.readString(r.program());
         assertTrue(program.contains("W = param(2, 2, init=\"file:params/W.npy\")"), program);
         assertTrue(program.contains("with group(\"fc\"):\n"), program);
-        assertTrue(program.contains("fc = x @ W  # /fc/MatMul"), program);
+        assertTrue(program.contains("fc = x @ W  # /fc/MatMul · MatMul\n"), program);
         assertTrue(program.endsWith("loss = mean(relu_0)  # the objective: mean of the output 'y'\n"), program);
         assertTrue(Files.exists(dir.resolve("out/params/W.npy")));
         String names = Files.readString(dir.resolve("out/names.json"));
