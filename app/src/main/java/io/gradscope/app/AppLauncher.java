@@ -26,6 +26,12 @@ public final class AppLauncher {
         return launch(file, screenshot, System.getenv(), () -> Application.launch(GradscopeApp.class));
     }
 
+    /** Starts the app on a model imported beforehand (its window shows the model's name). */
+    public static int launchModel(io.gradscope.app.service.ModelImport.Imported model, Path screenshot) {
+        GradscopeApp.initialModel = model;
+        return launch(model.program(), screenshot);
+    }
+
     /** As {@link #launch(Path, Path)}, with the environment and the start of JavaFX given (for tests). */
     static int launch(Path file, Path screenshot, Map<String, String> env, Runnable start) {
         // The file first: a missing file is said as such, display or not.

@@ -10,6 +10,8 @@ import javafx.stage.Stage;
 public final class GradscopeApp extends Application {
     /** The file to open, set by the launcher before {@link Application#launch}; null for the default program. */
     static volatile Path initialFile;
+    /** An ONNX model imported by the launcher, opened under its own name (instead of {@link #initialFile}). */
+    static volatile io.gradscope.app.service.ModelImport.Imported initialModel;
     /** When set, the app writes a snapshot of its window here once the first run is shown, then exits. */
     static volatile Path screenshot;
 
@@ -23,7 +25,9 @@ public final class GradscopeApp extends Application {
         if (screenshot != null) {
             Screenshot.whenShown(window, scene, screenshot);
         }
-        if (initialFile != null) {
+        if (initialModel != null) {
+            window.viewModel().openImported(initialModel);
+        } else if (initialFile != null) {
             window.viewModel().open(initialFile);
         } else {
             window.viewModel().openText("backprop_chain.grad", DefaultProgram.text());

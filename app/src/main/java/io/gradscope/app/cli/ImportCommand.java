@@ -38,7 +38,7 @@ public final class ImportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        OnnxImport.Result r = run(model, out, loss, dims, false);
+        OnnxImport.Result r = run(model, out, loss, dims);
         long params = r.initializers().values().stream().filter(Objects::nonNull).count();
         System.out.println("imported " + model.getFileName() + " (opset " + r.opset() + ", " + r.nodes() + " nodes, " + params
                 + " initializers used) to " + r.program());
@@ -47,10 +47,10 @@ public final class ImportCommand implements Callable<Integer> {
     }
 
     /** Imports, with the command line's checks of the model path. */
-    static OnnxImport.Result run(Path model, Path out, String loss, Map<String, String> dims, boolean absolutePaths) {
+    static OnnxImport.Result run(Path model, Path out, String loss, Map<String, String> dims) {
         if (!java.nio.file.Files.isRegularFile(model)) {
             throw new GradscopeException("cannot read " + model + " (no such file)");
         }
-        return OnnxImport.run(model, out, new OnnxImport.Options(loss, dims, absolutePaths));
+        return OnnxImport.run(model, out, new OnnxImport.Options(loss, dims));
     }
 }

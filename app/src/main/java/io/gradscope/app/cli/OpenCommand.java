@@ -1,6 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.app.AppLauncher;
+import io.gradscope.app.service.ModelImport;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -26,25 +27,11 @@ public final class OpenCommand implements Callable<Integer> {
     Path screenshot;
 
     @Override
-    public Integer call() throws java.io.IOException {
-        Path program = file;
-        if (file.getFileName() != null && file.getFileName().toString().toLowerCase(java.util.Locale.ROOT).endsWith(".onnx")) {
-            Path dir = java.nio.file.Files.createTempDirectory("gradscope-import-");
-            deleteOnExit(dir);
-            // NOTE: absolute paths to the parameter files: the app runs the editor's text knowing only the file's name.
-            program = ImportCommand.run(file, dir, loss, dims, true).program();
+    public Integer call() {
+        if (ModelImport.isModel(file)) {
+            // Imported before the window opens, so a model that does not import is one line here, exit 2.
+            return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);
         }
-        return AppLauncher.launch(program, screenshot);
-    }
-
-    /** The import's temporary folder goes when the app closes. */
-    private static void deleteOnExit(Path dir) {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try (var walk = java.nio.file.Files.walk(dir)) {
-                walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            } catch (java.io.IOException | RuntimeException e) {
-                // a temporary folder left behind is harmless
-            }
-        }));
+        return AppLauncher.launch(file, screenshot);
     }
 }

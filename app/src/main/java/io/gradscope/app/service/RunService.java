@@ -1,10 +1,12 @@
 package io.gradscope.app.service;
 
 import io.gradscope.app.layout.GraphLayout;
+import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.onnx.OnnxImport;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramException;
 import io.gradscope.engine.program.ProgramRun;
@@ -159,10 +161,22 @@ public final class RunService {
         }
         progress.accept(1.0, "Laying out " + graph.size() + " nodes…");
         GraphLayout layouts = GraphLayout.of(graph);
-        // Repeated structure starts folded ("block ×150"); groups start expanded.
-        GraphLayout.Result layout = layouts.layout(layouts.hierarchy().runs());
+        GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), request.source()));
         long t2 = System.nanoTime();
         return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, tangent);
+    }
+
+    /**
+     * What a run's graph is first shown with collapsed: repeated structure folded ("block ×150"); groups
+     * expanded, except in a model imported from ONNX (its header says so), which opens as its top-level
+     * modules, a handful of boxes to expand.
+     */
+    public static Set<String> collapsedOnOpen(Hierarchy hierarchy, String source) {
+        Set<String> out = new java.util.LinkedHashSet<>(hierarchy.runs());
+        if (OnnxImport.importedFrom(source).isPresent()) {
+            out.addAll(hierarchy.outermost());
+        }
+        return out;
     }
 
     private void finish(FutureTask<Result> done, Listener listener) {

@@ -168,7 +168,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     @Override
     public boolean saveAs() {
         FileChooser fc = new FileChooser();
-        fc.setInitialFileName(vm.fileName().get());
+        fc.setInitialFileName(vm.saveName());
         var f = fc.showSaveDialog(window());
         if (f != null) {
             vm.saveTo(f.toPath());

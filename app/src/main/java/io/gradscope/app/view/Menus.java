@@ -75,13 +75,15 @@ final class Menus {
                 item("Expand All Groups", null, vm.sweep()::expandAll),
                 item("Fold Repeats", null, vm.sweep()::foldRepeats));
         bar.getMenus().addAll(file, run, view);
-        // A file opened or saved goes to the top of Open Recent.
-        vm.file().addListener((o, a, b) -> {
+        // A file opened or saved, or a model opened, goes to the top of Open Recent.
+        javafx.beans.value.ChangeListener<Path> toRecent = (o, a, b) -> {
             if (b != null) {
                 recentFiles.add(b);
                 refreshRecent();
             }
-        });
+        };
+        vm.file().addListener(toRecent);
+        vm.model().addListener(toRecent);
         refreshRecent();
     }
 
@@ -121,8 +123,9 @@ final class Menus {
 
     private void openDialog() {
         FileChooser fc = new FileChooser();
-        fc.setTitle("Open a .grad program");
-        fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(".grad programs", "*.grad"));
+        fc.setTitle("Open a .grad program or an ONNX model");
+        fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("Programs and ONNX models", "*.grad", "*.onnx"),
+                new FileChooser.ExtensionFilter(".grad programs", "*.grad"), new FileChooser.ExtensionFilter("ONNX models", "*.onnx"));
         var f = fc.showOpenDialog(window.get());
         if (f != null) {
             vm.open(f.toPath());

@@ -30,6 +30,7 @@ public final class NodeDetails {
     /** The width of each of two maps in a row (their statistics wrap within it). */
     static final double PAIRED_WIDTH = 180;
 
+    private final SessionViewModel session;
     private final SweepViewModel sweep;
     private final DerivativesViewModel derivatives;
     private final DiagnosticsViewModel diagnostics;
@@ -41,11 +42,14 @@ public final class NodeDetails {
     private final Label upstreamNote = new Label();
     private final VBox upstreamSide = new VBox(2, upstreamTangent, upstreamNote);
     private final Label origin = new Label();
+    /** The ONNX node a statement of an imported model comes from: name · operator  attributes. */
+    private final Label onnx = new Label();
     private final Label check = new Label();
     private final Label diff = new Label();
     private final GridPane health = new GridPane();
 
     public NodeDetails(SessionViewModel session, Inspector inspector) {
+        this.session = session;
         this.sweep = session.sweep();
         this.derivatives = session.derivatives();
         this.diagnostics = session.diagnostics();
@@ -54,10 +58,12 @@ public final class NodeDetails {
         upstreamTangent.setId("tangent-upstream");
         jvpRule.setId("jvp-rule");
         origin.setId("origin-note");
+        onnx.setId("onnx-origin");
+        onnx.getStyleClass().add("onnx");
         check.setId("check-note");
         diff.setId("diff-note");
         health.setId("health");
-        for (Label l : new Label[] {jvpRule, upstreamNote, origin, check, diff}) {
+        for (Label l : new Label[] {jvpRule, upstreamNote, onnx, origin, check, diff}) {
             l.setWrapText(true);
             l.setMaxWidth(Double.MAX_VALUE);
         }
@@ -70,7 +76,7 @@ public final class NodeDetails {
         health.setHgap(8);
         inspector.valueRow().getChildren().add(valueSide);
         inspector.upstreamRow().getChildren().add(upstreamSide);
-        inspector.notes().getChildren().addAll(origin, check, diff, health);
+        inspector.notes().getChildren().addAll(onnx, origin, check, diff, health);
         sweep.inspection().addListener((o, a, b) -> refresh());
         diagnostics.revision().addListener((o, a, b) -> refresh());
         refresh();
@@ -93,6 +99,7 @@ public final class NodeDetails {
         TraceGraph.Vertex v = sweep.vertex(id);
         boolean tangentRun = !derivatives.tangents().get().isEmpty();
         showTangents(v, id, tangentRun);
+        show(onnx, session.onnxOrigin(id).map(o -> "ONNX  " + o.comment()).orElse(null));
         if (v == null) {
             show(origin, null);
             show(check, null);

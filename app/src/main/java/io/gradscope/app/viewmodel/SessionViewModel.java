@@ -1,8 +1,10 @@
 package io.gradscope.app.viewmodel;
 
+import io.gradscope.app.service.ModelImport;
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.onnx.NodeOrigin;
 import io.gradscope.engine.program.InputFiles;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
@@ -32,6 +34,7 @@ public final class SessionViewModel {
     private final ReadOnlyStringWrapper source = new ReadOnlyStringWrapper(this, "source", "");
     private final ReadOnlyStringWrapper fileName = new ReadOnlyStringWrapper(this, "fileName", "untitled.grad");
     private final ReadOnlyObjectWrapper<Path> file = new ReadOnlyObjectWrapper<>(this, "file");
+    private final ReadOnlyObjectWrapper<Path> model = new ReadOnlyObjectWrapper<>(this, "model");
     private final ReadOnlyObjectWrapper<DType> dtype = new ReadOnlyObjectWrapper<>(this, "dtype", DType.FLOAT64);
     private final ReadOnlyObjectWrapper<Device> device = new ReadOnlyObjectWrapper<>(this, "device", Device.CPU);
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
@@ -50,6 +53,10 @@ public final class SessionViewModel {
     private final JacobianViewModel jacobian;
     /** The request of the run on screen, with the device it ran on (null before one). */
     private RunService.Request shown;
+    /** How models are imported when opened (gradscope open --loss, --dim). */
+    private ModelImport.Options importOptions = ModelImport.Options.defaults();
+    /** Counts opens: an import that finishes after a later open is dropped. */
+    private int openRequest;
 
     public SessionViewModel(RunService service) {
         this.service = service;
@@ -80,6 +87,30 @@ public final class SessionViewModel {
     /** The file the text was opened from or saved to; null for text that is not from a file. */
     public ReadOnlyObjectProperty<Path> file() {
         return file.getReadOnlyProperty();
+    }
+
+    /** The ONNX model the text was imported from (its title and recent entry); null for a program. */
+    public ReadOnlyObjectProperty<Path> model() {
+        return model.getReadOnlyProperty();
+    }
+
+    /** The name to save the text under: the file's, or for an imported model its name as a program. */
+    public String saveName() {
+        String name = fileName.get();
+        return model.get() == null ? name : name.replaceAll("(?i)\\.onnx$", "") + ".grad";
+    }
+
+    /**
+     * The ONNX node a vertex of the run on screen comes from, read from the comment on its line (a
+     * statement of an imported model); empty for any other vertex.
+     */
+    public java.util.Optional<NodeOrigin> onnxOrigin(int vertex) {
+        var v = sweep.vertex(vertex);
+        if (v == null || v.line() <= 0 || shown == null) {
+            return java.util.Optional.empty();
+        }
+        String[] lines = shown.source().split("\n", -1);
+        return v.line() <= lines.length ? NodeOrigin.parse(lines[v.line() - 1]) : java.util.Optional.empty();
     }
 
     public ReadOnlyObjectProperty<DType> dtype() {
@@ -175,7 +206,9 @@ public final class SessionViewModel {
 
     /** Shows a program that is not from a file (an example, the default) and runs it. */
     public void openText(String name, String text) {
+        openRequest++;
         file.set(null);
+        model.set(null);
         fileName.set(name);
         saved.set(text);
         source.set(text);
@@ -183,8 +216,13 @@ public final class SessionViewModel {
         run();
     }
 
-    /** Opens a program file (its text goes in the editor) and runs it. */
+    /** Opens a program file (its text goes in the editor) and runs it; an ONNX model is imported first ({@link #openModel}). */
     public void open(Path path) {
+        if (ModelImport.isModel(path)) {
+            openModel(path);
+            return;
+        }
+        openRequest++;
         String text = null;
         String problem = InputFiles.problem(path);
         if (problem == null) {
@@ -201,11 +239,51 @@ public final class SessionViewModel {
             return;
         }
         fileName.set(path.getFileName().toString());
+        model.set(null);
         file.set(path);
         saved.set(text);
         source.set(text);
         derivatives.opened(text);
         run();
+    }
+
+    /**
+     * Imports an ONNX model off the UI thread, then opens its program ({@link #openImported}); a model
+     * that does not import is one status line with the engine's reason, and the editor keeps its text.
+     */
+    public void openModel(Path path) {
+        int request = ++openRequest;
+        ModelImport.Options options = importOptions;
+        status.set("Importing " + path.getFileName() + "…");
+        service.submit(() -> ModelImport.run(path, options), (imported, failure) -> {
+            if (request != openRequest) {
+                return;
+            }
+            if (failure != null) {
+                String why = failure instanceof io.gradscope.engine.GradscopeException ? failure.getMessage() : String.valueOf(failure);
+                String prefix = path.getFileName() + ": ";
+                status.set("Cannot open " + path + ": " + (why.startsWith(prefix) ? why.substring(prefix.length()) : why));
+                return;
+            }
+            openImported(imported);
+        });
+    }
+
+    /** Shows an imported model's program under the model's name (Save asks where to write it) and runs it. */
+    public void openImported(ModelImport.Imported imported) {
+        openRequest++;
+        file.set(null);
+        model.set(imported.model());
+        fileName.set(imported.model().getFileName().toString());
+        saved.set(imported.text());
+        source.set(imported.text());
+        derivatives.opened(imported.text());
+        run();
+    }
+
+    /** How models opened later are imported. */
+    public void setImportOptions(ModelImport.Options options) {
+        importOptions = options;
     }
 
     /** Saves to the file the text came from; false when it has none (ask where, then {@link #saveTo}). */
@@ -223,6 +301,7 @@ public final class SessionViewModel {
             Files.writeString(path, text, StandardCharsets.UTF_8);
             saved.set(text);
             fileName.set(path.getFileName().toString());
+            model.set(null);
             file.set(path);
             status.set("Saved " + path);
         } catch (IOException e) {

@@ -1,0 +1,97 @@
+package io.gradscope.app.service;
+
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.onnx.OnnxImport;
+import io.gradscope.engine.program.InputFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The one step that opens an ONNX model in the app ({@code gradscope open MODEL.onnx}, File → Open,
+ * Open Recent, a dropped file): the model is imported, as {@code gradscope import} does, into a
+ * temporary folder that goes when the app exits; the program names its parameter files by absolute
+ * paths, so its text runs from the editor. Nothing is left behind when the import fails. No JavaFX.
+ */
+public final class ModelImport {
+    /** The model's objective and symbolic sizes ({@code gradscope open --loss --dim}); sum and none by default. */
+    public record Options(String loss, Map<String, String> dims) {
+        public Options {
+            dims = Map.copyOf(new LinkedHashMap<>(dims));
+        }
+
+        public static Options defaults() {
+            return new Options("sum", Map.of());
+        }
+    }
+
+    /** An imported model: the file the user opened, the program written for it and the program's text. */
+    public record Imported(Path model, Path program, String text) {
+    }
+
+    private static final List<Path> FOLDERS = new CopyOnWriteArrayList<>();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> FOLDERS.forEach(ModelImport::delete), "gradscope-import-cleanup"));
+    }
+
+    private ModelImport() {
+    }
+
+    /** Whether a file is opened by importing it: an ONNX model (by its extension). */
+    public static boolean isModel(Path file) {
+        Path name = file == null ? null : file.getFileName();
+        return name != null && name.toString().toLowerCase(Locale.ROOT).endsWith(".onnx");
+    }
+
+    /**
+     * Imports {@code model} into a new temporary folder.
+     *
+     * @throws GradscopeException the engine's one-line reason (not a model, an unsupported operator,
+     *     a file that cannot be read)
+     */
+    public static Imported run(Path model, Options options) {
+        String problem = InputFiles.problem(model);
+        if (problem != null) {
+            throw new GradscopeException("cannot read " + model + " (" + problem + ")");
+        }
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("gradscope-import-");
+        } catch (IOException e) {
+            throw new GradscopeException("cannot make a temporary folder to import " + model + " into: " + e.getMessage());
+        }
+        try {
+            Path program = OnnxImport.run(model, dir, new OnnxImport.Options(options.loss(), options.dims(), true)).program();
+            String text = Files.readString(program, StandardCharsets.UTF_8);
+            FOLDERS.add(dir);
+            return new Imported(model, program, text);
+        } catch (IOException e) {
+            delete(dir);
+            throw new GradscopeException("cannot read the imported program of " + model + ": " + e.getMessage());
+        } catch (RuntimeException e) {
+            delete(dir);
+            throw e;
+        }
+    }
+
+    /** The temporary folders imports have made so far (removed on exit). */
+    static List<Path> folders() {
+        return List.copyOf(FOLDERS);
+    }
+
+    private static void delete(Path dir) {
+        try (var walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException e) {
+            // a temporary folder left behind is harmless
+        }
+    }
+}
