@@ -58,13 +58,18 @@ public final class ModelImport {
      *     a file that cannot be read)
      */
     public static Imported run(Path model, Options options) {
+        return run(model, options, null);
+    }
+
+    /** As {@link #run(Path, Options)}, the temporary folder made in {@code parent} (null: the system's). */
+    static Imported run(Path model, Options options, Path parent) {
         String problem = InputFiles.problem(model);
         if (problem != null) {
             throw new GradscopeException("cannot read " + model + " (" + problem + ")");
         }
         Path dir;
         try {
-            dir = Files.createTempDirectory("gradscope-import-");
+            dir = parent == null ? Files.createTempDirectory("gradscope-import-") : Files.createTempDirectory(parent, "gradscope-import-");
         } catch (IOException e) {
             throw new GradscopeException("cannot make a temporary folder to import " + model + " into: " + e.getMessage());
         }
