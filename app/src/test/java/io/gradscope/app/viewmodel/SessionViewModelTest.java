@@ -26,6 +26,27 @@ class SessionViewModelTest {
     }
 
     @Test
+    void anOnnxModelOpensUnderItsNameAndSavesAsAProgramElsewhere(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws java.io.IOException {
+        java.nio.file.Path model = java.nio.file.Path.of("../engine/src/test/resources/onnx/mlp/model.onnx");
+        byte[] before = java.nio.file.Files.readAllBytes(model);
+        SessionViewModel vm = session();
+        vm.open(model);
+        assertNull(vm.error().get(), vm.status().get());
+        assertEquals(model, vm.model().get());
+        assertNull(vm.file().get());
+        assertEquals("model.onnx — Gradscope", vm.title().get());
+        assertTrue(vm.source().get().startsWith("# Imported from model.onnx"), vm.source().get());
+        // Save has no file to write to (never the model): Save As offers the model's name as a program.
+        assertFalse(vm.save());
+        assertEquals("model.grad", vm.saveName());
+        vm.saveTo(tmp.resolve("mlp.grad"));
+        assertNull(vm.model().get());
+        assertEquals(tmp.resolve("mlp.grad"), vm.file().get());
+        assertArrayEquals(before, java.nio.file.Files.readAllBytes(model));
+    }
+
+    @Test
     void theBackwardSweepVisitsLossReluMatmulThenTheWeights() {
         SweepViewModel vm = session().sweep();
         assertEquals(4, vm.steps());
