@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -24,7 +23,7 @@ public final class ModelImport {
     /** The model's objective and symbolic sizes ({@code gradscope open --loss --dim}); sum and none by default. */
     public record Options(String loss, Map<String, String> dims) {
         public Options {
-            dims = Map.copyOf(new LinkedHashMap<>(dims));
+            dims = Map.copyOf(dims);
         }
 
         public static Options defaults() {

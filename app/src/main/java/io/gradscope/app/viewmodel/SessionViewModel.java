@@ -53,8 +53,6 @@ public final class SessionViewModel {
     private final JacobianViewModel jacobian;
     /** The request of the run on screen, with the device it ran on (null before one). */
     private RunService.Request shown;
-    /** How models are imported when opened (gradscope open --loss, --dim). */
-    private ModelImport.Options importOptions = ModelImport.Options.defaults();
     /** Counts opens: an import that finishes after a later open is dropped. */
     private int openRequest;
 
@@ -222,7 +220,6 @@ public final class SessionViewModel {
             openModel(path);
             return;
         }
-        openRequest++;
         String text = null;
         String problem = InputFiles.problem(path);
         if (problem == null) {
@@ -238,6 +235,7 @@ public final class SessionViewModel {
             status.set("Cannot open " + path + ": " + problem);
             return;
         }
+        openRequest++;
         fileName.set(path.getFileName().toString());
         model.set(null);
         file.set(path);
@@ -253,9 +251,8 @@ public final class SessionViewModel {
      */
     public void openModel(Path path) {
         int request = ++openRequest;
-        ModelImport.Options options = importOptions;
         status.set("Importing " + path.getFileName() + "…");
-        service.submit(() -> ModelImport.run(path, options), (imported, failure) -> {
+        service.submit(() -> ModelImport.run(path, ModelImport.Options.defaults()), (imported, failure) -> {
             if (request != openRequest) {
                 return;
             }
@@ -279,11 +276,6 @@ public final class SessionViewModel {
         source.set(imported.text());
         derivatives.opened(imported.text());
         run();
-    }
-
-    /** How models opened later are imported. */
-    public void setImportOptions(ModelImport.Options options) {
-        importOptions = options;
     }
 
     /** Saves to the file the text came from; false when it has none (ask where, then {@link #saveTo}). */
