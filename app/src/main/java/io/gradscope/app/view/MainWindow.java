@@ -5,7 +5,8 @@ import io.gradscope.app.service.RunService;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.SweepViewModel;
-import java.util.function.Function;
+import java.nio.file.Path;
+import java.util.function.BiFunction;
 import javafx.application.Platform;
 import javafx.event.EventHandler;
 import javafx.scene.Scene;
@@ -41,7 +42,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private final StatusBar status = new StatusBar();
     private final Exporter exporter = new Exporter(vm);
     private final Menus menus;
-    private Function<String, Unsaved> askUnsaved = UnsavedDialog::ask;
+    private BiFunction<String, String, Unsaved> askUnsaved = UnsavedDialog::ask;
     private Runnable exit = Platform::exit;
     private static final String CLOSE_HANDLER = "gradscope.closeHandler";
     private final NodeDetails details = new NodeDetails(vm, inspector);
@@ -129,8 +130,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         return getScene() == null ? null : getScene().getWindow();
     }
 
-    /** How unsaved edits are asked about (a dialog; tests answer themselves). */
-    public void setAskUnsaved(Function<String, Unsaved> ask) {
+    /** How unsaved edits are asked about, given the file's name and what is about to happen (a dialog; tests answer themselves). */
+    public void setAskUnsaved(BiFunction<String, String, Unsaved> ask) {
         askUnsaved = ask;
     }
 
@@ -141,10 +142,20 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     /** Whether the window may close: no unsaved edits, or they were saved or discarded when asked. */
     public boolean confirmClose() {
+        return mayDiscardEdits("quitting");
+    }
+
+    /** Whether another file may replace the text: no unsaved edits, or they were saved or discarded when asked. */
+    @Override
+    public boolean mayReplace() {
+        return mayDiscardEdits("opening another file");
+    }
+
+    private boolean mayDiscardEdits(String doing) {
         if (!vm.modified().get()) {
             return true;
         }
-        return switch (askUnsaved.apply(vm.fileName().get())) {
+        return switch (askUnsaved.apply(vm.fileName().get(), doing)) {
             case SAVE -> save();
             case DISCARD -> true;
             case CANCEL -> false;
@@ -214,7 +225,13 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         scene.setOnDragDropped(e -> {
             boolean ok = e.getDragboard().hasFiles() && !e.getDragboard().getFiles().isEmpty();
             if (ok) {
-                vm.open(e.getDragboard().getFiles().get(0).toPath());
+                // Asked after the drop has finished: a dialog inside the drop handler would hold the drag open.
+                Path dropped = e.getDragboard().getFiles().get(0).toPath();
+                Platform.runLater(() -> {
+                    if (mayReplace()) {
+                        vm.open(dropped);
+                    }
+                });
             }
             e.setDropCompleted(ok);
             e.consume();

@@ -28,6 +28,9 @@ final class Menus {
         boolean saveAs();
 
         void quit();
+
+        /** Whether another file may replace the text (unsaved edits saved or discarded when asked). */
+        boolean mayReplace();
     }
 
     private final SessionViewModel vm;
@@ -37,24 +40,26 @@ final class Menus {
     private final Menu recent = new Menu("Open Recent");
     private final Menu examples = new Menu("Open Example");
     private final RecentFiles recentFiles;
+    private final Actions actions;
 
     Menus(SessionViewModel vm, GraphPanel graph, Exporter exporter, Supplier<Window> window, Actions actions, RecentFiles recentFiles) {
         this.vm = vm;
         this.window = window;
         this.exporter = exporter;
         this.recentFiles = recentFiles;
+        this.actions = actions;
         Menu file = new Menu("File");
         MenuItem open = item("Open…", "Shortcut+O", this::openDialog);
         for (String ex : Examples.TOP) {
-            examples.getItems().add(fileItem(ex + ".grad", () -> vm.openText(ex + ".grad", Examples.text(ex))));
+            examples.getItems().add(fileItem(ex + ".grad", replacing(() -> vm.openText(ex + ".grad", Examples.text(ex)))));
         }
         Menu course = new Menu("Course");
         for (String ex : Examples.COURSE) {
-            course.getItems().add(fileItem(ex + ".grad", () -> vm.openText(ex + ".grad", Examples.text("course/" + ex))));
+            course.getItems().add(fileItem(ex + ".grad", replacing(() -> vm.openText(ex + ".grad", Examples.text("course/" + ex)))));
         }
         Menu large = new Menu("Large");
         large.getItems().add(fileItem("residual_chain.grad (150 blocks, 753 nodes)",
-                () -> vm.openText("residual_chain.grad", Examples.residualChain(150))));
+                replacing(() -> vm.openText("residual_chain.grad", Examples.residualChain(150)))));
         examples.getItems().addAll(new SeparatorMenuItem(), course, large);
         MenuItem save = item("Save", "Shortcut+S", actions::save);
         MenuItem saveAs = item("Save As…", "Shortcut+Shift+S", actions::saveAs);
@@ -121,13 +126,22 @@ final class Menus {
         return m;
     }
 
+    /** An action that replaces the text: run once unsaved edits are saved or discarded. */
+    private Runnable replacing(Runnable open) {
+        return () -> {
+            if (actions.mayReplace()) {
+                open.run();
+            }
+        };
+    }
+
     private void openDialog() {
         FileChooser fc = new FileChooser();
         fc.setTitle("Open a .grad program or an ONNX model");
         fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("Programs and ONNX models", "*.grad", "*.onnx"),
                 new FileChooser.ExtensionFilter(".grad programs", "*.grad"), new FileChooser.ExtensionFilter("ONNX models", "*.onnx"));
         var f = fc.showOpenDialog(window.get());
-        if (f != null) {
+        if (f != null && actions.mayReplace()) {
             vm.open(f.toPath());
         }
     }
@@ -145,7 +159,7 @@ final class Menus {
     private void refreshRecent() {
         recent.getItems().clear();
         for (Path p : recentFiles.list()) {
-            recent.getItems().add(fileItem(p.toString(), () -> vm.open(p)));
+            recent.getItems().add(fileItem(p.toString(), replacing(() -> vm.open(p))));
         }
         recent.setDisable(recent.getItems().isEmpty());
     }

@@ -40,6 +40,7 @@ class RoughEdgesWindowTest {
     private Stage stage;
     private final StringBuilder recent = new StringBuilder();
     private final List<String> asked = new ArrayList<>();
+    private final List<String> doings = new ArrayList<>();
     private int exits;
 
     @Start
@@ -66,8 +67,9 @@ class RoughEdgesWindowTest {
     }
 
     private void answer(MainWindow.Unsaved a) {
-        window.setAskUnsaved(name -> {
+        window.setAskUnsaved((name, doing) -> {
             asked.add(name);
+            doings.add(doing);
             return a;
         });
     }
@@ -110,6 +112,40 @@ class RoughEdgesWindowTest {
         robot.interact(() -> window.quit());
         assertEquals(3, exits);
         assertFalse(Files.readString(file).contains("another"));
+    }
+
+    @Test
+    void openingAnotherFileWithUnsavedEditsAsksFirst(FxRobot robot, @TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("mine.grad"), "X = input(2, 2)\nloss = sum(X)\n");
+        open(robot, file);
+        robot.interact(() -> window.editor().area().appendText("# an edit\n"));
+        MenuItem example = exampleItem("mlp.grad");
+        // Cancel: the example does not replace the edited text.
+        answer(MainWindow.Unsaved.CANCEL);
+        robot.interact(example::fire);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(List.of("mine.grad"), asked);
+        assertEquals(List.of("opening another file"), doings);
+        assertTrue(window.editor().area().getText().endsWith("# an edit\n"));
+        assertEquals("● mine.grad — Gradscope", stage.getTitle());
+        // Save: the edit is written, then the example opens.
+        answer(MainWindow.Unsaved.SAVE);
+        robot.interact(example::fire);
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        assertTrue(Files.readString(file).endsWith("# an edit\n"));
+        assertEquals(2, asked.size());
+        // Not edited: opening asks nothing.
+        robot.interact(() -> window.viewModel().open(file));
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mine.grad"));
+        robot.interact(example::fire);
+        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        assertEquals(2, asked.size());
+    }
+
+    private MenuItem exampleItem(String name) {
+        Menu file = window.menuBar().getMenus().get(0);
+        Menu examples = (Menu) file.getItems().stream().filter(m -> "Open Example".equals(m.getText())).findFirst().orElseThrow();
+        return examples.getItems().stream().filter(m -> name.equals(m.getText())).findFirst().orElseThrow();
     }
 
     @Test
