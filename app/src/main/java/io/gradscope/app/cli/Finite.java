@@ -12,7 +12,10 @@ final class Finite {
     private Finite() {
     }
 
-    /** Prints the finding (if any) and returns the exit status: 3 when checking and something is not finite. */
+    /**
+     * Prints the finding (if any) and returns the exit status: 3 when checking and something not
+     * finite did harm; an infinity the program absorbs (a −Inf mask) is a note, status 0.
+     */
     static int report(Path program, ProgramRun run, boolean check) {
         if (check) {
             FiniteOrigin.Report r = FiniteOrigin.find(run.trace());
@@ -20,10 +23,16 @@ final class Finite {
                 return 0;
             }
             FiniteOrigin.Finding f = r.origin();
+            String at = program + ":" + f.source().line() + ":" + f.source().column();
+            if (r.absorbed()) {
+                System.err.println(at + ": note: an infinity born in the value of '" + f.title() + "' is absorbed (the objective "
+                        + "and every gradient are finite, as with a −Inf mask before a softmax): " + f.why());
+                return 0;
+            }
             String what = f.phase() == FiniteOrigin.Phase.FORWARD
                     ? "the first NaN or infinity was born in the value of '" + f.title() + "'"
                     : "the first NaN or infinity was born in the gradient that '" + f.title() + "' sends back (its value is finite)";
-            System.err.println(program + ":" + f.source().line() + ":" + f.source().column() + ": warning: " + what + ": " + f.why());
+            System.err.println(at + ": warning: " + what + ": " + f.why());
             return 3;
         }
         String bad = summary(run);

@@ -34,7 +34,7 @@ import picocli.CommandLine.Parameters;
             "", "Memory: the Java heap's limit is printed with an out-of-memory error; raise it with "
                 + "./gradscope --max-memory SIZE run ... (e.g. 16g) or JAVA_OPTS=-Xmx16g.",
             "", "Exit status: 0 success; 2 a mistake in the program, an option or an input file, reported as one line "
-                + "FILE:LINE:COL: error: WHAT (or error: WHAT); 3 with --check-finite, a NaN or infinity was found; "
+                + "FILE:LINE:COL: error: WHAT (or error: WHAT); 3 with --check-finite, a NaN or infinity did harm; "
                 + "1 an internal failure."})
 public final class RunCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run.")
@@ -58,7 +58,8 @@ public final class RunCommand implements Callable<Integer> {
     boolean noRetain;
 
     @Option(names = "--check-finite", description = "Find where a NaN or infinity was born (forward or backward): print "
-            + "it as FILE:LINE:COL: warning: ... with its inputs' statistics, and exit 3.")
+            + "it as FILE:LINE:COL: warning: ... with its inputs' statistics, and exit 3. An infinity that never reaches the "
+            + "objective or a gradient (a -Inf mask before a softmax) is a note, exit 0.")
     boolean checkFinite;
 
     @Override

@@ -18,6 +18,8 @@ public final class FindingBar extends HBox {
     private final Label text = new Label();
     private final Button jump = new Button("Jump to origin");
     private final DiagnosticsViewModel vm;
+    /** Set when the only non-finite values are infinities the program absorbs: a note, not an alarm. */
+    private static final javafx.css.PseudoClass ABSORBED = javafx.css.PseudoClass.getPseudoClass("absorbed");
 
     public FindingBar(DiagnosticsViewModel vm, CodeArea editor) {
         super(8);
@@ -47,7 +49,12 @@ public final class FindingBar extends HBox {
         boolean bad = r != null && r.origin() != null;
         setVisible(bad);
         setManaged(bad);
-        if (bad) {
+        pseudoClassStateChanged(ABSORBED, bad && r.absorbed());
+        if (bad && r.absorbed()) {
+            FiniteOrigin.Finding f = r.origin();
+            text.setText("ℹ An infinity born at " + f.title() + (f.source().line() > 0 ? " (line " + f.source().line() + ")" : "")
+                    + " is absorbed: the objective and every gradient are finite (as with a −Inf mask before a softmax).");
+        } else if (bad) {
             FiniteOrigin.Finding f = r.origin();
             text.setText("⚠ A non-finite value was born in the " + (f.phase() == FiniteOrigin.Phase.FORWARD ? "forward" : "backward")
                     + " pass at " + f.title() + (f.title().equals(f.op()) ? "" : " = " + f.op())

@@ -571,7 +571,7 @@ public final class DiagnosticsViewModel implements Decorator {
             propagators.remove(producer);
             finite.set(r);
             if (r.origin() != null) {
-                report.accept("Not finite: " + originLine(r.origin()) + " (Jump to origin: Ctrl+J)");
+                report.accept((r.absorbed() ? "Absorbed infinity: " : "Not finite: ") + originLine(r.origin()) + " (Jump to origin: Ctrl+J)");
             }
             changed();
         });

@@ -39,6 +39,16 @@ class DiagnoseCommandsTest {
     }
 
     @Test
+    void checkFiniteNotesAnAbsorbedInfinityAndExitsZero(@TempDir Path tmp) throws IOException {
+        Path p = tmp.resolve("mask.grad");
+        Files.writeString(p, "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n");
+        Cli.Result r = Cli.run("run", p.toString(), "--check-finite");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.err().strip().startsWith(p + ":3:10: note: an infinity born in the value of 'neg' is absorbed"), r.err());
+        assertEquals("", Cli.run("run", p.toString()).err().strip(), "the objective and the gradients are finite");
+    }
+
+    @Test
     void gradcheckPassesEveryNodeOfTheMlp() {
         Cli.Result r = Cli.run("gradcheck", MLP);
         assertEquals(0, r.status(), r.err());

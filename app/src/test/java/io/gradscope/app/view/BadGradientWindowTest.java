@@ -69,6 +69,24 @@ class BadGradientWindowTest {
     }
 
     @Test
+    void anAbsorbedInfinityIsANoteNotAnAlarm(FxRobot robot, @TempDir Path tmp) throws Exception {
+        Path file = Files.writeString(tmp.resolve("mask.grad"), "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n");
+        openAndWait(robot, file);
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+        WaitForAsyncUtils.waitForFxEvents();
+        var bar = robot.lookup("#finding-bar").query();
+        assertTrue(bar.isVisible());
+        assertTrue(bar.getPseudoClassStates().contains(javafx.css.PseudoClass.getPseudoClass("absorbed")));
+        String text = robot.lookup("#finding-text").queryLabeled().getText();
+        assertTrue(text.startsWith("ℹ An infinity born at neg (line 3) is absorbed"), text);
+        openAndWait(robot, fault(tmp, "log of a negative"));
+        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !window.viewModel().diagnostics().finite().get().absorbed());
+        WaitForAsyncUtils.waitForFxEvents();
+        assertFalse(bar.getPseudoClassStates().contains(javafx.css.PseudoClass.getPseudoClass("absorbed")));
+        assertTrue(robot.lookup("#finding-text").queryLabeled().getText().startsWith("⚠ A non-finite value was born"));
+    }
+
+    @Test
     void jumpToOriginSelectsTheProducerItsLineAndSaysWhy(FxRobot robot, @TempDir Path tmp) throws Exception {
         for (String title : new String[] {"log of a negative", "sqrt at zero: finite forward, infinite gradient"}) {
             Path file = fault(tmp, title);

@@ -63,6 +63,18 @@ class DiagnosticsViewModelTest {
     }
 
     @Test
+    void anAbsorbedInfinityIsSaidAsSuchNotAsAnAlarm() {
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.openText("mask.grad", "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n");
+        DiagnosticsViewModel d = vm.diagnostics();
+        assertTrue(d.finite().get().absorbed());
+        assertTrue(d.jumpToOrigin(), "the origin can still be visited");
+        assertEquals("neg", vm.sweep().vertex(vm.sweep().selected().get()).name());
+        vm.openText("nan.grad", "a = param(4, init=\"ones\")\nb = a - 3\nc = log(b)\nL = sum(c)\n");
+        assertFalse(d.finite().get().absorbed());
+    }
+
+    @Test
     void aFiniteRunHasNoOriginAndHealthCountsEveryValue() {
         SessionViewModel vm = SessionViewModelTest.session();
         DiagnosticsViewModel d = vm.diagnostics();

@@ -39,12 +39,22 @@ public final class FiniteOrigin {
     public record Finding(Phase phase, long node, String title, String op, Source source, String why) {
     }
 
-    /** The first producer (forward before backward) and the ids of every propagator, per phase. */
+    /**
+     * The first producer (forward before backward) and the ids of every propagator, per phase.
+     * {@code absorbed}: the only non-finite values are infinities of the forward pass that never
+     * reach the objective or any gradient (a −Inf mask before a softmax, exp(−Inf) = 0): no harm
+     * done, so tools say so rather than raise an alarm.
+     */
     public record Report(Finding origin, List<Long> forwardPropagators, List<Long> backwardPropagators,
-                         Map<Long, Health> valueHealth, Map<Long, Health> gradientHealth) {
+                         Map<Long, Health> valueHealth, Map<Long, Health> gradientHealth, boolean absorbed) {
         /** Whether some value or gradient was not finite. */
         public boolean anyBad() {
             return origin != null;
+        }
+
+        /** Whether something not finite did harm: it is not {@link #absorbed()}. */
+        public boolean harmful() {
+            return origin != null && !absorbed;
         }
     }
 
@@ -54,12 +64,18 @@ public final class FiniteOrigin {
         Map<Long, Health> values = new HashMap<>();
         Finding origin = null;
         List<Long> forwardProp = new ArrayList<>();
+        boolean nan = false;
+        boolean objectiveFinite = false;
         for (TraceGraph.Vertex v : g.vertices()) {
             Health h = Health.of(v.value());
             values.put(v.id(), h);
+            if (v.kind() == TraceGraph.Kind.OBJECTIVE) {
+                objectiveFinite = h.finite();
+            }
             if (h.finite()) {
                 continue;
             }
+            nan |= h.nan() > 0;
             List<TraceGraph.Vertex> inputs = inputs(g, v);
             boolean inputsFinite = inputs.stream().allMatch(in -> values.get(in.id()).finite());
             if (inputsFinite && origin == null) {
@@ -91,8 +107,9 @@ public final class FiniteOrigin {
                 }
             }
         }
+        boolean absorbed = origin != null && !nan && objectiveFinite && backward == null && backwardProp.isEmpty();
         return new Report(origin != null ? origin : backward, List.copyOf(forwardProp), List.copyOf(backwardProp),
-                Map.copyOf(values), Map.copyOf(grads));
+                Map.copyOf(values), Map.copyOf(grads), absorbed);
     }
 
     private static List<TraceGraph.Vertex> inputs(TraceGraph g, TraceGraph.Vertex v) {

@@ -114,6 +114,35 @@ class FiniteOriginTest {
     }
 
     @Test
+    void anInfinityThatNeverReachesTheObjectiveOrAGradientIsAbsorbed() {
+        // div makes −Inf from finite inputs (−1 / +0); exp turns it into 0, so the objective and the gradients are finite.
+        String text = "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n";
+        FiniteOrigin.Report r = FiniteOrigin.find(Program.parse("mask.grad", text).run(new RunOptions(DType.FLOAT64, 0, Map.of())).trace());
+        assertTrue(r.anyBad());
+        assertEquals("neg", r.origin().title());
+        assertTrue(r.absorbed(), "the −Inf never reaches the objective or a gradient");
+        assertFalse(r.harmful());
+        // The same −Inf times the parameter reaches the objective: harmful.
+        String reaches = text.replace("exp(neg)", "s * neg");
+        FiniteOrigin.Report h = FiniteOrigin.find(Program.parse("mask.grad", reaches).run(new RunOptions(DType.FLOAT64, 0, Map.of())).trace());
+        assertEquals("neg", h.origin().title());
+        assertFalse(h.absorbed());
+        assertTrue(h.harmful());
+        // Absorbed in the forward pass, but log's backward at 0 gives 0 · Inf = NaN: harmful.
+        String backward = "s = param(2, 3)\nx = input(2, 3)\nz = log(0 * (x * x) + 0 * s)\nL = sum(s + exp(z))\n";
+        FiniteOrigin.Report b = FiniteOrigin.find(Program.parse("mask.grad", backward).run(new RunOptions(DType.FLOAT64, 0, Map.of())).trace());
+        assertTrue(b.anyBad());
+        assertFalse(b.absorbed(), "the backward pass is not finite");
+    }
+
+    @Test
+    void everyPlantedFaultIsHarmful() throws IOException {
+        for (Case c : (Iterable<Case>) cases()::iterator) {
+            assertTrue(FiniteOrigin.find(run(c).trace()).harmful(), c.title());
+        }
+    }
+
+    @Test
     void aHealthyRunHasNoOrigin() {
         ProgramRun run = Program.parse("ok.grad", "a = param(3)\nb = tanh(a)\nL = sum(b)\n")
                 .run(new RunOptions(DType.FLOAT64, 0, Map.of()));
