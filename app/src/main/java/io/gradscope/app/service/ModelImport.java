@@ -86,6 +86,33 @@ public final class ModelImport {
         }
     }
 
+    /**
+     * Saves an imported model's program as {@code target} with its weights beside it: the parameter
+     * files (and names.json) are copied into {@code STEM_params/} next to it, and the program's
+     * absolute paths into the temporary folder become paths relative to it (the temporary folder
+     * goes when the app exits; a saved program must not depend on it). Returns the text written.
+     */
+    public static String saveBeside(Imported imported, String text, Path target) throws IOException {
+        Path dir = imported.program().getParent();
+        String stem = target.getFileName().toString().replaceAll("\\.grad$", "");
+        Path params = target.toAbsolutePath().getParent().resolve(stem + "_params");
+        Files.createDirectories(params);
+        try (var files = Files.list(dir.resolve("params"))) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, params.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        Path names = dir.resolve("names.json");
+        if (Files.exists(names)) {
+            Files.copy(names, params.resolve("names.json"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        String from = "file:" + dir.toAbsolutePath().resolve("params").toString().replace('\\', '/') + "/";
+        String written = text.replace(from, "file:" + stem + "_params/")
+                .replace("Parameters are read from params/", "Parameters are read from " + stem + "_params/");
+        Files.writeString(target, written, StandardCharsets.UTF_8);
+        return written;
+    }
+
     /** The temporary folders imports have made so far (removed on exit). */
     static List<Path> folders() {
         return List.copyOf(FOLDERS);

@@ -35,6 +35,11 @@ public final class RunService {
      * null, the tangent carried through both passes (forward mode, H·v).
      */
     public record Request(String file, String source, DType dtype, Device device, RematPolicy remat, TangentChoice tangent) {
+        /** The program's file name, without its folder (for messages). */
+        public String name() {
+            return fileName(file);
+        }
+
         public Request(String file, String source, DType dtype, Device device) {
             this(file, source, dtype, device, RematPolicy.SEGMENTS, null);
         }
@@ -128,7 +133,7 @@ public final class RunService {
         };
         running = task;
         listener.started(start);
-        listener.progress(0, "Running " + request.file() + "…");
+        listener.progress(0, "Running " + request.name() + "…");
         worker.execute(task);
         return true;
     }
@@ -202,10 +207,20 @@ public final class RunService {
         }
     }
 
-    /** What the app shows for a failed run: a program mistake at its position, an engine refusal, or an internal error. */
+    /** A program's file name without its folder: what the window shows of the path a run is given. */
+    static String fileName(String file) {
+        int slash = Math.max(file.lastIndexOf('/'), file.lastIndexOf(java.io.File.separatorChar));
+        return file.substring(slash + 1);
+    }
+
+    /**
+     * What the app shows for a failed run: a program mistake at its position (named by the file's
+     * name, as the editor shows one file), an engine refusal, or an internal error.
+     */
     public static RunError errorOf(Throwable error) {
         if (error instanceof ProgramException pe) {
-            return new RunError(pe.getMessage(), pe.what(), pe.line(), pe.column(),
+            return new RunError(fileName(pe.file()) + ":" + pe.line() + ":" + pe.column() + ": error: " + pe.what(), pe.what(),
+                    pe.line(), pe.column(),
                     "Error at line " + pe.line() + ", column " + pe.column() + ": " + pe.what());
         }
         if (error instanceof GradscopeException ge) {

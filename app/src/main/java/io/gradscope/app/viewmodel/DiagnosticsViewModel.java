@@ -481,7 +481,7 @@ public final class DiagnosticsViewModel implements Decorator {
         RunService.Request o = new RunService.Request(r.file(), r.source(), other, r.device());
         int id = request;
         comparing.set(true);
-        report.accept("Running " + r.file() + " in " + name(other) + " to compare…");
+        report.accept("Running " + r.name() + " in " + name(other) + " to compare…");
         service.submit(() -> Program.parse(o.file(), o.source()).run(RunService.options(o)), (run, failure) -> {
             if (id != request) {
                 return;

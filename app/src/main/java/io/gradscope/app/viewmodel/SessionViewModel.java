@@ -35,6 +35,8 @@ public final class SessionViewModel {
     private final ReadOnlyStringWrapper fileName = new ReadOnlyStringWrapper(this, "fileName", "untitled.grad");
     private final ReadOnlyObjectWrapper<Path> file = new ReadOnlyObjectWrapper<>(this, "file");
     private final ReadOnlyObjectWrapper<Path> model = new ReadOnlyObjectWrapper<>(this, "model");
+    /** The import behind {@link #model} (its temporary folder holds the weights), until the text is saved. */
+    private ModelImport.Imported imported;
     private final ReadOnlyObjectWrapper<DType> dtype = new ReadOnlyObjectWrapper<>(this, "dtype", DType.FLOAT64);
     private final ReadOnlyObjectWrapper<Device> device = new ReadOnlyObjectWrapper<>(this, "device", Device.CPU);
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
@@ -271,6 +273,7 @@ public final class SessionViewModel {
         openRequest++;
         file.set(null);
         model.set(imported.model());
+        this.imported = imported;
         fileName.set(imported.model().getFileName().toString());
         saved.set(imported.text());
         source.set(imported.text());
@@ -287,10 +290,17 @@ public final class SessionViewModel {
         return true;
     }
 
+    /** Writes the text to {@code path}; an imported model's weights are copied beside it ({@link ModelImport#saveBeside}). */
     public void saveTo(Path path) {
         try {
             String text = source.get();
-            Files.writeString(path, text, StandardCharsets.UTF_8);
+            if (model.get() != null && imported != null) {
+                text = ModelImport.saveBeside(imported, text, path);
+                imported = null;
+                source.set(text);
+            } else {
+                Files.writeString(path, text, StandardCharsets.UTF_8);
+            }
             saved.set(text);
             fileName.set(path.getFileName().toString());
             model.set(null);
@@ -309,7 +319,9 @@ public final class SessionViewModel {
         sweep.pause();
         String name = fileName.get();
         running.set(true);
-        RunService.Request request = new RunService.Request(name, source.get(), dtype.get(), device.get(), remat.get(),
+        // The program's path, not only its name: a leaf's init="file:..." is relative to the program's folder.
+        String program = file.get() != null ? file.get().toString() : name;
+        RunService.Request request = new RunService.Request(program, source.get(), dtype.get(), device.get(), remat.get(),
                 derivatives.tangent().get());
         service.run(request,
                 new RunService.Listener() {
@@ -331,7 +343,7 @@ public final class SessionViewModel {
                     public void succeeded(RunService.Result r) {
                         running.set(false);
                         error.set(null);
-                        shown = new RunService.Request(name, request.source(), request.dtype(), device.get(), request.remat(), r.tangent());
+                        shown = new RunService.Request(request.file(), request.source(), request.dtype(), device.get(), request.remat(), r.tangent());
                         String gone = derivatives.ran(r.tangent());
                         sweep.show(r.run(), r.graph(), r.layout());
                         derivatives.afterShow();

@@ -40,10 +40,24 @@ class SessionViewModelTest {
         // Save has no file to write to (never the model): Save As offers the model's name as a program.
         assertFalse(vm.save());
         assertEquals("model.grad", vm.saveName());
+        double objective = vm.sweep().recorded().get().run().objective().item();
         vm.saveTo(tmp.resolve("mlp.grad"));
         assertNull(vm.model().get());
         assertEquals(tmp.resolve("mlp.grad"), vm.file().get());
         assertArrayEquals(before, java.nio.file.Files.readAllBytes(model));
+        // The weights are saved beside the program, which names them relatively: it runs without the import's temporary folder.
+        String saved = java.nio.file.Files.readString(tmp.resolve("mlp.grad"));
+        assertFalse(saved.contains("gradscope-import-"), saved);
+        assertTrue(saved.contains("init=\"file:mlp_params/"), saved);
+        assertEquals(saved, vm.source().get(), "the editor shows what was written");
+        assertTrue(java.nio.file.Files.exists(tmp.resolve("mlp_params/names.json")));
+        java.nio.file.Path moved = java.nio.file.Files.createDirectory(tmp.resolve("elsewhere"));
+        java.nio.file.Files.move(tmp.resolve("mlp.grad"), moved.resolve("mlp.grad"));
+        java.nio.file.Files.move(tmp.resolve("mlp_params"), moved.resolve("mlp_params"));
+        SessionViewModel again = session();
+        again.open(moved.resolve("mlp.grad"));
+        assertNull(again.error().get(), again.status().get());
+        assertEquals(objective, again.sweep().recorded().get().run().objective().item());
     }
 
     @Test
