@@ -36,6 +36,43 @@ class RunDiffTest {
         assertTrue(logits.valueDiff() > x.valueDiff(), logits + " vs " + x);
     }
 
+    /**
+     * float32's rounding accumulates along a chain: a value carries the roundings of every op before
+     * it, a gradient those of every backward step before it. On a 30-layer tanh chain the deepest
+     * values differ most from float64 and, in the backward pass, the first layers' gradients do. (On
+     * the three-op MLP example every difference is within a few roundings, too shallow to rank.)
+     */
+    @Test
+    void float32RoundingGrowsWithDepthInBothSweeps() {
+        StringBuilder text = new StringBuilder("x = input(16, 32)\n");
+        String prev = "x";
+        for (int i = 1; i <= 30; i++) {
+            text.append("W").append(i).append(" = param(32, 32)\nh").append(i).append(" = tanh(").append(prev).append(" @ W")
+                    .append(i).append(")\n");
+            prev = "h" + i;
+        }
+        text.append("loss = sum(").append(prev).append(" * ").append(prev).append(")\n");
+        Program p = Program.parse("deep.grad", text.toString());
+        Map<String, RunDiff.Row> byName = new java.util.HashMap<>();
+        RunDiff.of(run(p, DType.FLOAT32).trace(), run(p, DType.FLOAT64).trace()).forEach(r -> byName.put(r.title(), r));
+        double[] valueFirst = new double[2];
+        double[] valueLast = new double[2];
+        for (int i = 1; i <= 10; i++) {
+            RunDiff.Row first = byName.get("h" + i);
+            RunDiff.Row last = byName.get("h" + (20 + i));
+            valueFirst[0] += first.valueDiff() / 10;
+            valueLast[0] += last.valueDiff() / 10;
+            valueFirst[1] += first.gradientDiff() / 10;
+            valueLast[1] += last.gradientDiff() / 10;
+        }
+        assertTrue(valueLast[0] > 1.5 * valueFirst[0], "values: layers 21-30 " + valueLast[0] + " vs 1-10 " + valueFirst[0]);
+        assertTrue(valueFirst[1] > 1.2 * valueLast[1], "gradients: layers 1-10 " + valueFirst[1] + " vs 21-30 " + valueLast[1]);
+        // The ranking puts the deepest of each sweep first: the top rows are late values or early gradients.
+        List<RunDiff.Row> ranked = RunDiff.of(run(p, DType.FLOAT32).trace(), run(p, DType.FLOAT64).trace());
+        RunDiff.Row top = ranked.get(0);
+        assertTrue(top.gradientDiff() >= top.valueDiff() ? top.line() <= 2 * 10 + 1 : top.line() >= 2 * 20 + 1, top.toString());
+    }
+
     @Test
     void aRunAgainstItselfDiffersByNothing() {
         Program p = Program.load(Path.of("../assets/examples/transformer_block.grad"));
