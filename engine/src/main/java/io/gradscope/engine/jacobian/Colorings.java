@@ -30,6 +30,9 @@ public final class Colorings {
     /** Colors {@code p}'s columns, rows, or (symmetric p) indices, greedily in {@code order}. */
     public static Coloring color(Pattern p, Coloring.Kind kind, VertexOrder order) {
         Pattern g = conflictGraph(p, kind);
+        if (complete(g)) {
+            return distinct(kind, g.rows(), order.flag());
+        }
         int[] colors = kind == Coloring.Kind.STAR ? star(g, order.order(g)) : greedy(g, order.order(g));
         return new Coloring(kind, colors, count(colors), order.flag());
     }
@@ -37,14 +40,38 @@ public final class Colorings {
     /** Greedy colorings in every vertex order; the one with fewest colors (the first such in the order of the enum). */
     public static Coloring best(Pattern p, Coloring.Kind kind) {
         Pattern g = conflictGraph(p, kind);
+        if (complete(g)) {
+            return distinct(kind, g.rows(), VertexOrder.values()[0].flag());
+        }
+        int bound = lowerBound(p, kind);
         Coloring best = null;
         for (VertexOrder o : VertexOrder.values()) {
             int[] colors = kind == Coloring.Kind.STAR ? star(g, o.order(g)) : greedy(g, o.order(g));
             if (best == null || count(colors) < best.count()) {
                 best = new Coloring(kind, colors, count(colors), o.flag());
             }
+            if (best.count() <= bound) {
+                break;
+            }
         }
         return best;
+    }
+
+    /**
+     * Whether every two vertices conflict (a dense Jacobian's columns, a dense Hessian): then each
+     * needs its own color, which is also the lower bound, and no search can do better (the star
+     * coloring's search costs n·d³, a minute for a dense 640 × 640 Hessian).
+     */
+    private static boolean complete(Pattern g) {
+        long n = g.rows();
+        return n > 1 && g.nnz() == n * (n - 1);
+    }
+
+    /** Every vertex its own color. */
+    private static Coloring distinct(Coloring.Kind kind, int n, String order) {
+        int[] colors = new int[n];
+        Arrays.setAll(colors, i -> i);
+        return new Coloring(kind, colors, n, order);
     }
 
     /**
@@ -135,6 +162,10 @@ public final class Colorings {
      */
     static int[] star(Pattern g, int[] order) {
         int n = g.rows();
+        long d = g.maxRowCount();
+        if (n * d * d * d > STAR_WORK) {
+            return distanceTwo(g, order);
+        }
         int[] color = new int[n];
         Arrays.fill(color, -1);
         int[] forbidden = new int[n + 1];
@@ -160,6 +191,42 @@ public final class Colorings {
                                 break;
                             }
                         }
+                    }
+                }
+            }
+            int c = 0;
+            while (forbidden[c] == v) {
+                c++;
+            }
+            color[v] = c;
+        }
+        return color;
+    }
+
+    /** Past this much work (n·d³) the star coloring's search gives way to {@link #distanceTwo}. */
+    static final long STAR_WORK = 2_000_000_000L;
+
+    /**
+     * The greedy distance-2 coloring: v takes no color of a vertex one or two steps away. It is a
+     * star coloring too (a path on four vertices holds three colors), found in n·d² rather than
+     * n·d³, so near-dense Hessians (where both need about n colors anyway) color in a second.
+     */
+    static int[] distanceTwo(Pattern g, int[] order) {
+        int n = g.rows();
+        int[] color = new int[n];
+        Arrays.fill(color, -1);
+        int[] forbidden = new int[n + 1];
+        Arrays.fill(forbidden, -1);
+        for (int v : order) {
+            for (int q = g.rowStart(v); q < g.rowEnd(v); q++) {
+                int w = g.column(q);
+                if (color[w] >= 0) {
+                    forbidden[color[w]] = v;
+                }
+                for (int r = g.rowStart(w); r < g.rowEnd(w); r++) {
+                    int x = g.column(r);
+                    if (x != v && color[x] >= 0) {
+                        forbidden[color[x]] = v;
                     }
                 }
             }
@@ -293,11 +360,16 @@ public final class Colorings {
      * search gets {@code passes · 1000} moves); a star coloring is kept only when valid and better.
      */
     public static Coloring recolor(Pattern p, Coloring start, int passes) {
+        // At the lower bound already (a dense pattern among others): nothing to gain, and each pass costs.
+        int bound = lowerBound(p, start.kind());
+        if (start.count() <= bound) {
+            return start;
+        }
         Pattern g = conflictGraph(p, start.kind());
         Random random = new Random(start.count() * 31L + start.size());
         int[] best = start.colors();
         int[] current = best;
-        for (int pass = 0; pass < passes; pass++) {
+        for (int pass = 0; pass < passes && count(best) > bound; pass++) {
             int[] order = classOrder(current, pass, random);
             int[] next = start.kind() == Coloring.Kind.STAR ? star(g, order) : greedy(g, order);
             if (start.kind() == Coloring.Kind.STAR && !isStar(g, new Coloring(start.kind(), next, count(next), ""))) {
@@ -312,7 +384,6 @@ public final class Colorings {
             TabuSearch search = new TabuSearch(g, start.count() * 17L + start.size());
             int[] fewer;
             // Never below the lower bound: that search could only fail, and it is the costly one.
-            int bound = lowerBound(p, start.kind());
             while (count(best) > bound && (fewer = search.fewer(best, count(best), passes * 1000)) != null) {
                 best = fewer;
             }

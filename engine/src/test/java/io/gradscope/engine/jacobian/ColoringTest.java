@@ -130,6 +130,51 @@ class ColoringTest {
     }
 
     @Test
+    void distanceTwoColoringsAreValidStarColoringsAndStarNeedsNoMore() {
+        Random r = new Random(5);
+        for (int t = 0; t < 40; t++) {
+            int n = 2 + r.nextInt(40);
+            Pattern s = Matrices.random(r, n, n, r.nextDouble() * 0.3).symmetrized();
+            Pattern g = Colorings.conflictGraph(s, Coloring.Kind.STAR);
+            SparseMatrix h = Matrices.symmetricValues(r, s);
+            for (VertexOrder o : VertexOrder.values()) {
+                int[] d2 = Colorings.distanceTwo(g, o.order(g));
+                Coloring c = new Coloring(Coloring.Kind.STAR, d2, Colorings.count(d2), o.flag());
+                assertTrue(Colorings.isValid(s, c), c + " on " + s);
+                assertArrayEquals(h.toDense(), Jacobians.compressed(new MatrixOperator(h), s, c).toDense(), 0.0);
+                // Any two vertices within two steps differ.
+                for (int v = 0; v < n; v++) {
+                    for (int q = g.rowStart(v); q < g.rowEnd(v); q++) {
+                        int w = g.column(q);
+                        assertTrue(d2[v] != d2[w]);
+                        for (int k = g.rowStart(w); k < g.rowEnd(w); k++) {
+                            assertTrue(g.column(k) == v || d2[v] != d2[g.column(k)]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void aDenseHessianTakesOneColorPerIndexWithoutASearch() {
+        int n = 1500;
+        Pattern dense = Pattern.dense(n, n);
+        // (The star search would take n·d³ = 5e12 steps here: this test would not end.)
+        Coloring c = ColoringOptionsLike.bestRecolored(dense);
+        assertEquals(n, c.count());
+        assertEquals(n, Colorings.lowerBound(dense, Coloring.Kind.STAR));
+        assertTrue(Colorings.isValid(dense, c));
+    }
+
+    /** What jacobian --hessian does by default: the best order, then ten recoloring passes. */
+    private static final class ColoringOptionsLike {
+        static Coloring bestRecolored(Pattern p) {
+            return Colorings.recolor(p, Colorings.best(p, Coloring.Kind.STAR), 10);
+        }
+    }
+
+    @Test
     void invalidColoringsAreRecognized() {
         Pattern p = Matrices.band(5, 1, 1);
         assertFalse(Colorings.isValid(p, new Coloring(Coloring.Kind.COLUMN, new int[] {0, 1, 0, 1, 0}, 2, "given")));
