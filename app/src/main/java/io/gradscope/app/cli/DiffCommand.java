@@ -45,6 +45,9 @@ public final class DiffCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (top < 0) {
+            throw new GradscopeException("--top must be 0 or more rows, not " + top);
+        }
         // The --input files are read once, for both sides.
         RunOptions base = run.options(Program.load(program));
         ProgramRun ra = side("--a", a, base);
@@ -81,6 +84,9 @@ public final class DiffCommand implements Callable<Integer> {
                 };
                 case "device" -> {
                     ProgramInputs probe = new ProgramInputs();
+                    if (!p[1].equals("cpu") && !p[1].equals("cuda")) {
+                        throw new GradscopeException(option + ": device must be cpu or cuda, not '" + p[1] + "'");
+                    }
                     probe.device = p[1];
                     dev = probe.device();
                 }

@@ -63,6 +63,12 @@ public final class GradcheckCommand implements Callable<Integer> {
             }
         }
         if (node != null && results.isEmpty()) {
+            for (TraceGraph.Vertex v : g.vertices()) {
+                if (v.kind() != TraceGraph.Kind.OP && v.kind() != TraceGraph.Kind.OBJECTIVE && node.equals(v.title())) {
+                    throw new GradscopeException("--node " + node + ": '" + node + "' is a leaf: it has no VJP to check (its gradient "
+                            + "is what the nodes after it send); the nodes are " + String.join(", ", new java.util.LinkedHashSet<>(names)));
+                }
+            }
             throw new GradscopeException("--node " + node + ": no node with a gradient is named '" + node + "'"
                     + Names.didYouMean(node, names));
         }

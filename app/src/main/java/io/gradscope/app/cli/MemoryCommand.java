@@ -59,6 +59,9 @@ public final class MemoryCommand implements Callable<Integer> {
         if (runs < 1) {
             throw new GradscopeException("--runs must be at least 1, not " + runs);
         }
+        if (top < 0) {
+            throw new GradscopeException("--top must be 0 or more rows, not " + top);
+        }
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         MemoryReport r = MemoryReport.measure(p, options, policy, runs);

@@ -130,6 +130,18 @@ class BadInputCommandTest {
     }
 
     @Test
+    void theDerivativeToolsRefuseBadOptionsNamingThem() {
+        String mlp = "../assets/examples/mlp.grad";
+        assertOneLineError(run("memory", mlp, "--top", "-1"), "error: --top must be 0 or more rows, not -1");
+        assertOneLineError(run("diff", mlp, "--top", "-2"), "error: --top must be 0 or more rows, not -2");
+        assertOneLineError(run("diff", mlp, "--a", "device=tpu"), "error: --a: device must be cpu or cuda, not 'tpu'");
+        Path missing = tmp.resolve("missing.mtx");
+        assertOneLineError(run("color", missing.toString()), "error: cannot read " + missing + ": no such file");
+        assertOneLineError(run("gradcheck", mlp, "--node", "W1"), "error: --node W1: 'W1' is a leaf: it has no VJP to check (its "
+                + "gradient is what the nodes after it send); the nodes are loss, logits, matmul, h, add");
+    }
+
+    @Test
     void errorsThatAreNotExceptionsAreStillOneLineAndStatusTwo() {
         StringWriter s = new StringWriter();
         assertEquals(2, GradscopeCommand.report(new StackOverflowError(), new PrintWriter(s, true)));

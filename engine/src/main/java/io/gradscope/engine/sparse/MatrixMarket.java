@@ -40,6 +40,10 @@ public final class MatrixMarket {
 
     /** Reads a coordinate file; a malformed one is an error naming the file and line. */
     public static Matrix read(Path file) {
+        String problem = io.gradscope.engine.program.InputFiles.problem(file);
+        if (problem != null) {
+            throw new GradscopeException("cannot read " + file + ": " + problem);
+        }
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             return read(file.toString(), in);
         } catch (IOException e) {
