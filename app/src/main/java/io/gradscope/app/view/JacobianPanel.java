@@ -34,6 +34,7 @@ public final class JacobianPanel extends ScrollPane {
     private final JacobianViewModel vm;
     private final ComboBox<JacobianViewModel.Output> of = new ComboBox<>();
     private final ComboBox<String> wrt = new ComboBox<>();
+    private final ComboBox<String> group = new ComboBox<>();
     private final ComboBox<String> pattern = new ComboBox<>();
     private final ComboBox<String> kind = new ComboBox<>();
     private final ComboBox<String> order = new ComboBox<>();
@@ -53,6 +54,15 @@ public final class JacobianPanel extends ScrollPane {
         setId("jacobian-panel");
         of.setId("jacobian-of");
         wrt.setId("jacobian-wrt");
+        group.setId("jacobian-group");
+        group.setPromptText("a group's subgraph…");
+        group.setItems(vm.groups());
+        group.disableProperty().bind(javafx.beans.binding.Bindings.isEmpty(vm.groups()));
+        group.valueProperty().addListener((o, a, b) -> {
+            if (!syncing && b != null) {
+                vm.setGroup(b);
+            }
+        });
         pattern.setId("jacobian-pattern");
         kind.setId("jacobian-kind");
         order.setId("jacobian-order");
@@ -69,6 +79,8 @@ public final class JacobianPanel extends ScrollPane {
         of.setItems(vm.outputs());
         wrt.setItems(vm.leaves());
         of.setMaxWidth(Double.MAX_VALUE);
+        wrt.setPrefWidth(180);
+        group.setPrefWidth(180);
         of.valueProperty().addListener((o, a, b) -> {
             if (!syncing && b != null) {
                 vm.setOutput(b.vertex());
@@ -106,7 +118,8 @@ public final class JacobianPanel extends ScrollPane {
         }
         Label title = new Label("Jacobian and its sparsity");
         title.getStyleClass().add("title");
-        Label intro = new Label("Rows: the value's elements, columns: the leaf's (row-major). A nonzero's colour is its "
+        Label intro = new Label("Rows: the value's elements, columns: the input's (row-major); a value in the middle as the "
+                + "input gives the Jacobian of the subgraph between the two, as does a group. A nonzero's colour is its "
                 + "color class: one JVP (VJP) per class. Wheel: zoom, drag: pan, double-click: fit; click a nonzero.");
         intro.setWrapText(true);
         intro.getStyleClass().add("stats");
@@ -115,8 +128,9 @@ public final class JacobianPanel extends ScrollPane {
         choices.setVgap(4);
         choices.addRow(0, new Label("of"), of);
         choices.addRow(1, new Label("w.r.t."), wrt);
-        choices.addRow(2, new Label("pattern"), new HBox(6, pattern, new Label("coloring"), kind));
-        choices.addRow(3, new Label("order"), order);
+        choices.addRow(2, new Label("or group"), group);
+        choices.addRow(3, new Label("pattern"), new HBox(6, pattern, new Label("coloring"), kind));
+        choices.addRow(4, new Label("order"), order);
         GridPane.setHgrow(of, Priority.ALWAYS);
         ProgressIndicator busy = new ProgressIndicator();
         busy.setPrefSize(18, 18);
@@ -156,6 +170,7 @@ public final class JacobianPanel extends ScrollPane {
         try {
             of.setValue(vm.outputs().stream().filter(o -> o.vertex() == vm.output().get()).findFirst().orElse(null));
             wrt.setValue(vm.leaf().get());
+            group.setValue(vm.currentGroup());
             pattern.setValue(vm.sparsity().get().flag());
             kind.setValue(vm.kind().get() == null ? AUTO : vm.kind().get().flag());
             order.setValue(vm.order().get());

@@ -58,6 +58,8 @@ public final class JacobianViewModel implements Decorator {
     private final ObservableList<Output> outputsView = FXCollections.unmodifiableObservableList(outputs);
     private final ObservableList<String> leaves = FXCollections.observableArrayList();
     private final ObservableList<String> leavesView = FXCollections.unmodifiableObservableList(leaves);
+    private final ObservableList<String> groups = FXCollections.observableArrayList();
+    private final ObservableList<String> groupsView = FXCollections.unmodifiableObservableList(groups);
     private final ReadOnlyIntegerWrapper output = new ReadOnlyIntegerWrapper(this, "output", -1);
     private final ReadOnlyStringWrapper leaf = new ReadOnlyStringWrapper(this, "leaf");
     private final ReadOnlyObjectWrapper<Sparsity> sparsity = new ReadOnlyObjectWrapper<>(this, "sparsity", Sparsity.GLOBAL);
@@ -87,9 +89,18 @@ public final class JacobianViewModel implements Decorator {
         return outputsView;
     }
 
-    /** The leaves of the run on screen with a gradient. */
+    /**
+     * What a Jacobian can be taken with respect to: the leaves of the run on screen with a gradient,
+     * then its named values with one (a value in the middle is held as an independent input: the
+     * Jacobian of the subgraph between it and the output).
+     */
     public ObservableList<String> leaves() {
         return leavesView;
+    }
+
+    /** The groups whose subgraph has one output and an input with a gradient ({@link #setGroup}). */
+    public ObservableList<String> groups() {
+        return groupsView;
     }
 
     /** The vertex differentiated (-1: none chosen). */
@@ -166,6 +177,66 @@ public final class JacobianViewModel implements Decorator {
         compute();
     }
 
+    /**
+     * The Jacobian of a group's subgraph: the value the group hands on (its one output) with respect
+     * to what flows into it (a value computed before the group, else its first leaf with a gradient).
+     */
+    public void setGroup(String name) {
+        int[] io = groupEnds(name);
+        if (io == null) {
+            report.accept("Group '" + name + "' has no single output with an input that has a gradient");
+            return;
+        }
+        output.set(io[0]);
+        leaf.set(sweep.recorded().get().graph().vertex(io[1]).name());
+        compute();
+    }
+
+    /** The group whose subgraph the current choices are, or null. */
+    public String currentGroup() {
+        for (String g : groups) {
+            int[] io = groupEnds(g);
+            if (io != null && io[0] == output.get() && title(io[1]).equals(leaf.get())) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    /** A group's output vertex and input vertex, or null when it has not one output or no input with a gradient. */
+    private int[] groupEnds(String name) {
+        Sweep s = sweep.recorded().get();
+        if (s == null) {
+            return null;
+        }
+        TraceGraph g = s.graph();
+        boolean[] inside = new boolean[g.size()];
+        java.util.TreeSet<Integer> outs = new java.util.TreeSet<>();
+        for (TraceGraph.Vertex v : g.vertices()) {
+            inside[v.index()] = v.groups().contains(name);
+            if (inside[v.index()] && v.kind() == TraceGraph.Kind.OBJECTIVE) {
+                outs.add(v.index());
+            }
+        }
+        int leafIn = Integer.MAX_VALUE;
+        int valueIn = Integer.MAX_VALUE;
+        for (TraceGraph.Edge e : g.edges()) {
+            if (inside[e.from()] && !inside[e.to()]) {
+                outs.add(e.from());
+            }
+            TraceGraph.Vertex from = g.vertex(e.from());
+            if (!inside[e.from()] && inside[e.to()] && from.name() != null && leaves.contains(from.name())) {
+                if (from.kind() == TraceGraph.Kind.OP) {
+                    valueIn = Math.min(valueIn, e.from());
+                } else {
+                    leafIn = Math.min(leafIn, e.from());
+                }
+            }
+        }
+        int in = valueIn < Integer.MAX_VALUE ? valueIn : leafIn;
+        return outs.size() == 1 && in < Integer.MAX_VALUE && isOutput(outs.first()) ? new int[] {outs.first(), in} : null;
+    }
+
     public void setLeaf(String name) {
         if (name != null && !name.equals(leaf.get())) {
             leaf.set(name);
@@ -211,7 +282,9 @@ public final class JacobianViewModel implements Decorator {
             if (output.get() < 0 && !outputs.isEmpty()) {
                 output.set(defaultOutput());
                 List<String> up = leavesUpstreamOf(output.get());
-                leaf.set(up.isEmpty() ? null : up.get(0));
+                if (leaf.get() == null || !up.contains(leaf.get())) {
+                    leaf.set(up.isEmpty() ? null : up.get(0));
+                }
             }
             compute();
         }
@@ -313,6 +386,7 @@ public final class JacobianViewModel implements Decorator {
         String keepOutput = output.get() >= 0 && s != null && output.get() < s.graph().size() ? title(output.get()) : null;
         outputs.clear();
         leaves.clear();
+        groups.clear();
         if (s == null) {
             output.set(-1);
             return;
@@ -323,11 +397,22 @@ public final class JacobianViewModel implements Decorator {
             }
         }
         for (TraceGraph.Vertex v : s.graph().vertices()) {
+            if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.requiresGrad() && v.value() != null
+                    && v.value().dtype().isFloating() && !leaves.contains(v.name())) {
+                leaves.add(v.name());
+            }
+        }
+        for (TraceGraph.Vertex v : s.graph().vertices()) {
             if (v.requiresGrad() && v.value() != null && v.value().dtype().isFloating()) {
                 String shape = Shapes.str(v.value().shape());
                 outputs.add(new Output(v.index(), (v.name() != null && v.kind() != TraceGraph.Kind.OP
                         && v.kind() != TraceGraph.Kind.OBJECTIVE ? v.name() : v.name() != null ? v.name() + " = " + v.op()
                         : v.op() + " #" + v.index()) + " " + shape));
+            }
+        }
+        for (String g : s.graph().groupNames()) {
+            if (groupEnds(g) != null) {
+                groups.add(g);
             }
         }
         int again = keepOutput == null ? -1 : s.find(keepOutput);
@@ -377,7 +462,7 @@ public final class JacobianViewModel implements Decorator {
         }
         return leaves.stream().filter(l -> {
             int v = s.find(l);
-            return v >= 0 && seen[v];
+            return v >= 0 && v != vertex && seen[v];
         }).toList();
     }
 

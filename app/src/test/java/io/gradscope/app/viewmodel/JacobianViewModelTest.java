@@ -69,7 +69,7 @@ class JacobianViewModelTest {
         int b1 = s.find("b1");
         int x = s.find("x");
         assertTrue(j.outputs().stream().anyMatch(o -> o.vertex() == h));
-        assertEquals(List.of("W1", "b1", "W2", "b2"), j.leaves());
+        assertEquals(List.of("W1", "b1", "W2", "b2", "h", "logits"), j.leaves(), "the leaves with a gradient, then the named values");
         j.setKind(Coloring.Kind.COLUMN);
         j.setOutput(h);
         assertEquals("W1", j.leaf().get(), "the first leaf h depends on");
@@ -164,5 +164,38 @@ class JacobianViewModelTest {
         assertTrue(Colorings.isValid(j.result().get().pattern(), j.result().get().coloring()));
         j.show(s.find("x"));
         assertTrue(vm.status().get().contains("has no Jacobian"), vm.status().get());
+    }
+
+    @Test
+    void aGroupsSubgraphIsItsOutputWithRespectToWhatFlowsIntoIt() {
+        SessionViewModel vm = new SessionViewModel(RunService.direct());
+        vm.openText("block.grad", "x = param(2, 3)\na = tanh(x) * 2\nwith group(\"block\"):\n    y = a * a\n"
+                + "    z = exp(y) + y\nL = sum(z)\n");
+        JacobianViewModel j = vm.jacobian();
+        assertEquals(List.of("x", "a", "y", "z"), j.leaves(), "the leaf, then the named values with a gradient (not the objective)");
+        assertEquals(List.of("block"), j.groups());
+        j.setGroup("block");
+        Sweep s = vm.sweep().recorded().get();
+        assertEquals("z", s.graph().vertex(j.output().get()).name());
+        assertEquals("a", j.leaf().get(), "a value computed before the group, not the leaf behind it");
+        assertEquals("block", j.currentGroup());
+        JacobianRuns.Result r = j.result().get();
+        assertNotNull(r, j.note().get());
+        // dz/da = (exp(a²) + 1)·2a on the diagonal, zero elsewhere: computed here from x's values.
+        double[] x = s.graph().vertex(s.find("x")).value().toDoubleArray();
+        assertEquals(6, r.pattern().nnz());
+        for (int p = 0; p < 6; p++) {
+            for (int q = 0; q < 6; q++) {
+                double a = 2 * Math.tanh(x[p]);
+                double expected = p == q ? (Math.exp(a * a) + 1) * 2 * a : 0;
+                assertEquals(expected, r.values().get(p, q), 1e-12 * Math.max(1, Math.abs(expected)), p + "," + q);
+            }
+        }
+        // The leaf itself stays a choice: z with respect to x goes through tanh too.
+        j.setLeaf("x");
+        assertNull(j.currentGroup());
+        double a0 = 2 * Math.tanh(x[0]);
+        assertEquals((Math.exp(a0 * a0) + 1) * 2 * a0 * 2 * (1 - Math.tanh(x[0]) * Math.tanh(x[0])),
+                j.result().get().values().get(0, 0), 1e-10);
     }
 }
