@@ -48,43 +48,85 @@ final class Erf {
     }
 
     private static Tensor clamp(Tensor x, double lo, double hi) {
-        return Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)), Raw.scalarLike(x, hi));
+        Tensor above = Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo));
+        return free(Raw.binary(BinaryKind.MIN, above, Raw.scalarLike(x, hi)), above);
+    }
+
+    /**
+     * Releases temporaries once read, returning {@code result}: the ~100 elementwise steps would
+     * otherwise all be live together until the op ends, about 100 times erf's output at the peak
+     * (most of an imported transformer's), where PyTorch's one kernel has none.
+     */
+    private static Tensor free(Tensor result, Tensor... done) {
+        for (Tensor t : done) {
+            t.storage().release();
+        }
+        return result;
     }
 
     /**
      * {@code (num(t) + p[last]) / (den(t) + q[last])} with Cody's Horner scheme: {@code num = p[n]·t},
-     * {@code den = t}, then {@code (num + p[i])·t} and {@code (den + q[i])·t} for the middle coefficients.
+     * {@code den = t}, then {@code (num + p[i])·t} and {@code (den + q[i])·t} for the middle
+     * coefficients. {@code t} is the caller's; every other intermediate is released once used.
      */
     private static Tensor ratio(Tensor t, double[] p, double[] q, int steps) {
         Tensor num = Raw.mulScalar(t, p[p.length - 1]);
         Tensor den = t;
         for (int i = 0; i < steps; i++) {
-            num = mul(add(num, p[i]), t);
-            den = mul(add(den, q[i]), t);
+            Tensor a = add(num, p[i]);
+            num = free(mul(a, t), a, num);
+            Tensor b = add(den, q[i]);
+            Tensor next = mul(b, t);
+            den = den == t ? free(next, b) : free(next, b, den);
         }
-        return div(add(num, p[steps]), add(den, q[steps]));
+        Tensor n = free(add(num, p[steps]), num);
+        Tensor d = den == t ? add(den, q[steps]) : free(add(den, q[steps]), den);
+        return free(div(n, d), n, d);
+    }
+
+    /** exp(−v·v), v kept. */
+    private static Tensor gauss(Tensor v) {
+        Tensor sq = mul(v, v);
+        Tensor neg = free(Raw.mulScalar(sq, -1), sq);
+        return free(Raw.unary(UnaryKind.EXP, neg), neg);
     }
 
     static Tensor forward(Tensor x) {
         Tensor y = Raw.unary(UnaryKind.ABS, x);
         // |x| ≤ 0.46875: erf = x·R(x²)
         Tensor xs = clamp(x, -SMALL, SMALL);
-        Tensor small = mul(xs, ratio(mul(xs, xs), A, B, 3));
+        Tensor xs2 = mul(xs, xs);
+        Tensor rs = free(ratio(xs2, A, B, 3), xs2);
+        Tensor small = free(mul(xs, rs), xs, rs);
         // 0.46875 < |x| ≤ 4: erfc = exp(−x²)·R(|x|)
         Tensor ym = clamp(y, SMALL, LARGE);
-        Tensor mid = mul(Raw.unary(UnaryKind.EXP, Raw.mulScalar(mul(ym, ym), -1)), ratio(ym, C, D, 7));
+        Tensor em = gauss(ym);
+        Tensor rm = free(ratio(ym, C, D, 7), ym);
+        Tensor mid = free(mul(em, rm), em, rm);
         // |x| > 4: erfc = exp(−x²)/|x|·(1/√π − R(1/x²)/x²); 0 at infinity
         Tensor yl = Raw.binary(BinaryKind.MAX, y, Raw.scalarLike(y, LARGE));
-        Tensor inv = div(Raw.scalarLike(y, 1), mul(yl, yl));
-        Tensor tail = Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, ONE_OVER_SQRT_PI), mul(inv, ratio(inv, P, Q, 4)));
-        Tensor large = mul(Raw.unary(UnaryKind.EXP, Raw.mulScalar(mul(yl, yl), -1)), div(tail, yl));
+        Tensor yl2 = mul(yl, yl);
+        Tensor inv = free(div(Raw.scalarLike(y, 1), yl2), yl2);
+        Tensor rl = ratio(inv, P, Q, 4);
+        Tensor ir = free(mul(inv, rl), inv, rl);
+        Tensor tail = free(Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, ONE_OVER_SQRT_PI), ir), ir);
+        Tensor el = gauss(yl);
+        Tensor over = free(div(tail, yl), tail, yl);
+        Tensor large = free(mul(el, over), el, over);
         Tensor inSmall = Raw.binary(BinaryKind.GT, Raw.scalarLike(y, SMALL + Math.ulp(SMALL)), y);
-        Tensor inLarge = Raw.binary(BinaryKind.GT, y, Raw.scalarLike(y, LARGE));
-        Tensor inMid = Raw.binary(BinaryKind.SUB, Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, 1), inSmall), inLarge);
-        Tensor erfc = Raw.binary(BinaryKind.ADD, mul(inMid, mid), mul(inLarge, large));
+        Tensor inLarge = free(Raw.binary(BinaryKind.GT, y, Raw.scalarLike(y, LARGE)), y);
+        Tensor notSmall = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1), inSmall);
+        Tensor inMid = Raw.binary(BinaryKind.SUB, notSmall, inLarge);
+        Tensor midPart = free(mul(inMid, mid), inMid, mid);
+        Tensor largePart = free(mul(inLarge, large), inLarge, large);
+        Tensor erfc = free(Raw.binary(BinaryKind.ADD, midPart, largePart), midPart, largePart);
         // erf = sign(x)·((½ − erfc) + ½) outside the small range (Cody's order keeps the last bit).
-        Tensor outer = mul(Raw.unary(UnaryKind.SIGN, x), add(Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, 0.5), erfc), 0.5));
-        Tensor notSmall = Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, 1), inSmall);
-        return Raw.binary(BinaryKind.ADD, mul(inSmall, small), mul(notSmall, outer));
+        Tensor half = free(Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 0.5), erfc), erfc);
+        Tensor mag = free(add(half, 0.5), half);
+        Tensor sign = Raw.unary(UnaryKind.SIGN, x);
+        Tensor outer = free(mul(sign, mag), sign, mag);
+        Tensor smallPart = free(mul(inSmall, small), inSmall, small);
+        Tensor outerPart = free(mul(notSmall, outer), notSmall, outer);
+        return free(Raw.binary(BinaryKind.ADD, smallPart, outerPart), smallPart, outerPart);
     }
 }
