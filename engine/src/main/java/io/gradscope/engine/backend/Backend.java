@@ -55,7 +55,10 @@ public interface Backend {
     /** {@code out} has {@code x}'s rank, with size 1 on each reduced axis. */
     void reduce(ReduceKind kind, Tensor x, Tensor out);
 
-    /** {@code [B..., M, K] @ [B..., K, N] -> [B..., M, N]}; the batch dimensions are already broadcast. */
+    /**
+     * {@code [B..., M, K] @ [B..., K, N] -> [B..., M, N]}; the batch dimensions are already broadcast.
+     * Writes every element of {@code out}, whatever it held (zeros where K = 0).
+     */
     void matmul(Tensor a, Tensor b, Tensor out);
 
     /** {@code out[..., c] = (labels[...] == c) ? 1 : 0}; out has the labels' shape plus one axis. */

@@ -124,7 +124,8 @@ public final class MatMulOp extends Op {
         int n = bs[bs.length - 1];
         int[] ae = concat(batch, m, k);
         int[] be = concat(batch, k, n);
-        Tensor out = Tensor.zeros(a.dtype(), a.device(), concat(batch, m, n));
+        // Every backend writes each element of out (Backend.matmul): no zeroing pass first.
+        Tensor out = Tensor.empty(a.dtype(), a.device(), concat(batch, m, n));
         a.backend().matmul(a.viewExpand(ae), b.viewExpand(be), out);
         return out;
     }

@@ -43,14 +43,18 @@ final class VectorGemm {
     private static final ThreadLocal<boolean[]> IN_USE = ThreadLocal.withInitial(() -> new boolean[1]);
 
     /**
-     * C[i0:i1, 0:n] += A[i0:i1, 0:k] B[0:k, 0:n] for strided A and B; C row-major with n columns at
-     * co (callers pass a fresh, zero C). With {@code parallel}, packing and tiles run on the pool
-     * (Note [Two phases]).
+     * C[i0:i1, 0:n] = A[i0:i1, 0:k] B[0:k, 0:n] for strided A and B; C row-major with n columns at
+     * co, written whole (the first k block stores, the others add: no pass zeroing C first). With
+     * {@code parallel}, packing and tiles run on the pool (Note [Two phases]).
      */
     static void sgemm(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
                       float[] c, int co, int i0, int i1, int n, int k, boolean parallel) {
         int m = i1 - i0;
-        if (k == 0 || m == 0 || n == 0) {
+        if (m == 0 || n == 0) {
+            return;
+        }
+        if (k == 0) {
+            java.util.Arrays.fill(c, co + i0 * n, co + i1 * n, 0f);
             return;
         }
         boolean[] inUse = IN_USE.get();
@@ -130,7 +134,7 @@ final class VectorGemm {
         }
     }
 
-    /** C rows [r0, r1) × B slivers [s0, s1), all k blocks. */
+    /** C rows [r0, r1) × B slivers [s0, s1), all k blocks: the first stores, the others add. */
     private static void tile(Packed p, float[] c, int co, int ldc, int k, int r0, int r1, int s0, int s1) {
         float[] edge = null;
         for (int pc = 0; pc < k; pc += p.kc()) {
@@ -145,17 +149,17 @@ final class VectorGemm {
                     int mr = Math.min(MR, r1 - ir);
                     int cOff = co + ir * ldc + jr;
                     int ao = aBase + ir * kc;
+                    boolean add = pc > 0;
                     if (mr == MR && nr == FNR) {
-                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc);
+                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc, add);
                     } else {
                         if (edge == null) {
                             edge = new float[MR * FNR];
                         }
-                        java.util.Arrays.fill(edge, 0f);
-                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR);
+                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR, false);
                         for (int i = 0; i < mr; i++) {
                             for (int j = 0; j < nr; j++) {
-                                c[cOff + i * ldc + j] += edge[i * FNR + j];
+                                c[cOff + i * ldc + j] = (add ? c[cOff + i * ldc + j] : 0f) + edge[i * FNR + j];
                             }
                         }
                     }
@@ -164,11 +168,11 @@ final class VectorGemm {
         }
     }
 
-    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
         if (MR == 12) {
-            kernel12(kc, ap, ao, bp, bo, c, co, ldc);
+            kernel12(kc, ap, ao, bp, bo, c, co, ldc, add);
         } else {
-            kernel6(kc, ap, ao, bp, bo, c, co, ldc);
+            kernel6(kc, ap, ao, bp, bo, c, co, ldc, add);
         }
     }
 
@@ -229,8 +233,8 @@ final class VectorGemm {
         }
     }
 
-    /** C[0:12, 0:FNR] += Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
-    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+    /** C[0:12, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -286,45 +290,45 @@ final class VectorGemm {
             c11_0 = b0.fma(x, c11_0);
             c11_1 = b1.fma(x, c11_1);
         }
-        c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
+        (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
         co += ldc;
-        c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
+        (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
         co += ldc;
-        c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
+        (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
         co += ldc;
-        c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
+        (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
         co += ldc;
-        c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
+        (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
         co += ldc;
-        c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
+        (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
         co += ldc;
-        c6_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c6_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c6_0.add(FloatVector.fromArray(FS, c, co)) : c6_0).intoArray(c, co);
+        (add ? c6_1.add(FloatVector.fromArray(FS, c, co + w)) : c6_1).intoArray(c, co + w);
         co += ldc;
-        c7_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c7_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c7_0.add(FloatVector.fromArray(FS, c, co)) : c7_0).intoArray(c, co);
+        (add ? c7_1.add(FloatVector.fromArray(FS, c, co + w)) : c7_1).intoArray(c, co + w);
         co += ldc;
-        c8_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c8_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c8_0.add(FloatVector.fromArray(FS, c, co)) : c8_0).intoArray(c, co);
+        (add ? c8_1.add(FloatVector.fromArray(FS, c, co + w)) : c8_1).intoArray(c, co + w);
         co += ldc;
-        c9_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c9_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c9_0.add(FloatVector.fromArray(FS, c, co)) : c9_0).intoArray(c, co);
+        (add ? c9_1.add(FloatVector.fromArray(FS, c, co + w)) : c9_1).intoArray(c, co + w);
         co += ldc;
-        c10_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c10_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c10_0.add(FloatVector.fromArray(FS, c, co)) : c10_0).intoArray(c, co);
+        (add ? c10_1.add(FloatVector.fromArray(FS, c, co + w)) : c10_1).intoArray(c, co + w);
         co += ldc;
-        c11_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c11_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c11_0.add(FloatVector.fromArray(FS, c, co)) : c11_0).intoArray(c, co);
+        (add ? c11_1.add(FloatVector.fromArray(FS, c, co + w)) : c11_1).intoArray(c, co + w);
     }
 
-    /** C[0:6, 0:FNR] += Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
-    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+    /** C[0:6, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -356,22 +360,22 @@ final class VectorGemm {
             c5_0 = b0.fma(x, c5_0);
             c5_1 = b1.fma(x, c5_1);
         }
-        c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
+        (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
         co += ldc;
-        c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
+        (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
         co += ldc;
-        c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
+        (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
         co += ldc;
-        c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
+        (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
         co += ldc;
-        c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
+        (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
         co += ldc;
-        c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
+        (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
     }
 }
