@@ -36,21 +36,57 @@ public final class ImportCommand implements Callable<Integer> {
             + "Repeatable.")
     Map<String, String> dims = new LinkedHashMap<>();
 
-    @Override
-    public Integer call() {
-        OnnxImport.Result r = run(model, out, loss, dims);
-        long params = r.initializers().values().stream().filter(Objects::nonNull).count();
-        System.out.println("imported " + model.getFileName() + " (opset " + r.opset() + ", " + r.nodes() + " nodes, " + params
-                + " initializers used) to " + r.program());
-        System.out.println("run it: gradscope run " + r.program());
-        return 0;
+    /** The start of a file as text (its header line is all that is read of it); bytes that are not UTF-8 become U+FFFD. */
+    private static String firstBytes(Path file) throws java.io.IOException {
+        try (var in = java.nio.file.Files.newInputStream(file)) {
+            return new String(in.readNBytes(4096), java.nio.charset.StandardCharsets.UTF_8);
+        }
     }
 
-    /** Imports, with the command line's checks of the model path. */
-    static OnnxImport.Result run(Path model, Path out, String loss, Map<String, String> dims) {
-        if (!java.nio.file.Files.isRegularFile(model)) {
-            throw new GradscopeException("cannot read " + model + " (no such file)");
+    /**
+     * Imports into a folder of its own, then puts the result in {@code --out}'s place as {@code run
+     * --out} does: DIR must be new, empty or an earlier import's (model.grad, names.json, params/),
+     * so a hand-written program there is never overwritten, and an earlier import is replaced whole
+     * (no stale parameter files), said on stderr.
+     */
+    @Override
+    public Integer call() throws java.io.IOException {
+        String problem = io.gradscope.engine.program.InputFiles.problem(model);
+        if (problem != null) {
+            throw new GradscopeException("cannot read " + model + " (" + problem + ")");
         }
-        return OnnxImport.run(model, out, new OnnxImport.Options(loss, dims));
+        OutputFolder folder = OutputFolder.check(out, OutputFolder.Layout.IMPORT);
+        Path earlier = out.resolve("model.grad");
+        if (java.nio.file.Files.isRegularFile(earlier) && OnnxImport.importedFrom(firstBytes(earlier)).isEmpty()) {
+            throw new GradscopeException("--out " + out + ": its model.grad was not written by gradscope import (it would be "
+                    + "replaced); give a new or empty folder, or one an earlier import wrote");
+        }
+        Path staging = java.nio.file.Files.createTempDirectory("gradscope-import-");
+        try {
+            OnnxImport.Result r = OnnxImport.run(model, staging, new OnnxImport.Options(loss, dims));
+            String replaced = folder.write(dir -> {
+                try (var files = java.nio.file.Files.walk(staging)) {
+                    for (Path p : (Iterable<Path>) files::iterator) {
+                        Path to = dir.resolve(staging.relativize(p).toString());
+                        if (java.nio.file.Files.isDirectory(p)) {
+                            java.nio.file.Files.createDirectories(to);
+                        } else {
+                            java.nio.file.Files.copy(p, to);
+                        }
+                    }
+                }
+            });
+            Path program = out.resolve(r.program().getFileName().toString());
+            long params = r.initializers().values().stream().filter(Objects::nonNull).count();
+            System.out.println("imported " + model.getFileName() + " (opset " + r.opset() + ", " + r.nodes() + " nodes, " + params
+                    + " initializers used) to " + program);
+            System.out.println("run it: gradscope run " + program);
+            OutputFolder.report(replaced);
+            return 0;
+        } finally {
+            try (var files = java.nio.file.Files.walk(staging)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
     }
 }

@@ -29,6 +29,7 @@ final class OutputFolder {
         static final Layout RUN = new Layout(Set.of("objective.npy"), Set.of("grad", "value"));
         static final Layout JVP = new Layout(Set.of("jvp.npy"), Set.of("tangent"));
         static final Layout HVP = new Layout(Set.of("hvp.npy"), Set.of());
+        static final Layout IMPORT = new Layout(Set.of("model.grad", "names.json"), Set.of("params"));
     }
 
     private final String given;

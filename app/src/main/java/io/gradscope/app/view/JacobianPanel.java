@@ -132,6 +132,10 @@ public final class JacobianPanel extends ScrollPane {
         choices.addRow(3, new Label("pattern"), new HBox(6, pattern, new Label("coloring"), kind));
         choices.addRow(4, new Label("order"), order);
         GridPane.setHgrow(of, Priority.ALWAYS);
+        // The labels keep their width: a long value's name in "of" shrank them to "...".
+        choices.getChildren().stream().filter(n -> n instanceof Label)
+                .forEach(n -> ((Label) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
+        of.setMinWidth(120);
         ProgressIndicator busy = new ProgressIndicator();
         busy.setPrefSize(18, 18);
         busy.visibleProperty().bind(vm.running());

@@ -98,7 +98,11 @@ public final class JacobianViewModel implements Decorator {
         return leavesView;
     }
 
-    /** The groups whose subgraph has one output and an input with a gradient ({@link #setGroup}). */
+    /**
+     * The groups whose subgraph has one output and a computed value with a gradient flowing into it
+     * ({@link #setGroup}); a group fed only by leaves is its output with respect to a leaf, the
+     * w.r.t. chooser's job.
+     */
     public ObservableList<String> groups() {
         return groupsView;
     }
@@ -179,12 +183,12 @@ public final class JacobianViewModel implements Decorator {
 
     /**
      * The Jacobian of a group's subgraph: the value the group hands on (its one output) with respect
-     * to what flows into it (a value computed before the group, else its first leaf with a gradient).
+     * to what flows into it (the first value computed before the group that it reads).
      */
     public void setGroup(String name) {
         int[] io = groupEnds(name);
         if (io == null) {
-            report.accept("Group '" + name + "' has no single output with an input that has a gradient");
+            report.accept("Group '" + name + "' has no single output with a computed value flowing into it");
             return;
         }
         output.set(io[0]);
@@ -218,23 +222,18 @@ public final class JacobianViewModel implements Decorator {
                 outs.add(v.index());
             }
         }
-        int leafIn = Integer.MAX_VALUE;
         int valueIn = Integer.MAX_VALUE;
         for (TraceGraph.Edge e : g.edges()) {
             if (inside[e.from()] && !inside[e.to()]) {
                 outs.add(e.from());
             }
             TraceGraph.Vertex from = g.vertex(e.from());
-            if (!inside[e.from()] && inside[e.to()] && from.name() != null && leaves.contains(from.name())) {
-                if (from.kind() == TraceGraph.Kind.OP) {
-                    valueIn = Math.min(valueIn, e.from());
-                } else {
-                    leafIn = Math.min(leafIn, e.from());
-                }
+            if (!inside[e.from()] && inside[e.to()] && from.kind() == TraceGraph.Kind.OP && from.name() != null
+                    && leaves.contains(from.name())) {
+                valueIn = Math.min(valueIn, e.from());
             }
         }
-        int in = valueIn < Integer.MAX_VALUE ? valueIn : leafIn;
-        return outs.size() == 1 && in < Integer.MAX_VALUE && isOutput(outs.first()) ? new int[] {outs.first(), in} : null;
+        return outs.size() == 1 && valueIn < Integer.MAX_VALUE && isOutput(outs.first()) ? new int[] {outs.first(), valueIn} : null;
     }
 
     public void setLeaf(String name) {

@@ -48,6 +48,30 @@ class ImportCommandTest {
     }
 
     @Test
+    void outNeverOverwritesAProgramOfTheUsersAndReplacesAnEarlierImportWhole() throws IOException {
+        Path out = Files.createDirectories(tmp.resolve("mine"));
+        Files.writeString(out.resolve("model.grad"), "x = param(3)\nL = sum(x)\n");
+        String model = MODELS.resolve("mlp/model.onnx").toString();
+        assertOneLineError(Cli.run("import", model, "--out", out.toString()), "error: --out " + out + ": its model.grad was not "
+                + "written by gradscope import (it would be replaced); give a new or empty folder, or one an earlier import wrote");
+        assertEquals("x = param(3)\nL = sum(x)\n", Files.readString(out.resolve("model.grad")), "left as it was");
+        Path other = Files.createDirectories(tmp.resolve("other"));
+        Files.writeString(other.resolve("notes.txt"), "keep");
+        assertEquals(2, Cli.run("import", model, "--out", other.toString()).status(), "a folder of other files is refused");
+        // An earlier import is replaced whole: a parameter file the new one does not write is gone, and it is said.
+        Path again = tmp.resolve("again");
+        assertEquals(0, Cli.run("import", MODELS.resolve("cnn/model.onnx").toString(), "--out", again.toString()).status());
+        assertTrue(Files.exists(again.resolve("params/conv1_weight.npy")));
+        Cli.Result r = Cli.run("import", model, "--out", again.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.err().startsWith("gradscope: replaced the earlier results in " + again), r.err());
+        assertFalse(Files.exists(again.resolve("params/conv1_weight.npy")), "no stale parameter file");
+        assertTrue(Files.exists(again.resolve("params/net_0_weight.npy")));
+        assertOneLineError(Cli.run("import", Files.createDirectories(tmp.resolve("x.onnx")).toString(), "--out",
+                tmp.resolve("o").toString()), "error: cannot read " + tmp.resolve("x.onnx") + " (is a directory)");
+    }
+
+    @Test
     void aTruncatedModelIsOneLineAndWritesNothing() throws IOException {
         byte[] whole = Files.readAllBytes(MODELS.resolve("mlp/model.onnx"));
         Path cut = Files.write(tmp.resolve("mlp.onnx"), Arrays.copyOf(whole, whole.length / 2));
