@@ -2,7 +2,6 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.diagnose.FiniteOrigin;
 import io.gradscope.engine.diagnose.Health;
-import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import java.nio.file.Path;
@@ -32,10 +31,12 @@ final class Finite {
             String what = f.phase() == FiniteOrigin.Phase.FORWARD
                     ? "the first NaN or infinity was born in the value of '" + f.title() + "'"
                     : "the first NaN or infinity was born in the gradient that '" + f.title() + "' sends back (its value is finite)";
-            System.err.println(at + ": warning: " + what + ": " + f.why());
+            String harm = io.gradscope.engine.diagnose.Harm.of(run);
+            System.err.println(at + ": warning: " + what + ": " + f.why()
+                    + (harm != null ? "; " + harm : "; the objective and the leaves' gradients are finite"));
             return 3;
         }
-        String bad = summary(run);
+        String bad = io.gradscope.engine.diagnose.Harm.of(run);
         if (bad != null) {
             System.err.println(program + ": warning: " + bad + "; run with --check-finite to find where it was born");
         }
@@ -60,21 +61,5 @@ final class Finite {
                     + "; the directional derivative is " + (Health.of(r.jvp()).finite() ? "finite" : "not finite"));
             return;
         }
-    }
-
-    /** What is not finite among the objective and the leaves' gradients, in words; null when all are. */
-    private static String summary(ProgramRun run) {
-        Health obj = Health.of(run.objective());
-        if (!obj.finite()) {
-            return "the objective is " + (obj.nan() > 0 ? "NaN" : obj.posInf() > 0 ? "+Inf" : "−Inf");
-        }
-        for (Leaf l : run.leaves()) {
-            Tensor g = l.grad() ? run.gradient(l.name()) : null;
-            Health h = Health.of(g);
-            if (g != null && !h.finite()) {
-                return "the gradient of '" + l.name() + "' holds " + h.badText();
-            }
-        }
-        return null;
     }
 }

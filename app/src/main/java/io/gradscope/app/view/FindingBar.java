@@ -59,7 +59,8 @@ public final class FindingBar extends HBox {
             text.setText("⚠ A non-finite value was born in the " + (f.phase() == FiniteOrigin.Phase.FORWARD ? "forward" : "backward")
                     + " pass at " + f.title() + (f.title().equals(f.op()) ? "" : " = " + f.op())
                     + (f.source().line() > 0 ? " (line " + f.source().line() + ")" : "") + "; "
-                    + vm.propagatorCount() + (vm.propagatorCount() == 1 ? " node passes" : " nodes pass") + " it on.");
+                    + vm.propagatorCount() + (vm.propagatorCount() == 1 ? " node passes" : " nodes pass") + " it on"
+                    + (vm.harm() != null ? "; " + vm.harm() : "") + ".");
         }
     }
 

@@ -107,6 +107,10 @@ public final class DiagnosticsViewModel implements Decorator {
             Mark.PRODUCER, new Paint("#b3261e", "#1d0000", 4.0, "#ffffff", true),
             Mark.CHECK_FAILED, new Paint("#ff8a80", "#d1242f", 3.0, "#1d2433", null),
             Mark.PROPAGATOR, new Paint("#ffe3e0", "#f0857d", 2.0, null, null));
+    /** An absorbed infinity's producer and propagators: the blue of its note, not the alarm's red. */
+    static final Map<Mark, Paint> ABSORBED_PAINT = Map.of(
+            Mark.PRODUCER, new Paint("#9db4d8", "#2e4a7a", 3.0, "#1d2433", true),
+            Mark.PROPAGATOR, new Paint("#eef3fb", "#9db4d8", 2.0, null, null));
 
     private final SweepViewModel sweep;
     private final RunService service;
@@ -181,6 +185,12 @@ public final class DiagnosticsViewModel implements Decorator {
         return propagators.size();
     }
 
+    /** What the non-finite value did to the run on screen ("the gradient of 's' holds 6 NaN"), or null. */
+    public String harm() {
+        Sweep s = sweep.recorded().get();
+        return s == null ? null : io.gradscope.engine.diagnose.Harm.of(s.run());
+    }
+
     /** The paint a mark gives a drawn node (null for none). */
     public static Paint markPaint(Mark m) {
         return MARK_PAINT.get(m);
@@ -249,7 +259,8 @@ public final class DiagnosticsViewModel implements Decorator {
             }
         }
         if (mark != Mark.NONE) {
-            return MARK_PAINT.get(mark);
+            boolean absorbed = finite.get() != null && finite.get().absorbed() && ABSORBED_PAINT.containsKey(mark);
+            return (absorbed ? ABSORBED_PAINT : MARK_PAINT).get(mark);
         }
         if (Double.isNaN(level)) {
             return null;

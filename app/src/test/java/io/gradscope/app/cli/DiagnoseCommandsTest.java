@@ -21,7 +21,7 @@ class DiagnoseCommandsTest {
         Cli.Result checked = Cli.run("run", p.toString(), "--check-finite");
         assertEquals(3, checked.status(), checked.err());
         assertEquals(p + ":3:5: warning: the first NaN or infinity was born in the value of 'c': log gave 4 NaN from finite "
-                + "inputs; b: min −2, max −2, 4 negative", checked.err().strip());
+                + "inputs; b: min −2, max −2, 4 negative; the objective is NaN", checked.err().strip());
         Cli.Result plain = Cli.run("run", p.toString());
         assertEquals(0, plain.status());
         assertEquals(p + ": warning: the objective is NaN; run with --check-finite to find where it was born", plain.err().strip());
@@ -36,6 +36,16 @@ class DiagnoseCommandsTest {
         assertTrue(r.err().startsWith(p + ":3:5: warning: the first NaN or infinity was born in the gradient that 's' sends back"),
                 r.err());
         assertEquals(0, Cli.run("run", MLP, "--check-finite").status(), "a healthy program");
+    }
+
+    @Test
+    void checkFiniteSaysWhatTheBadValueReached(@TempDir Path tmp) throws IOException {
+        // The objective stays finite; only the gradient of s is NaN (−Inf · 0 in the backward pass).
+        Path p = tmp.resolve("grad.grad");
+        Files.writeString(p, "s = param(2, 3)\nx = input(2, 3)\nt = -1 / (0 * (x * x))\nu = t * (s * s)\nL = sum(s + exp(u))\n");
+        Cli.Result r = Cli.run("run", p.toString(), "--check-finite");
+        assertEquals(3, r.status(), r.err());
+        assertTrue(r.err().strip().endsWith("; the gradient of 's' holds 6 NaN"), r.err());
     }
 
     @Test

@@ -69,9 +69,14 @@ class DiagnosticsViewModelTest {
         DiagnosticsViewModel d = vm.diagnostics();
         assertTrue(d.finite().get().absorbed());
         assertTrue(d.jumpToOrigin(), "the origin can still be visited");
-        assertEquals("neg", vm.sweep().vertex(vm.sweep().selected().get()).name());
+        int neg = vm.sweep().selected().get();
+        assertEquals("neg", vm.sweep().vertex(neg).name());
+        assertEquals(DiagnosticsViewModel.ABSORBED_PAINT.get(DiagnosticsViewModel.Mark.PRODUCER), d.node("v" + neg),
+                "drawn in the note's blue, not the alarm's red");
+        assertEquals(null, d.harm(), "the objective and the gradients are finite");
         vm.openText("nan.grad", "a = param(4, init=\"ones\")\nb = a - 3\nc = log(b)\nL = sum(c)\n");
         assertFalse(d.finite().get().absorbed());
+        assertEquals("the objective is NaN", d.harm());
     }
 
     @Test
