@@ -239,6 +239,10 @@ public final class JacobianCommand implements Callable<Integer> {
         System.out.println(what + ": " + s.get("rows") + " x " + s.get("cols"));
         System.out.println("pattern (" + s.get("pattern") + "): " + s.get("nonzeros") + " nonzeros, density "
                 + String.format(Locale.ROOT, "%.4g", (double) s.get("density")));
+        if (((Number) s.get("nonzeros")).longValue() == 0 && "global".equals(s.get("pattern"))) {
+            System.out.println("note: " + of + " does not depend on " + wrt + " (no path leads from it" + (hessian ? "" : " to " + of)
+                    + "): the matrix is zero");
+        }
         System.out.println(s.get("coloring") + " coloring (" + s.get("order") + "): " + count((int) s.get("colors"), "color")
                 + ", lower bound " + s.get("lower_bound") + ", " + ((boolean) s.get("valid") ? "valid" : "NOT valid"));
         String used = j.vjps() > 0 ? count(j.vjps(), "VJP") + (j.jvps() > 0 ? " and " + count(j.jvps(), "JVP") : "")

@@ -2,6 +2,7 @@ package io.gradscope.app.cli;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -178,5 +179,14 @@ class JacobianCommandTest {
         assertOneLineError(Cli.run("color", rect.toString(), "--coloring", "star"),
                 "error: star coloring needs a symmetric pattern (a Hessian's), but this 2 x 3 pattern is not symmetric; "
                         + "use column or row coloring");
+    }
+
+    @Test
+    void aValueThatDoesNotDependOnTheOtherIsSaidToHaveAZeroJacobian() {
+        Cli.Result r = Cli.run("jacobian", "../assets/examples/transformer_block.grad", "--of", "h", "--wrt", "out");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("note: h does not depend on out (no path leads from it to h): the matrix is zero"), r.out());
+        Cli.Result dependent = Cli.run("jacobian", "../assets/examples/transformer_block.grad", "--of", "out", "--wrt", "h");
+        assertFalse(dependent.out().contains("does not depend"), dependent.out());
     }
 }
