@@ -184,6 +184,9 @@ public final class NodeDetails {
             Label h = new Label(heads[c]);
             h.getStyleClass().add(c == 0 ? "heading" : "stats");
             health.add(h, c, 0);
+            if (c > 0) {
+                GridPane.setHalignment(h, javafx.geometry.HPos.RIGHT);
+            }
         }
         row(1, "value", diagnostics.valueHealth(id));
         if (v.requiresGrad()) {
@@ -216,6 +219,8 @@ public final class NodeDetails {
                 l.getStyleClass().add("bad-count");
             }
             health.add(l, c + 1, r);
+            // Right-aligned under their headings, as numbers are.
+            GridPane.setHalignment(l, javafx.geometry.HPos.RIGHT);
         }
     }
 
