@@ -32,6 +32,10 @@ public final class OpenCommand implements Callable<Integer> {
             // Imported before the window opens, so a model that does not import is one line here, exit 2.
             return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);
         }
+        if (!"sum".equals(loss) || !dims.isEmpty()) {
+            throw new io.gradscope.engine.GradscopeException((dims.isEmpty() ? "--loss" : "--dim")
+                    + " applies to an ONNX model (MODEL.onnx), not to " + file + ": a program's objective is its last statement");
+        }
         return AppLauncher.launch(file, screenshot);
     }
 }

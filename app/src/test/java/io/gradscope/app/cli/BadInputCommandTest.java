@@ -280,6 +280,8 @@ class BadInputCommandTest {
         Path missing = tmp.resolve("missing.grad");
         assertOneLineError(run("open", missing.toString()), "error: cannot read " + missing + ": no such file");
         assertOneLineError(run("open", tmp.toString()), "error: cannot read " + tmp + ": is a directory");
+        assertOneLineError(run("open", "../assets/examples/mlp.grad", "--loss", "mse"), "error: --loss applies to an ONNX model "
+                + "(MODEL.onnx), not to ../assets/examples/mlp.grad: a program's objective is its last statement");
     }
 
     /** Runs {@code gradscope ARGS} in a new JVM with {@code jvm} options and a DISPLAY; returns the status and stderr. */

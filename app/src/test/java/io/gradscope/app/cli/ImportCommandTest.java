@@ -72,6 +72,14 @@ class ImportCommandTest {
     }
 
     @Test
+    void aDimTheModelDoesNotHaveIsRefused() {
+        Path out = tmp.resolve("o");
+        assertOneLineError(Cli.run("import", MODELS.resolve("mlp/model.onnx").toString(), "--out", out.toString(), "--dim", "nosuch=3"),
+                "error: --dim nosuch=3: the model's inputs have no symbolic dimension 'nosuch' (their shapes are fixed)");
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
     void aTruncatedModelIsOneLineAndWritesNothing() throws IOException {
         byte[] whole = Files.readAllBytes(MODELS.resolve("mlp/model.onnx"));
         Path cut = Files.write(tmp.resolve("mlp.onnx"), Arrays.copyOf(whole, whole.length / 2));

@@ -99,6 +99,13 @@ public final class OnnxImport {
         text.comment("Each statement ends with the ONNX node it comes from (name · operator  attributes, see NodeOrigin); "
                 + "groups are the PyTorch modules.");
         tr.run(options.loss());
+        for (String d : options.dims().keySet()) {
+            if (!tr.symbols.contains(d)) {
+                throw new GradscopeException("--dim " + d + "=" + options.dims().get(d) + ": the model's inputs have no symbolic "
+                        + "dimension '" + d + "'" + (tr.symbols.isEmpty() ? " (their shapes are fixed)"
+                        : " (they have " + String.join(", ", tr.symbols) + ")"));
+            }
+        }
         String program = text.render();
         write(outDir, program, tr);
         Path grad = outDir.resolve("model.grad");

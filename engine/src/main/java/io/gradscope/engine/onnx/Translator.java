@@ -69,6 +69,8 @@ final class Translator {
     private final Map<String, Integer> perModule = new HashMap<>();
     private final Map<String, Integer> classesOf = new HashMap<>();
     private final Map<String, String> dims;
+    /** The symbolic dimensions the inputs name (each --dim must be one of them). */
+    final java.util.Set<String> symbols = new java.util.TreeSet<>();
     /** The values to write under params/, by program leaf name. */
     final Map<String, Const> files = new LinkedHashMap<>();
     private List<String> groups = List.of();
@@ -189,6 +191,7 @@ final class Translator {
             }
             String sym = d.getDimParam();
             shown.add(sym.isEmpty() ? "?" : sym);
+            symbols.add(sym);
             String fixed = dims.get(sym);
             if (sym.isEmpty() || fixed == null) {
                 throw error("input '" + onnx + "' has a dynamic shape " + String.join("", "[", String.join(", ", shown), sp.getDimCount() > i + 1
