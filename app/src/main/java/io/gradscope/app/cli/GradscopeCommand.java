@@ -60,21 +60,21 @@ public final class GradscopeCommand implements Callable<Integer> {
             ex = ex.getCause();
         }
         if (ex instanceof ProgramException) {
-            err.println(ex.getMessage());
+            err.println(oneLine(ex.getMessage()));
             return 2;
         }
         if (ex instanceof GradscopeException) {
-            err.println("error: " + ex.getMessage());
+            err.println("error: " + oneLine(ex.getMessage()));
             return 2;
         }
         if (ex instanceof java.nio.file.FileSystemException f) {
-            err.println("error: " + (f.getFile() != null ? f.getFile() + ": " : "")
+            err.println("error: " + oneLine((f.getFile() != null ? f.getFile() + ": " : "")
                     + io.gradscope.engine.program.InputFiles.reason(f)
-                    + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : ""));
+                    + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : "")));
             return 2;
         }
         if (ex instanceof java.io.IOException) {
-            err.println("error: " + ex.getMessage());
+            err.println("error: " + oneLine(ex.getMessage()));
             return 2;
         }
         if (ex instanceof OutOfMemoryError) {
@@ -89,5 +89,10 @@ public final class GradscopeCommand implements Callable<Integer> {
         }
         err.println("internal error: " + ex);
         return 1;
+    }
+
+    /** A message as one line: a line break it quotes (a model's tensor name may hold one) is written as a backslash and n. */
+    static String oneLine(String message) {
+        return message == null ? "" : message.replace("\r", "\\r").replace("\n", "\\n");
     }
 }

@@ -154,6 +154,10 @@ class BadInputCommandTest {
         s = new StringWriter();
         assertEquals(2, GradscopeCommand.report(new java.nio.file.AccessDeniedException("/srv/out/grad"), new PrintWriter(s, true)));
         assertEquals("error: /srv/out/grad: permission denied", s.toString().strip(), "the path and the reason, not the path alone");
+        s = new StringWriter();
+        assertEquals(2, GradscopeCommand.report(new io.gradscope.engine.GradscopeException("model.onnx: node 'a\nb' reads 'c'"),
+                new PrintWriter(s, true)));
+        assertEquals("error: model.onnx: node 'a\\nb' reads 'c'", s.toString().strip(), "a quoted line break stays on the line");
     }
 
     // ---- 4: malformed .npy headers ---------------------------------------------------------------
