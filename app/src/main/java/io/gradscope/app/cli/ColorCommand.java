@@ -49,10 +49,29 @@ public final class ColorCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "COLORS.npy", description = "Write the color of every column (row, index) here, int64.")
     Path out;
 
+    /** --out is checked before the coloring: a folder, or a path under a file, is refused at once. */
+    private void checkOut() {
+        if (out == null) {
+            return;
+        }
+        if (java.nio.file.Files.isDirectory(out)) {
+            throw new io.gradscope.engine.GradscopeException("--out " + out + ": is a folder; name the .npy file to write");
+        }
+        for (Path up = out.toAbsolutePath().getParent(); up != null; up = up.getParent()) {
+            if (java.nio.file.Files.exists(up)) {
+                if (!java.nio.file.Files.isDirectory(up)) {
+                    throw new io.gradscope.engine.GradscopeException("--out " + out + ": " + up + " is a file, not a folder");
+                }
+                return;
+            }
+        }
+    }
+
     @Override
     public Integer call() throws IOException {
         Coloring.Kind kind = ColoringOptions.kind(coloring);
         ColoringOptions.check(order, recolor);
+        checkOut();
         Pattern p = MatrixMarket.read(file).pattern();
         Coloring c = ColoringOptions.color(p, kind, order, recolor);
         int bound = Colorings.lowerBound(p, kind);

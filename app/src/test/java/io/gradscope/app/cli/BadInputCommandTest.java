@@ -137,6 +137,17 @@ class BadInputCommandTest {
         assertOneLineError(run("diff", mlp, "--a", "device=tpu"), "error: --a: device must be cpu or cuda, not 'tpu'");
         Path missing = tmp.resolve("missing.mtx");
         assertOneLineError(run("color", missing.toString()), "error: cannot read " + missing + ": no such file");
+        Path under = tmp.resolve("mlp.grad/colors.npy");
+        try {
+            Files.writeString(tmp.resolve("mlp.grad"), "x = param(2)\nL = sum(x)\n");
+            Path mtx = Files.writeString(tmp.resolve("r.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n");
+            assertOneLineError(run("color", mtx.toString(), "--out", under.toString()),
+                    "error: --out " + under + ": " + tmp.resolve("mlp.grad").toAbsolutePath() + " is a file, not a folder");
+            assertOneLineError(run("color", mtx.toString(), "--out", tmp.toString()),
+                    "error: --out " + tmp + ": is a folder; name the .npy file to write");
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         assertOneLineError(run("gradcheck", mlp, "--node", "W1"), "error: --node W1: 'W1' is a leaf: it has no VJP to check (its "
                 + "gradient is what the nodes after it send); the nodes are loss, logits, matmul, h, add");
     }
