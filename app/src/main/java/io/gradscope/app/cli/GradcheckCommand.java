@@ -31,7 +31,7 @@ public final class GradcheckCommand implements Callable<Integer> {
     @Option(names = "--node", paramLabel = "NAME", description = "Check only the node named NAME (a statement's name).")
     String node;
 
-    @Option(names = "--samples", paramLabel = "N", defaultValue = "64",
+    @Option(names = "--samples", paramLabel = "N", defaultValue = "" + NodeCheck.DEFAULT_SAMPLES,
             description = "Elements checked per input at most (default: ${DEFAULT-VALUE}); all of them when fewer.")
     int samples;
 

@@ -454,7 +454,7 @@ public final class DiagnosticsViewModel implements Decorator {
         checking.set(true);
         var nodes = List.copyOf(s.run().gradients().byNode().keySet());
         report.accept("Checking every node's gradient against central differences…");
-        service.submit(() -> NodeCheck.all(nodes, 64), (results, failure) -> {
+        service.submit(() -> NodeCheck.all(nodes, NodeCheck.DEFAULT_SAMPLES), (results, failure) -> {
             if (id != request) {
                 return;
             }

@@ -51,6 +51,12 @@ public final class NodeCheck {
         }
     }
 
+    /**
+     * Elements checked per input by default: all of them up to this many (as PyTorch's gradcheck
+     * checks all), then this many chosen at random, so a large input does not take minutes.
+     */
+    public static final int DEFAULT_SAMPLES = 4096;
+
     /** Checks every non-leaf node, in creation order, at up to {@code samples} elements of each input. */
     public static List<Result> all(Collection<Node> nodes, int samples) {
         List<Node> ops = new ArrayList<>(nodes.stream().filter(n -> !n.isLeaf()).toList());

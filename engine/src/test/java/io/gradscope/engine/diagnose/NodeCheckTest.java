@@ -71,6 +71,57 @@ class NodeCheckTest {
         }
     }
 
+    /** x², with a VJP wrong at one element only (the last of 3000). */
+    static final class WrongAtOneElement extends Op {
+        @Override
+        public String name() {
+            return "mul";
+        }
+
+        @Override
+        public String label() {
+            return "wrong_at_one";
+        }
+
+        @Override
+        public String rule() {
+            return "dx = 2·g ⊙ x, but 3·g·x at the last element (planted)";
+        }
+
+        @Override
+        public int[] outputShape(int[][] shapes, DType[] dtypes) {
+            return shapes[0].clone();
+        }
+
+        @Override
+        public Tensor forward(OpContext ctx, Tensor... in) {
+            return Ops.mul(in[0], in[0]);
+        }
+
+        @Override
+        public Tensor[] vjp(OpContext ctx, Tensor g) {
+            double[] scale = new double[(int) g.numel()];
+            java.util.Arrays.fill(scale, 2);
+            scale[scale.length - 1] = 3;
+            return new Tensor[] {Ops.mul(Ops.mul(g, ctx.input(0)), Tensor.of(scale, g.shape()))};
+        }
+    }
+
+    @Test
+    void byDefaultEveryElementOfAnInputUpToFourThousandIsChecked() {
+        double[] v = new double[3000];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = Math.sin(i) + 0.1;
+        }
+        Tensor x = Tensor.of(v, 3000).setRequiresGrad(true);
+        Gradients g = Backward.run(Ops.sum(Ops.apply(new WrongAtOneElement(), x)));
+        NodeCheck.Result r = NodeCheck.all(g.byNode().keySet(), NodeCheck.DEFAULT_SAMPLES).stream()
+                .filter(c -> c.node().op() instanceof WrongAtOneElement).findFirst().orElseThrow();
+        assertEquals(3000, r.checked());
+        assertFalse(r.ok(), "the one wrong element is found");
+        assertTrue(r.worst().startsWith("input 1 element 2999"), r.worst());
+    }
+
     @Test
     void everyExampleNodePasses() {
         for (String ex : List.of("mlp.grad", "transformer_block.grad", "course/05_layernorm.grad")) {
