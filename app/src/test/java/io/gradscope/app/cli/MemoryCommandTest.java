@@ -66,6 +66,10 @@ class MemoryCommandTest {
         assertEquals("error: --remat must be none, segments, sqrt or budget=BYTES (e.g. budget=64m), not 'half'", r.err().strip());
         r = Cli.run("run", EXAMPLE, "--remat", "budget=-3");
         assertEquals(2, r.status());
+        r = Cli.run("memory", EXAMPLE, "--remat", "budget=99999999999999999999");
+        assertEquals(2, r.status(), "a budget past any memory is refused, not rounded down");
+        assertEquals("error: --remat must be none, segments, sqrt or budget=BYTES (e.g. budget=64m), not 'budget=99999999999999999999'",
+                r.err().strip());
         r = Cli.run("run", EXAMPLE, "--no-retain", "--check-finite");
         assertEquals(2, r.status());
         assertTrue(r.err().contains("--no-retain"), r.err());

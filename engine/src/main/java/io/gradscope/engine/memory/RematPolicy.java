@@ -60,7 +60,9 @@ public record RematPolicy(Kind kind, long budget) {
             case 'm' -> 1024.0 * 1024;
             default -> 1024.0 * 1024 * 1024;
         };
-        return (long) (Double.parseDouble(digits) * scale);
+        double b = Double.parseDouble(digits) * scale;
+        // Past 2^62 bytes (4 EiB) is no memory: refused rather than rounded down to Long.MAX_VALUE.
+        return b < 0x1p62 ? (long) b : -1;
     }
 
     @Override
