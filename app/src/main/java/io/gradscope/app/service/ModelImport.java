@@ -17,7 +17,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * The one step that opens an ONNX model in the app ({@code gradscope open MODEL.onnx}, File → Open,
  * Open Recent, a dropped file): the model is imported, as {@code gradscope import} does, into a
  * temporary folder that goes when the app exits; the program names its parameter files by absolute
- * paths, so its text runs from the editor. Nothing is left behind when the import fails. No JavaFX.
+ * paths, so its text runs from the editor. Nothing is left behind when the import fails. A symbolic
+ * dimension no --dim names (a batch axis exported as dynamic) is 1, said in its input's comment: File
+ * → Open has no --dim to ask for. No JavaFX.
  */
 public final class ModelImport {
     /** The model's objective and symbolic sizes ({@code gradscope open --loss --dim}); sum and none by default. */
@@ -73,7 +75,7 @@ public final class ModelImport {
             throw new GradscopeException("cannot make a temporary folder to import " + model + " into: " + e.getMessage());
         }
         try {
-            Path program = OnnxImport.run(model, dir, new OnnxImport.Options(options.loss(), options.dims(), true)).program();
+            Path program = OnnxImport.run(model, dir, new OnnxImport.Options(options.loss(), options.dims(), true, 1)).program();
             String text = Files.readString(program, StandardCharsets.UTF_8);
             FOLDERS.add(dir);
             return new Imported(model, program, text);

@@ -45,10 +45,16 @@ public final class OnnxImport {
      * @param dims sizes for the symbolic dimensions of the graph inputs ({@code batch -> 1})
      * @param absolutePaths whether the program names its parameter files by absolute paths (for a
      *     program whose text is run without its folder being known) rather than relative to its folder
+     * @param unnamedSize the size of a symbolic dimension that {@code dims} does not name (0: refuse the
+     *     model, as {@code gradscope import} does; the app opens a model with a batch axis at 1)
      */
-    public record Options(String loss, Map<String, String> dims, boolean absolutePaths) {
+    public record Options(String loss, Map<String, String> dims, boolean absolutePaths, int unnamedSize) {
         public Options(String loss, Map<String, String> dims) {
-            this(loss, dims, false);
+            this(loss, dims, false, 0);
+        }
+
+        public Options(String loss, Map<String, String> dims, boolean absolutePaths) {
+            this(loss, dims, absolutePaths, 0);
         }
 
         public static Options defaults() {
@@ -89,6 +95,7 @@ public final class OnnxImport {
         ProgramText text = new ProgramText(reserved);
         Path folder = options.absolutePaths() ? outDir.toAbsolutePath().resolve("params") : Path.of("params");
         Translator tr = new Translator(file, proto, text, options.dims(), folder.toString().replace('\\', '/'));
+        tr.unnamedSize = options.unnamedSize();
         if (tr.opset > 0 && (tr.opset < 7 || tr.opset > 20)) {
             throw file.error("opset " + tr.opset + " is outside what the import reads (PyTorch exports opset 13-17)");
         }

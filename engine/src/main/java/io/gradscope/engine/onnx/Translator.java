@@ -69,6 +69,8 @@ final class Translator {
     private final Map<String, Integer> perModule = new HashMap<>();
     private final Map<String, Integer> classesOf = new HashMap<>();
     private final Map<String, String> dims;
+    /** The symbolic sizes an input got from {@link #unnamedSize}, said in its comment. */
+    private final List<String> chosen = new ArrayList<>();
     /** The symbolic dimensions the inputs name (each --dim must be one of them). */
     final java.util.Set<String> symbols = new java.util.TreeSet<>();
     /** The values to write under params/, by program leaf name. */
@@ -78,6 +80,8 @@ final class Translator {
     private final OpRules rules;
     /** How the program names the folder of its parameter files ({@code params}, or an absolute path). */
     private final String paramsFolder;
+    /** The size a symbolic dimension gets when no --dim names it (0: refuse, as gradscope import does). */
+    int unnamedSize;
 
     Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims, String paramsFolder) {
         this.file = file;
@@ -193,6 +197,10 @@ final class Translator {
             shown.add(sym.isEmpty() ? "?" : sym);
             symbols.add(sym);
             String fixed = dims.get(sym);
+            if (fixed == null && !sym.isEmpty() && unnamedSize > 0) {
+                fixed = Integer.toString(unnamedSize);
+                chosen.add(sym + " = " + unnamedSize);
+            }
             if (sym.isEmpty() || fixed == null) {
                 throw error("input '" + onnx + "' has a dynamic shape " + String.join("", "[", String.join(", ", shown), sp.getDimCount() > i + 1
                         ? ", ...]" : "]") + (sym.isEmpty() ? ": an unnamed dimension that cannot be fixed"
@@ -204,7 +212,9 @@ final class Translator {
         String name = text.name(onnx);
         inputNames.put(onnx, name);
         groups = List.of();
-        comment = "graph input '" + onnx + "'";
+        comment = "graph input '" + onnx + "'" + (chosen.isEmpty() ? ""
+                : " (" + String.join(", ", chosen) + ": symbolic, chosen here; --dim NAME=N for another size)");
+        chosen.clear();
         if (Const.isFloatType(type)) {
             text.add(groups, name, "input(" + dimsText(shape, false) + ")", comment);
             values.put(onnx, new Tensor(name, shape, false));

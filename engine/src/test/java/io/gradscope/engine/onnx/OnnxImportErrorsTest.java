@@ -146,6 +146,11 @@ class OnnxImportErrorsTest {
         assertEquals("dyn.onnx: input 'x' has a dynamic shape [batch, ...]: give the size of 'batch' with --dim batch=N", refused(m));
         OnnxImport.Result r = OnnxImport.run(m, dir.resolve("out"), new OnnxImport.Options("sum", Map.of("batch", "3")));
         assertTrue(Files.readString(r.program()).contains("x = input(3, 2)"));
+        // As the app opens it: a size for what no --dim names, said beside the input.
+        OnnxImport.Result app = OnnxImport.run(m, dir.resolve("app"), new OnnxImport.Options("sum", Map.of(), false, 1));
+        String text = Files.readString(app.program());
+        assertTrue(text.contains("x = input(1, 2)  # graph input 'x' (batch = 1: symbolic, chosen here; --dim NAME=N for another "
+                + "size)"), text);
     }
 
     @Test
