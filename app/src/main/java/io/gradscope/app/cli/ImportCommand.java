@@ -84,9 +84,7 @@ public final class ImportCommand implements Callable<Integer> {
             OutputFolder.report(replaced);
             return 0;
         } finally {
-            try (var files = java.nio.file.Files.walk(staging)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            OutputFolder.deleteTree(staging);
         }
     }
 }

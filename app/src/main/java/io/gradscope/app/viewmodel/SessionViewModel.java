@@ -209,6 +209,7 @@ public final class SessionViewModel {
         openRequest++;
         file.set(null);
         model.set(null);
+        imported = null;
         fileName.set(name);
         saved.set(text);
         source.set(text);
@@ -240,6 +241,7 @@ public final class SessionViewModel {
         openRequest++;
         fileName.set(path.getFileName().toString());
         model.set(null);
+        imported = null;
         file.set(path);
         saved.set(text);
         source.set(text);
@@ -294,7 +296,7 @@ public final class SessionViewModel {
     public void saveTo(Path path) {
         try {
             String text = source.get();
-            if (model.get() != null && imported != null) {
+            if (imported != null) {
                 text = ModelImport.saveBeside(imported, text, path);
                 imported = null;
                 source.set(text);

@@ -161,11 +161,22 @@ public final class Colorings {
      * and that neighbor would make a two-colored path on four vertices).
      */
     static int[] star(Pattern g, int[] order) {
-        int n = g.rows();
         long d = g.maxRowCount();
-        if (n * d * d * d > STAR_WORK) {
-            return distanceTwo(g, order);
-        }
+        return star(g, order, (long) g.rows() * d * d * d > STAR_WORK);
+    }
+
+    /**
+     * The greedy distance-2 coloring: v takes no color of a vertex one or two steps away. It is a
+     * star coloring too (a path on four vertices holds three colors), found in n·d² rather than
+     * n·d³, so near-dense Hessians (where both need about n colors anyway) color in a second.
+     */
+    static int[] distanceTwo(Pattern g, int[] order) {
+        return star(g, order, true);
+    }
+
+    /** The star coloring's greedy pass; with {@code distanceTwo}, every vertex two steps away is forbidden, no path looked for. */
+    private static int[] star(Pattern g, int[] order, boolean distanceTwo) {
+        int n = g.rows();
         int[] color = new int[n];
         Arrays.fill(color, -1);
         int[] forbidden = new int[n + 1];
@@ -181,7 +192,7 @@ public final class Colorings {
                     if (x == v || color[x] < 0) {
                         continue;
                     }
-                    if (color[w] < 0) {
+                    if (distanceTwo || color[w] < 0) {
                         forbidden[color[x]] = v;
                     } else {
                         for (int s = g.rowStart(x); s < g.rowEnd(x); s++) {
@@ -205,39 +216,6 @@ public final class Colorings {
 
     /** Past this much work (n·d³) the star coloring's search gives way to {@link #distanceTwo}. */
     static final long STAR_WORK = 2_000_000_000L;
-
-    /**
-     * The greedy distance-2 coloring: v takes no color of a vertex one or two steps away. It is a
-     * star coloring too (a path on four vertices holds three colors), found in n·d² rather than
-     * n·d³, so near-dense Hessians (where both need about n colors anyway) color in a second.
-     */
-    static int[] distanceTwo(Pattern g, int[] order) {
-        int n = g.rows();
-        int[] color = new int[n];
-        Arrays.fill(color, -1);
-        int[] forbidden = new int[n + 1];
-        Arrays.fill(forbidden, -1);
-        for (int v : order) {
-            for (int q = g.rowStart(v); q < g.rowEnd(v); q++) {
-                int w = g.column(q);
-                if (color[w] >= 0) {
-                    forbidden[color[w]] = v;
-                }
-                for (int r = g.rowStart(w); r < g.rowEnd(w); r++) {
-                    int x = g.column(r);
-                    if (x != v && color[x] >= 0) {
-                        forbidden[color[x]] = v;
-                    }
-                }
-            }
-            int c = 0;
-            while (forbidden[c] == v) {
-                c++;
-            }
-            color[v] = c;
-        }
-        return color;
-    }
 
     /**
      * Whether the coloring is valid for {@code p}: columns (rows) of one color share no row (column),
