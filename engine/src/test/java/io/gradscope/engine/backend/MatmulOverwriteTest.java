@@ -45,6 +45,36 @@ class MatmulOverwriteTest {
         }
     }
 
+    /**
+     * Transposed views are packed along their own paths (the xᵀ of a weight's gradient, the Wᵀ of an
+     * input's): each layout, with whole slivers, a last sliver of fewer rows (12 does not divide 128,
+     * 784 or 53) and of fewer columns, against plain float64 loops over the original arrays.
+     */
+    @ParameterizedTest(name = "{0} x {1} @ {1} x {2}, A transposed {3}, B transposed {4}")
+    @CsvSource({"784, 128, 512, true, false", "128, 512, 784, false, true", "53, 300, 70, true, true",
+        "128, 784, 512, false, false", "120, 40, 64, true, false"})
+    void transposedViewsAreReadAsTheirOriginals(int m, int k, int n, boolean aT, boolean bT) {
+        Random r = new Random(m * 17 + n);
+        double[] a = gaussian(r, m * k); // stored k x m when aT, else m x k
+        double[] b = gaussian(r, k * n); // stored n x k when bT, else k x n
+        Tensor ta = aT ? Ops.transpose(Tensor.fromDoubles(DType.FLOAT32, a, k, m)) : Tensor.fromDoubles(DType.FLOAT32, a, m, k);
+        Tensor tb = bT ? Ops.transpose(Tensor.fromDoubles(DType.FLOAT32, b, n, k)) : Tensor.fromDoubles(DType.FLOAT32, b, k, n);
+        double[] c = Ops.matmul(ta, tb).toDoubleArray();
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                double want = 0;
+                double scale = 0;
+                for (int p = 0; p < k; p++) {
+                    double x = aT ? a[p * m + i] : a[i * k + p];
+                    double y = bT ? b[j * k + p] : b[p * n + j];
+                    want += x * y;
+                    scale += Math.abs(x * y);
+                }
+                assertEquals(want, c[i * n + j], 1e-5 * Math.max(1, scale), "(" + i + ", " + j + ")");
+            }
+        }
+    }
+
     private static double[] gaussian(Random r, int n) {
         double[] d = new double[n];
         for (int i = 0; i < n; i++) {

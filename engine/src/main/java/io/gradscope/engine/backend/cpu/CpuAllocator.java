@@ -77,11 +77,14 @@ final class CpuAllocator {
                 case INT64 -> Arrays.fill((long[]) data, 0, (int) numel, 0L);
             }
         }
+        // Released, the block goes back at once and its cleaner is dropped: the collector then has
+        // no phantom reference to process for it (Note [Host memory lifetimes]).
+        Cleaner.Cleanable[] cleanable = new Cleaner.Cleanable[1];
         Storage s = new Storage(dtype, Device.CPU, numel, data, category, st -> {
-            block.run();
+            cleanable[0].clean();
             Allocations.released(st);
         });
-        CLEANER.register(s, block);
+        cleanable[0] = CLEANER.register(s, block);
         Allocations.allocated(s);
         return s;
     }

@@ -14,9 +14,13 @@ import jdk.incubator.vector.VectorSpecies;
  * packing costs a few percent; an unpacked A, read in place, made the kernel 25% slower). Then the
  * tiles of C are split into tasks (row blocks of MC × column blocks, at least four tasks per
  * thread where there is work), so a matrix of 128 rows still uses every core and a core that the
- * machine's load slows down simply takes fewer tasks. Within a task the order is BLIS's: for each k
- * block, each B sliver (kc × FNR, 32 KB) stays in L1 while the A slivers of the row block
- * (MC × kc, 120 KB) stream from L2. KC = 256 and MC ≈ 128 measured best among 128-512 and 64-256.
+ * machine's load slows down simply takes fewer tasks. KC = 256 and MC ≈ 128 measured best among
+ * 128-512 and 64-256.
+ *
+ * <p>Note [Loop order]: within a task, for each k block, each A sliver (MR × kc, 12 KB) stays in L1
+ * while the task's B slivers (kc × FNR, 32 KB each) stream from L2 past it. The other order (a B
+ * sliver held while the A slivers stream) keeps 44 KB of a 48 KB L1 busy per kernel call, and was
+ * 5-17% slower on one core on the MLP's shapes and at 1024 (medians of 15 alternating rounds).
  *
  * <p>Note [Inlined write-back]: the accumulators live in locals and are written back inside the
  * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five.
@@ -134,29 +138,33 @@ final class VectorGemm {
         }
     }
 
-    /** C rows [r0, r1) × B slivers [s0, s1), all k blocks: the first stores, the others add. */
+    /**
+     * C rows [r0, r1) × B slivers [s0, s1), all k blocks: the first stores, the others add. Rows
+     * outside the last A sliver's real rows are computed on its zero padding and not stored; only a
+     * B sliver narrower than FNR (the last columns) goes through a scratch tile. See Note [Loop order].
+     */
     private static void tile(Packed p, float[] c, int co, int ldc, int k, int r0, int r1, int s0, int s1) {
         float[] edge = null;
         for (int pc = 0; pc < k; pc += p.kc()) {
             int kc = Math.min(p.kc(), k - pc);
             int aBase = pc * p.mPad();
             int bBase = pc * p.nPad();
-            for (int s = s0; s < s1; s++) {
-                int jr = s * FNR;
-                int nr = Math.min(FNR, ldc - jr);
-                int bo = bBase + jr * kc;
-                for (int ir = r0; ir < r1; ir += MR) {
-                    int mr = Math.min(MR, r1 - ir);
+            boolean add = pc > 0;
+            for (int ir = r0; ir < r1; ir += MR) {
+                int mr = Math.min(MR, r1 - ir);
+                int ao = aBase + ir * kc;
+                for (int s = s0; s < s1; s++) {
+                    int jr = s * FNR;
+                    int nr = Math.min(FNR, ldc - jr);
+                    int bo = bBase + jr * kc;
                     int cOff = co + ir * ldc + jr;
-                    int ao = aBase + ir * kc;
-                    boolean add = pc > 0;
-                    if (mr == MR && nr == FNR) {
-                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc, add);
+                    if (nr == FNR) {
+                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc, add, mr);
                     } else {
                         if (edge == null) {
                             edge = new float[MR * FNR];
                         }
-                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR, false);
+                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR, false, MR);
                         for (int i = 0; i < mr; i++) {
                             for (int j = 0; j < nr; j++) {
                                 c[cOff + i * ldc + j] = (add ? c[cOff + i * ldc + j] : 0f) + edge[i * FNR + j];
@@ -168,11 +176,12 @@ final class VectorGemm {
         }
     }
 
-    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
+    /** C[0:rows, 0:FNR] += Ap · Bp over kc (= with {@code !add}); the sliver's rows past {@code rows} are padding, not stored. */
+    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
         if (MR == 12) {
-            kernel12(kc, ap, ao, bp, bo, c, co, ldc, add);
+            kernel12(kc, ap, ao, bp, bo, c, co, ldc, add, rows);
         } else {
-            kernel6(kc, ap, ao, bp, bo, c, co, ldc, add);
+            kernel6(kc, ap, ao, bp, bo, c, co, ldc, add, rows);
         }
     }
 
@@ -192,6 +201,17 @@ final class VectorGemm {
                     for (int q = 0; q < kc; q++) {
                         bp[base + q * FNR + j] = j < nr ? b[src + q] : 0f;
                     }
+                }
+                continue;
+            }
+            if (cs == 1 && nr == FNR) {
+                // Row-major B, a whole sliver: two vectors per row, no per-row copy call.
+                int w = FS.length();
+                for (int q = 0; q < kc; q++) {
+                    int src = off + (pc + q) * rs + jr;
+                    int dst = base + q * FNR;
+                    FloatVector.fromArray(FS, b, src).intoArray(bp, dst);
+                    FloatVector.fromArray(FS, b, src + w).intoArray(bp, dst + w);
                 }
                 continue;
             }
@@ -221,6 +241,18 @@ final class VectorGemm {
             int kc = Math.min(p.kc(), k - pc);
             int dst = pc * p.mPad() + ir * kc;
             int src = off + ir * rs + pc * cs;
+            if (mr == 12 && MR == 12 && cs == 1) {
+                // Row-major A, a whole sliver: twelve sequential streams, one per row, unrolled.
+                packA12(a, src, rs, kc, ap, dst);
+                continue;
+            }
+            if (mr == 12 && MR == 12 && rs == 1) {
+                // A is a transposed view (the xᵀ of a weight's gradient): each column's twelve rows are adjacent.
+                for (int q = 0; q < kc; q++, dst += 12) {
+                    System.arraycopy(a, src + q * cs, ap, dst, 12);
+                }
+                continue;
+            }
             for (int q = 0; q < kc; q++) {
                 int col = src + q * cs;
                 for (int i = 0; i < mr; i++) {
@@ -233,8 +265,28 @@ final class VectorGemm {
         }
     }
 
+    /** Twelve rows of kc elements at {@code src} (rows {@code rs} apart) into ap[dst..], column by column. */
+    private static void packA12(float[] a, int src, int rs, int kc, float[] ap, int dst) {
+        int r0 = src, r1 = r0 + rs, r2 = r1 + rs, r3 = r2 + rs, r4 = r3 + rs, r5 = r4 + rs;
+        int r6 = r5 + rs, r7 = r6 + rs, r8 = r7 + rs, r9 = r8 + rs, r10 = r9 + rs, r11 = r10 + rs;
+        for (int q = 0; q < kc; q++, dst += 12) {
+            ap[dst] = a[r0 + q];
+            ap[dst + 1] = a[r1 + q];
+            ap[dst + 2] = a[r2 + q];
+            ap[dst + 3] = a[r3 + q];
+            ap[dst + 4] = a[r4 + q];
+            ap[dst + 5] = a[r5 + q];
+            ap[dst + 6] = a[r6 + q];
+            ap[dst + 7] = a[r7 + q];
+            ap[dst + 8] = a[r8 + q];
+            ap[dst + 9] = a[r9 + q];
+            ap[dst + 10] = a[r10 + q];
+            ap[dst + 11] = a[r11 + q];
+        }
+    }
+
     /** C[0:12, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
-    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
+    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -292,43 +344,65 @@ final class VectorGemm {
         }
         (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
         (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
-        (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
-        (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
-        (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
-        (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
-        (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c6_0.add(FloatVector.fromArray(FS, c, co)) : c6_0).intoArray(c, co);
-        (add ? c6_1.add(FloatVector.fromArray(FS, c, co + w)) : c6_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c7_0.add(FloatVector.fromArray(FS, c, co)) : c7_0).intoArray(c, co);
-        (add ? c7_1.add(FloatVector.fromArray(FS, c, co + w)) : c7_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c8_0.add(FloatVector.fromArray(FS, c, co)) : c8_0).intoArray(c, co);
-        (add ? c8_1.add(FloatVector.fromArray(FS, c, co + w)) : c8_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c9_0.add(FloatVector.fromArray(FS, c, co)) : c9_0).intoArray(c, co);
-        (add ? c9_1.add(FloatVector.fromArray(FS, c, co + w)) : c9_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c10_0.add(FloatVector.fromArray(FS, c, co)) : c10_0).intoArray(c, co);
-        (add ? c10_1.add(FloatVector.fromArray(FS, c, co + w)) : c10_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c11_0.add(FloatVector.fromArray(FS, c, co)) : c11_0).intoArray(c, co);
-        (add ? c11_1.add(FloatVector.fromArray(FS, c, co + w)) : c11_1).intoArray(c, co + w);
+        if (rows > 1) {
+            co += ldc;
+            (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
+            (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
+        }
+        if (rows > 2) {
+            co += ldc;
+            (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
+            (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
+        }
+        if (rows > 3) {
+            co += ldc;
+            (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
+            (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
+        }
+        if (rows > 4) {
+            co += ldc;
+            (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
+            (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
+        }
+        if (rows > 5) {
+            co += ldc;
+            (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
+            (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
+        }
+        if (rows > 6) {
+            co += ldc;
+            (add ? c6_0.add(FloatVector.fromArray(FS, c, co)) : c6_0).intoArray(c, co);
+            (add ? c6_1.add(FloatVector.fromArray(FS, c, co + w)) : c6_1).intoArray(c, co + w);
+        }
+        if (rows > 7) {
+            co += ldc;
+            (add ? c7_0.add(FloatVector.fromArray(FS, c, co)) : c7_0).intoArray(c, co);
+            (add ? c7_1.add(FloatVector.fromArray(FS, c, co + w)) : c7_1).intoArray(c, co + w);
+        }
+        if (rows > 8) {
+            co += ldc;
+            (add ? c8_0.add(FloatVector.fromArray(FS, c, co)) : c8_0).intoArray(c, co);
+            (add ? c8_1.add(FloatVector.fromArray(FS, c, co + w)) : c8_1).intoArray(c, co + w);
+        }
+        if (rows > 9) {
+            co += ldc;
+            (add ? c9_0.add(FloatVector.fromArray(FS, c, co)) : c9_0).intoArray(c, co);
+            (add ? c9_1.add(FloatVector.fromArray(FS, c, co + w)) : c9_1).intoArray(c, co + w);
+        }
+        if (rows > 10) {
+            co += ldc;
+            (add ? c10_0.add(FloatVector.fromArray(FS, c, co)) : c10_0).intoArray(c, co);
+            (add ? c10_1.add(FloatVector.fromArray(FS, c, co + w)) : c10_1).intoArray(c, co + w);
+        }
+        if (rows > 11) {
+            co += ldc;
+            (add ? c11_0.add(FloatVector.fromArray(FS, c, co)) : c11_0).intoArray(c, co);
+            (add ? c11_1.add(FloatVector.fromArray(FS, c, co + w)) : c11_1).intoArray(c, co + w);
+        }
     }
 
     /** C[0:6, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
-    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
+    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -362,20 +436,30 @@ final class VectorGemm {
         }
         (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
         (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
-        (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
-        (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
-        (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
-        (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
-        co += ldc;
-        (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
-        (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
+        if (rows > 1) {
+            co += ldc;
+            (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
+            (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
+        }
+        if (rows > 2) {
+            co += ldc;
+            (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
+            (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
+        }
+        if (rows > 3) {
+            co += ldc;
+            (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
+            (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
+        }
+        if (rows > 4) {
+            co += ldc;
+            (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
+            (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
+        }
+        if (rows > 5) {
+            co += ldc;
+            (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
+            (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
+        }
     }
 }
