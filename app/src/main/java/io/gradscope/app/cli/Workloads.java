@@ -3,6 +3,7 @@ package io.gradscope.app.cli;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.autograd.Sgd;
 import io.gradscope.engine.memory.Holds;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
@@ -150,27 +151,20 @@ final class Workloads {
             random(DType.FLOAT32, 9, 0, 512).setRequiresGrad(true),
             random(DType.FLOAT32, 10, 1 / Math.sqrt(512), 512, 10).setRequiresGrad(true),
             random(DType.FLOAT32, 11, 0, 10).setRequiresGrad(true)};
+        List<Tensor> kept = List.of(params);
         return () -> {
             long t0 = System.nanoTime();
             // A training loop gives its step's buffers back for the next step (the allocator reuses them).
             Holds step = new Holds(false);
-            Tensor[] old = params.clone();
             try (var on = step.install()) {
                 Tensor h1 = Ops.relu(Ops.add(Ops.matmul(x, params[0]), params[1]));
                 Tensor h2 = Ops.relu(Ops.add(Ops.matmul(h1, params[2]), params[3]));
                 Tensor loss = Ops.crossEntropy(Ops.add(Ops.matmul(h2, params[4]), params[5]), y);
                 Backward.run(loss);
-                try (var off = GradMode.disable()) {
-                    for (int i = 0; i < params.length; i++) {
-                        Tensor updated = Ops.sub(params[i], Ops.mul(params[i].grad(), 0.01));
-                        params[i] = updated.setRequiresGrad(true);
-                    }
-                }
+                // In place, as PyTorch's p.sub_(p.grad, alpha=0.01).
+                Sgd.step(kept, 0.01);
             }
-            step.endStep(java.util.Arrays.asList(params));
-            for (Tensor p : old) {
-                p.storage().release();
-            }
+            step.endStep(kept);
             return ms(t0);
         };
     }

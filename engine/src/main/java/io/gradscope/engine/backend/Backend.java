@@ -127,6 +127,15 @@ public interface Backend {
         return false;
     }
 
+    /**
+     * {@code y += alpha · x} in place, in one pass over contiguous tensors of one shape and dtype
+     * (an optimizer's update). False where the backend has no fused kernel for them; the caller then
+     * makes the product and adds it.
+     */
+    default boolean axpy(double alpha, Tensor x, Tensor y) {
+        return false;
+    }
+
     /** Copies a contiguous CPU tensor into a contiguous tensor of this backend with the same dtype and shape. */
     void upload(Tensor host, Tensor dst);
 

@@ -338,6 +338,28 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public boolean axpy(double alpha, Tensor x, Tensor y) {
+        if (!x.isContiguous() || !y.isContiguous() || x.dtype() != y.dtype() || !java.util.Arrays.equals(x.shape(), y.shape())) {
+            return false;
+        }
+        int n = (int) y.numel();
+        switch (y.dtype()) {
+            case FLOAT32 -> FloatKernels.axpy((float) alpha, x.storage().floats(), x.offset(), y.storage().floats(), y.offset(), n);
+            case FLOAT64 -> {
+                double[] xa = x.storage().doubles();
+                double[] ya = y.storage().doubles();
+                for (int i = 0; i < n; i++) {
+                    ya[y.offset() + i] += alpha * xa[x.offset() + i];
+                }
+            }
+            default -> {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
     public boolean unaryBackward(UnaryKind kind, Tensor x, Tensor g, Tensor dx) {
         if (kind != UnaryKind.RELU) {
             return false;

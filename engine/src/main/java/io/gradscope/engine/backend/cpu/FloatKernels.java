@@ -182,6 +182,16 @@ final class FloatKernels {
         }
     }
 
+    static void axpy(float alpha, float[] x, int xo, float[] y, int yo, int n) {
+        if (VECTOR) {
+            VectorFloat.axpy(alpha, x, xo, y, yo, n);
+            return;
+        }
+        for (int i = 0; i < n; i++) {
+            y[yo + i] += alpha * x[xo + i];
+        }
+    }
+
     // ---- row pieces: the vector kernel or its plain twin -------------------------------------------
 
     static float max(float[] x, int o, int n) {

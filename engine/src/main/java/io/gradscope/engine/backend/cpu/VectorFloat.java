@@ -161,6 +161,18 @@ final class VectorFloat {
         }
     }
 
+    /** y += alpha · x over n contiguous elements (the product rounded, then the sum, as the plain loop). */
+    static void axpy(float alpha, float[] x, int xo, float[] y, int yo, int n) {
+        int i = 0;
+        FloatVector a = FloatVector.broadcast(S, alpha);
+        for (int end = n - n % L; i < end; i += L) {
+            FloatVector.fromArray(S, y, yo + i).add(FloatVector.fromArray(S, x, xo + i).mul(a)).intoArray(y, yo + i);
+        }
+        for (; i < n; i++) {
+            y[yo + i] += alpha * x[xo + i];
+        }
+    }
+
     // ---- elementwise ------------------------------------------------------------------------------
 
     /** y = op(a, b) for contiguous a, b; false for kinds without a vector kernel. */

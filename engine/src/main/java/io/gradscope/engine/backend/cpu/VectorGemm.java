@@ -82,8 +82,15 @@ final class VectorGemm {
                     }
                 }
             }, threads == 1 ? packTasks : 1);
+            // Row blocks of equal height (a whole number of slivers), not MC and a sliver's remainder.
             int rowBlocks = (m + MC - 1) / MC;
+            int mc = ((m + rowBlocks - 1) / rowBlocks + MR - 1) / MR * MR;
+            rowBlocks = (m + mc - 1) / mc;
             int colBlocks = Math.max(1, Math.min(bSlivers, (4 * threads + rowBlocks - 1) / rowBlocks));
+            // A tile count the threads divide: the last tiles do not leave a core idle.
+            while (colBlocks < bSlivers && (rowBlocks * colBlocks) % threads != 0) {
+                colBlocks++;
+            }
             int slPerBlock = (bSlivers + colBlocks - 1) / colBlocks;
             int cb = (bSlivers + slPerBlock - 1) / slPerBlock;
             int cOff = co + i0 * n;
@@ -91,7 +98,7 @@ final class VectorGemm {
             run(threads == 1 ? 1 : tiles, id -> {
                 int rb = id / cb;
                 int s0 = (id % cb) * slPerBlock;
-                tile(p, c, cOff, n, k, rb * MC, Math.min(m, rb * MC + MC), s0, Math.min(bSlivers, s0 + slPerBlock));
+                tile(p, c, cOff, n, k, rb * mc, Math.min(m, rb * mc + mc), s0, Math.min(bSlivers, s0 + slPerBlock));
             }, threads == 1 ? tiles : 1);
         } finally {
             if (own) {
@@ -193,6 +200,22 @@ final class VectorGemm {
         for (int pc = 0; pc < k; pc += p.kc()) {
             int kc = Math.min(p.kc(), k - pc);
             int base = pc * p.nPad() + jr * kc;
+            if (rs == 1 && cs != 1 && nr == FNR) {
+                // B is a transposed view (the Wᵀ of an input gradient), a whole sliver: each row of the
+                // sliver gathered from FNR rows of the original, written in order.
+                int w = FS.length();
+                int[] columns = new int[w];
+                for (int j = 0; j < w; j++) {
+                    columns[j] = j * cs;
+                }
+                for (int q = 0; q < kc; q++) {
+                    int src = off + pc + q + jr * cs;
+                    int dst = base + q * FNR;
+                    FloatVector.fromArray(FS, b, src, columns, 0).intoArray(bp, dst);
+                    FloatVector.fromArray(FS, b, src + w * cs, columns, 0).intoArray(bp, dst + w);
+                }
+                continue;
+            }
             if (rs == 1 && cs != 1) {
                 // B is a transposed view (the Wᵀ of an input gradient): each column is a contiguous row
                 // of the original, so read along it and write down the sliver.
