@@ -14,22 +14,22 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** {@link Sgd#step}: each parameter becomes p − lr·∇p in its own storage, against the arithmetic done on copies in float64. */
 class SgdTest {
-    @ParameterizedTest
-    @EnumSource(value = DType.class, names = {"FLOAT32", "FLOAT64"})
-    void eachParameterMovesAgainstItsGradientInPlace(DType dt) {
+    @ParameterizedTest(name = "{0}, {1} x 100")
+    @CsvSource({"FLOAT32, 10", "FLOAT64, 10", "FLOAT32, 3001", "FLOAT64, 3001"})
+    void eachParameterMovesAgainstItsGradientInPlace(DType dt, int rows) {
         Random r = new Random(3);
-        // 1000 elements: whole vectors and a remainder for the vector kernel.
-        double[] w = gaussian(r, 1000);
-        double[] x = gaussian(r, 1000);
-        Tensor p = Tensor.fromDoubles(dt, w, 10, 100).setRequiresGrad(true);
+        // 1000 elements: whole vectors and a remainder for the vector kernel; 300,100: split over the pool.
+        double[] w = gaussian(r, rows * 100);
+        double[] x = gaussian(r, rows * 100);
+        Tensor p = Tensor.fromDoubles(dt, w, rows, 100).setRequiresGrad(true);
         Tensor unused = Tensor.fromDoubles(dt, new double[] {1, 2}, 2).setRequiresGrad(true);
         Tensor storageBefore = p;
         double[] before = p.toDoubleArray();
-        Backward.run(Ops.sum(Ops.mul(p, Tensor.fromDoubles(dt, x, 10, 100))));
+        Backward.run(Ops.sum(Ops.mul(p, Tensor.fromDoubles(dt, x, rows, 100))));
         double[] grad = p.grad().toDoubleArray();
         Sgd.step(List.of(p, unused), 0.25);
         double[] after = p.toDoubleArray();

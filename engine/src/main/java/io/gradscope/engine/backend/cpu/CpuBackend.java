@@ -339,23 +339,26 @@ public final class CpuBackend implements Backend {
 
     @Override
     public boolean axpy(double alpha, Tensor x, Tensor y) {
-        if (!x.isContiguous() || !y.isContiguous() || x.dtype() != y.dtype() || !java.util.Arrays.equals(x.shape(), y.shape())) {
+        if (!x.isContiguous() || !y.isContiguous() || x.dtype() != y.dtype() || !java.util.Arrays.equals(x.shape(), y.shape())
+                || (y.dtype() != DType.FLOAT32 && y.dtype() != DType.FLOAT64)) {
             return false;
         }
-        int n = (int) y.numel();
-        switch (y.dtype()) {
-            case FLOAT32 -> FloatKernels.axpy((float) alpha, x.storage().floats(), x.offset(), y.storage().floats(), y.offset(), n);
-            case FLOAT64 -> {
-                double[] xa = x.storage().doubles();
-                double[] ya = y.storage().doubles();
-                for (int i = 0; i < n; i++) {
-                    ya[y.offset() + i] += alpha * xa[x.offset() + i];
-                }
-            }
-            default -> {
-                return false;
-            }
-        }
+        boolean f32 = y.dtype() == DType.FLOAT32;
+        Storage xs = x.storage();
+        Storage ys = y.storage();
+        // Memory-bound: large parameters are split over the pool.
+        StridedLoop.run(y.shape(), new int[][] {y.strides(), x.strides()}, new int[] {y.offset(), x.offset()},
+                (n, o0, s0, o1, s1, o2, s2) -> {
+                    if (f32) {
+                        FloatKernels.axpy((float) alpha, xs.floats(), o1, ys.floats(), o0, n);
+                    } else {
+                        double[] xa = xs.doubles();
+                        double[] ya = ys.doubles();
+                        for (int i = 0; i < n; i++) {
+                            ya[o0 + i] += alpha * xa[o1 + i];
+                        }
+                    }
+                }, true);
         return true;
     }
 
