@@ -20,7 +20,10 @@ import jdk.incubator.vector.VectorSpecies;
  * <p>Note [Loop order]: within a task, for each k block, each A sliver (MR × kc, 12 KB) stays in L1
  * while the task's B slivers (kc × FNR, 32 KB each) stream from L2 past it. The other order (a B
  * sliver held while the A slivers stream) keeps 44 KB of a 48 KB L1 busy per kernel call, and was
- * 5-17% slower on one core on the MLP's shapes and at 1024 (medians of 15 alternating rounds).
+ * 5-17% slower on one core on the MLP's shapes and at 1024 (medians of 15 alternating rounds). A
+ * tile's B slivers of one k block stay within 512 KB, so they are still in L2 when the next A sliver
+ * comes (without that bound, 2048 ran 20% slower). Row-major B slivers are copied row by row with
+ * System.arraycopy: two vector loads and stores per row were 30-45% slower at 256 and 512.
  *
  * <p>Note [Inlined write-back]: the accumulators live in locals and are written back inside the
  * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five.
@@ -86,7 +89,10 @@ final class VectorGemm {
             int rowBlocks = (m + MC - 1) / MC;
             int mc = ((m + rowBlocks - 1) / rowBlocks + MR - 1) / MR * MR;
             rowBlocks = (m + mc - 1) / mc;
-            int colBlocks = Math.max(1, Math.min(bSlivers, (4 * threads + rowBlocks - 1) / rowBlocks));
+            // A tile's B slivers (one k block of them) stay within half of a 2 MB L2 (Note [Loop order]).
+            int maxSlivers = Math.max(1, (512 << 10) / (p.kc() * FNR * Float.BYTES));
+            int colBlocks = Math.max((bSlivers + maxSlivers - 1) / maxSlivers,
+                    Math.max(1, Math.min(bSlivers, (4 * threads + rowBlocks - 1) / rowBlocks)));
             // A tile count the threads divide: the last tiles do not leave a core idle.
             while (colBlocks < bSlivers && (rowBlocks * colBlocks) % threads != 0) {
                 colBlocks++;
@@ -224,17 +230,6 @@ final class VectorGemm {
                     for (int q = 0; q < kc; q++) {
                         bp[base + q * FNR + j] = j < nr ? b[src + q] : 0f;
                     }
-                }
-                continue;
-            }
-            if (cs == 1 && nr == FNR) {
-                // Row-major B, a whole sliver: two vectors per row, no per-row copy call.
-                int w = FS.length();
-                for (int q = 0; q < kc; q++) {
-                    int src = off + (pc + q) * rs + jr;
-                    int dst = base + q * FNR;
-                    FloatVector.fromArray(FS, b, src).intoArray(bp, dst);
-                    FloatVector.fromArray(FS, b, src + w).intoArray(bp, dst + w);
                 }
                 continue;
             }
