@@ -142,9 +142,7 @@ public final class BenchCommand implements Callable<Integer> {
 
     static double[][] measureInTurns(DoubleSupplier run, int warmup, int runs, TorchBaseline torch, String key,
                                      boolean higherBetter) throws java.io.IOException {
-        for (int i = 0; i < warmup; i++) {
-            run.getAsDouble();
-        }
+        warmUp(run, warmup);
         int[] threads = torch.threads();
         double[] v = new double[runs];
         double[][] t = new double[threads.length][runs];
@@ -173,15 +171,45 @@ public final class BenchCommand implements Callable<Integer> {
         return new double[][] {v, t[best], {threads[best]}};
     }
 
+    private static final long JIT_QUIET_NANOS = 300_000_000L;
+    private static final long WARM_LIMIT_NANOS = 5_000_000_000L;
+
+    /**
+     * At least {@code runs} untimed runs, then more until the JIT has compiled nothing for 0.3 s
+     * (at most 5 s). The optimizing compile of a GEMM kernel takes about a second on a busy 2-core
+     * machine, and until it lands the kernel runs 20 times slower: a count of runs alone (16 of a
+     * 512 product are 30 ms) timed the JIT, not the kernel.
+     */
+    static void warmUp(DoubleSupplier run, int runs) {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long start = System.nanoTime();
+        long compiled = watch ? jit.getTotalCompilationTime() : 0;
+        long quietSince = start;
+        for (int i = 0; ; i++) {
+            long now = System.nanoTime();
+            if (watch) {
+                long c = jit.getTotalCompilationTime();
+                if (c != compiled) {
+                    compiled = c;
+                    quietSince = now;
+                }
+            }
+            boolean settled = !watch || now - quietSince >= JIT_QUIET_NANOS;
+            if (i >= runs && (settled || now - start >= WARM_LIMIT_NANOS)) {
+                return;
+            }
+            run.getAsDouble();
+        }
+    }
+
     private static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
     }
 
-    /** Runs {@code warmup} untimed, then {@code runs} timed; returns the figures sorted. */
+    /** Runs {@code warmup} untimed (see {@link #warmUp}), then {@code runs} timed; returns the figures sorted. */
     static double[] measure(DoubleSupplier run, int warmup, int runs) {
-        for (int i = 0; i < warmup; i++) {
-            run.getAsDouble();
-        }
+        warmUp(run, warmup);
         double[] v = new double[runs];
         for (int i = 0; i < runs; i++) {
             v[i] = run.getAsDouble();

@@ -57,6 +57,16 @@ class GradscopeCommandTest {
         assertFalse(json.get("pytorch").has("sgemm_1024_plain_loops_gflops"), "the plain loops have no PyTorch twin: " + r.out());
     }
 
+    /** The warm-up runs at least the count asked for, then stops once the JIT is quiet (here at once: nothing compiles). */
+    @Test
+    void warmUpRunsAtLeastTheCountAndThenStops() {
+        int[] calls = {0};
+        long t0 = System.nanoTime();
+        BenchCommand.warmUp(() -> ++calls[0], 7);
+        assertTrue(calls[0] >= 7, "ran " + calls[0]);
+        assertTrue(System.nanoTime() - t0 < 6_000_000_000L, "stopped within the 5 s limit");
+    }
+
     @Test
     void benchNeedsAtLeastFiveRuns() {
         Cli.Result r = run("bench", "--runs", "3");
