@@ -150,8 +150,9 @@ public final class UnaryOp extends Op {
         boolean differentiable = Ops.differentiating();
         Tensor x = ctx.input(0);
         if (kind != null && !differentiable && java.util.Arrays.equals(g.shape(), x.shape())) {
-            // One pass where the backend has it (ReLU on the CPU): the bits of g ⊙ f'(x), without f'(x) in memory.
-            Tensor dx = Tensor.zeros(g.dtype(), g.device(), x.shape());
+            // One pass where the backend has it (ReLU on the CPU): the bits of g ⊙ f'(x), without f'(x) in
+            // memory. The kernel writes every element, so dx comes uninitialized.
+            Tensor dx = Tensor.empty(g.dtype(), g.device(), x.shape());
             if (x.backend().unaryBackward(kind, x, g, dx)) {
                 return new Tensor[] {dx};
             }
