@@ -117,7 +117,7 @@ final class AttentionOp extends Op {
         }
         // The fused row kernel (max-subtracted exp, divided by the row's sum): exp(s − logsumexp(s))
         // would carry logsumexp's rounding into every weight, which large scores make visible in float32.
-        Tensor p = Tensor.zeros(s.dtype(), s.device(), s.shape());
+        Tensor p = Tensor.empty(s.dtype(), s.device(), s.shape()); // the kernels write every row, as for SoftmaxOp
         s.backend().softmaxLastAxis(s, p, false);
         ctx.save(p);
         return MatMulOp.batched(p, v);
@@ -160,7 +160,7 @@ final class AttentionOp extends Op {
                 ds = Ops.mul(Ops.mul(p, Ops.sub(dp, Ops.sum(Ops.mul(dp, p), last, true))), scale);
             } else {
                 // The softmax VJP's fused row kernel: P ⊙ (dP − ⟨dP, P⟩) per row, its sum kept in the kernel.
-                Tensor dsRaw = Tensor.zeros(p.dtype(), p.device(), p.shape());
+                Tensor dsRaw = Tensor.empty(p.dtype(), p.device(), p.shape());
                 p.backend().softmaxBackwardLastAxis(p.contiguous(), dp.contiguous(), dsRaw, false);
                 ds = Ops.mul(dsRaw, scale);
             }

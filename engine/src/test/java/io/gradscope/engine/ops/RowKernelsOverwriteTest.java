@@ -11,12 +11,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * LayerNorm's output, x̂ and dx come from the allocator uninitialized (a reused block still holds an
- * earlier tensor's values): the row kernels write every element. Here each of them lands in a block
- * just filled with NaN and released, and the results are compared with LayerNorm and its VJP
- * written out in float64 loops.
+ * The row kernels' outputs come from the allocator uninitialized (a reused block still holds an
+ * earlier tensor's values): LayerNorm's output, x̂ and dx, attention's weights and their VJP. Here each
+ * lands in a block just filled with NaN and released, and the results are compared with LayerNorm
+ * and its VJP written out in float64 loops, and with the same attention run on fresh memory.
  */
-class LayerNormOverwriteTest {
+class RowKernelsOverwriteTest {
     private static final double EPS = 1e-5;
 
     @ParameterizedTest
@@ -77,6 +77,45 @@ class LayerNormOverwriteTest {
                 assertEquals(db[j], gdb[j], tol * rows, "db " + j);
             }
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = DType.class, names = {"FLOAT32", "FLOAT64"})
+    void attentionWeightsAndTheirVjpAreWrittenOverWhatTheBlockHeld(DType dt) {
+        // 2 heads x 96 queries x 96 keys: the weights are 73.7 KB in float32, a reused size class.
+        Random r = new Random(5);
+        double[] q = gaussian(r, 2 * 96 * 16);
+        double[] k = gaussian(r, 2 * 96 * 16);
+        double[] v = gaussian(r, 2 * 96 * 16);
+        double[][] fresh = attention(dt, q, k, v, false);
+        double[][] dirty = attention(dt, q, k, v, true);
+        for (int i = 0; i < fresh.length; i++) {
+            for (int j = 0; j < fresh[i].length; j++) {
+                assertEquals(fresh[i][j], dirty[i][j], 0.0, "result " + i + " element " + j);
+            }
+        }
+    }
+
+    /** The output and the gradients of q, k, v of causal attention, with the weights' blocks dirtied first or not. */
+    private static double[][] attention(DType dt, double[] q, double[] k, double[] v, boolean dirtyFirst) {
+        Tensor tq = Tensor.fromDoubles(dt, q, 2, 96, 16).setRequiresGrad(true);
+        Tensor tk = Tensor.fromDoubles(dt, k, 2, 96, 16).setRequiresGrad(true);
+        Tensor tv = Tensor.fromDoubles(dt, v, 2, 96, 16).setRequiresGrad(true);
+        if (dirtyFirst) {
+            dirty(dt, 2 * 96 * 96, 6);
+        }
+        Tensor y = Ops.attention(tq, tk, tv, true);
+        if (dirtyFirst) {
+            dirty(dt, 2 * 96 * 96, 6);
+        }
+        Backward.run(Ops.sum(Ops.mul(y, y)));
+        double[][] out = {y.toDoubleArray(), tq.grad().toDoubleArray(), tk.grad().toDoubleArray(), tv.grad().toDoubleArray()};
+        for (double[] o : out) {
+            for (double x : o) {
+                org.junit.jupiter.api.Assertions.assertTrue(Double.isFinite(x), "a NaN left from a reused block");
+            }
+        }
+        return out;
     }
 
     /** {@code count} tensors of {@code n} elements full of NaN, released: the next ones of that size reuse their blocks. */
