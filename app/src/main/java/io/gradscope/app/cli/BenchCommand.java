@@ -96,7 +96,7 @@ public final class BenchCommand implements Callable<Integer> {
                     if (!json) {
                         boolean faster = higherIsBetter(w.unit()) ? median > tm : median < tm;
                         System.out.printf("%-32s median %10.3f %-7s (min %.3f, max %.3f)  Gradscope/PyTorch %.3fx (%s)%n",
-                                "  pytorch, " + torchThreads + (torchThreads == 1 ? " thread" : " threads"), tm, w.unit(), t[0],
+                                "  pytorch, set_num_threads(" + torchThreads + ")", tm, w.unit(), t[0],
                                 t[t.length - 1], median / tm, faster ? "faster" : "slower");
                     }
                 } else if (torch != null && !json) {

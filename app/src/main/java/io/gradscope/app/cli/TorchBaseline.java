@@ -16,8 +16,11 @@ import java.util.List;
 /**
  * PyTorch running the bench's workloads beside Gradscope ({@code gradscope bench --compare-pytorch}):
  * a {@code /usr/bin/python3} child serving {@code torch_bench.py}, asked for one timed run at a time,
- * so the two are measured in turns under the same load. PyTorch is timed at 1 and at 2 threads in
- * each turn, and the thread count with the better median counts.
+ * so the two are measured in turns under the same load. PyTorch is timed with
+ * {@code torch.set_num_threads(1)} and {@code (2)} in each turn, and the setting with the better
+ * median counts. Debian's OpenBLAS keeps its own pool of every core under either setting (measured:
+ * a 1024 product with set_num_threads(1) keeps 1.8 cores busy), which is also what a PyTorch user
+ * gets; the output says so.
  */
 final class TorchBaseline implements AutoCloseable {
     static final String PYTHON = "/usr/bin/python3";
@@ -68,8 +71,12 @@ final class TorchBaseline implements AutoCloseable {
                 ? " (OpenBLAS detected " + hello.get("openblas_detected").asText() + " on this CPU and would run its generic "
                   + "kernels; its " + core + " kernels are named explicitly)"
                 : "";
+        String blas = hello.path("openblas_threads").isInt()
+                ? " (OpenBLAS's own " + hello.get("openblas_threads").asInt() + " threads either way: it does not follow "
+                  + "set_num_threads)"
+                : "";
         return "PyTorch " + hello.path("torch").asText() + ", OpenBLAS " + core + detected
-                + "; PyTorch timed at 1 and at 2 threads, the better median counts";
+                + "; PyTorch timed with torch.set_num_threads(1) and (2)" + blas + ", the better median counts";
     }
 
     /** Prepares and warms up a workload; a reason when PyTorch has none. */

@@ -166,7 +166,16 @@ def workload(key):
     return None, 0
 
 
-print(json.dumps({"torch": torch.__version__, "openblas_core": openblas_core(),
+def openblas_threads():
+    """OpenBLAS's own pool: Debian's OpenBLAS does not follow torch.set_num_threads (its GEMMs use
+    every core whatever PyTorch's intra-op thread count is)."""
+    try:
+        return ctypes.CDLL("libopenblas.so.0").openblas_get_num_threads()
+    except (OSError, AttributeError):
+        return None
+
+
+print(json.dumps({"torch": torch.__version__, "openblas_core": openblas_core(), "openblas_threads": openblas_threads(),
                   "openblas_detected": os.environ.get("GRADSCOPE_OPENBLAS_DETECTED"), "threads": list(THREADS)}), flush=True)
 runs = {}
 for line in sys.stdin:
