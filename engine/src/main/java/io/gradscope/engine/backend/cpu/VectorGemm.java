@@ -31,7 +31,11 @@ import jdk.incubator.vector.VectorSpecies;
  * time on one core, and by rows the MLP's forward products run 9-13% faster (1024 and 2048: 5-6%).
  *
  * <p>Note [Inlined write-back]: the accumulators live in locals and are written back inside the
- * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five.
+ * kernel method; handing vectors to a helper the JIT does not inline costs a factor of five. Each
+ * kernel has one fixed write-back (store, or load-add-store): with the choice (or a row count) as
+ * branches inside one kernel, the compiled method sometimes outgrew the JIT's inlining budget, its
+ * vector operations ran as plain Java objects, and an MLP step took 15-45 ms instead of 4-5, in
+ * about one JVM in three.
  */
 final class VectorGemm {
     private VectorGemm() {
@@ -165,9 +169,9 @@ final class VectorGemm {
     }
 
     /**
-     * C rows [r0, r1) × B slivers [s0, s1), all k blocks: the first stores, the others add. Rows
-     * outside the last A sliver's real rows are computed on its zero padding and not stored; only a
-     * B sliver narrower than FNR (the last columns) goes through a scratch tile. See Note [Loop order].
+     * C rows [r0, r1) × B slivers [s0, s1), all k blocks: the first stores, the others add. A sliver
+     * with fewer than MR real rows or FNR real columns (the last ones) goes through a scratch tile.
+     * See Note [Loop order].
      */
     private static void tile(Packed p, float[] c, int co, int ldc, int k, int r0, int r1, int s0, int s1) {
         float[] edge = null;
@@ -184,13 +188,13 @@ final class VectorGemm {
                     int nr = Math.min(FNR, ldc - jr);
                     int bo = bBase + jr * kc;
                     int cOff = co + ir * ldc + jr;
-                    if (nr == FNR) {
-                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc, add, mr);
+                    if (nr == FNR && mr == MR) {
+                        kernel(kc, p.a(), ao, p.b(), bo, c, cOff, ldc, add);
                     } else {
                         if (edge == null) {
                             edge = new float[MR * FNR];
                         }
-                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR, false, MR);
+                        kernel(kc, p.a(), ao, p.b(), bo, edge, 0, FNR, false);
                         for (int i = 0; i < mr; i++) {
                             for (int j = 0; j < nr; j++) {
                                 c[cOff + i * ldc + j] = (add ? c[cOff + i * ldc + j] : 0f) + edge[i * FNR + j];
@@ -202,12 +206,21 @@ final class VectorGemm {
         }
     }
 
-    /** C[0:rows, 0:FNR] += Ap · Bp over kc (= with {@code !add}); the sliver's rows past {@code rows} are padding, not stored. */
-    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
+    /**
+     * C[0:MR, 0:FNR] = Ap · Bp over kc, or += with {@code add}: two kernels, each with one fixed
+     * write-back, so the JIT compiles every vector operation of either inline (Note [Inlined write-back]).
+     */
+    private static void kernel(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add) {
         if (MR == 12) {
-            kernel12(kc, ap, ao, bp, bo, c, co, ldc, add, rows);
+            if (add) {
+                kernel12Add(kc, ap, ao, bp, bo, c, co, ldc);
+            } else {
+                kernel12(kc, ap, ao, bp, bo, c, co, ldc);
+            }
+        } else if (add) {
+            kernel6Add(kc, ap, ao, bp, bo, c, co, ldc);
         } else {
-            kernel6(kc, ap, ao, bp, bo, c, co, ldc, add, rows);
+            kernel6(kc, ap, ao, bp, bo, c, co, ldc);
         }
     }
 
@@ -349,8 +362,8 @@ final class VectorGemm {
         }
     }
 
-    /** C[0:12, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
-    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
+    /** C[0:12, 0:FNR] = Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -406,67 +419,139 @@ final class VectorGemm {
             c11_0 = b0.fma(x, c11_0);
             c11_1 = b1.fma(x, c11_1);
         }
-        (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
-        (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
-        if (rows > 1) {
-            co += ldc;
-            (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
-            (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
-        }
-        if (rows > 2) {
-            co += ldc;
-            (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
-            (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
-        }
-        if (rows > 3) {
-            co += ldc;
-            (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
-            (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
-        }
-        if (rows > 4) {
-            co += ldc;
-            (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
-            (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
-        }
-        if (rows > 5) {
-            co += ldc;
-            (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
-            (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
-        }
-        if (rows > 6) {
-            co += ldc;
-            (add ? c6_0.add(FloatVector.fromArray(FS, c, co)) : c6_0).intoArray(c, co);
-            (add ? c6_1.add(FloatVector.fromArray(FS, c, co + w)) : c6_1).intoArray(c, co + w);
-        }
-        if (rows > 7) {
-            co += ldc;
-            (add ? c7_0.add(FloatVector.fromArray(FS, c, co)) : c7_0).intoArray(c, co);
-            (add ? c7_1.add(FloatVector.fromArray(FS, c, co + w)) : c7_1).intoArray(c, co + w);
-        }
-        if (rows > 8) {
-            co += ldc;
-            (add ? c8_0.add(FloatVector.fromArray(FS, c, co)) : c8_0).intoArray(c, co);
-            (add ? c8_1.add(FloatVector.fromArray(FS, c, co + w)) : c8_1).intoArray(c, co + w);
-        }
-        if (rows > 9) {
-            co += ldc;
-            (add ? c9_0.add(FloatVector.fromArray(FS, c, co)) : c9_0).intoArray(c, co);
-            (add ? c9_1.add(FloatVector.fromArray(FS, c, co + w)) : c9_1).intoArray(c, co + w);
-        }
-        if (rows > 10) {
-            co += ldc;
-            (add ? c10_0.add(FloatVector.fromArray(FS, c, co)) : c10_0).intoArray(c, co);
-            (add ? c10_1.add(FloatVector.fromArray(FS, c, co + w)) : c10_1).intoArray(c, co + w);
-        }
-        if (rows > 11) {
-            co += ldc;
-            (add ? c11_0.add(FloatVector.fromArray(FS, c, co)) : c11_0).intoArray(c, co);
-            (add ? c11_1.add(FloatVector.fromArray(FS, c, co + w)) : c11_1).intoArray(c, co + w);
-        }
+        c0_0.intoArray(c, co);
+        c0_1.intoArray(c, co + w);
+        co += ldc;
+        c1_0.intoArray(c, co);
+        c1_1.intoArray(c, co + w);
+        co += ldc;
+        c2_0.intoArray(c, co);
+        c2_1.intoArray(c, co + w);
+        co += ldc;
+        c3_0.intoArray(c, co);
+        c3_1.intoArray(c, co + w);
+        co += ldc;
+        c4_0.intoArray(c, co);
+        c4_1.intoArray(c, co + w);
+        co += ldc;
+        c5_0.intoArray(c, co);
+        c5_1.intoArray(c, co + w);
+        co += ldc;
+        c6_0.intoArray(c, co);
+        c6_1.intoArray(c, co + w);
+        co += ldc;
+        c7_0.intoArray(c, co);
+        c7_1.intoArray(c, co + w);
+        co += ldc;
+        c8_0.intoArray(c, co);
+        c8_1.intoArray(c, co + w);
+        co += ldc;
+        c9_0.intoArray(c, co);
+        c9_1.intoArray(c, co + w);
+        co += ldc;
+        c10_0.intoArray(c, co);
+        c10_1.intoArray(c, co + w);
+        co += ldc;
+        c11_0.intoArray(c, co);
+        c11_1.intoArray(c, co + w);
     }
 
-    /** C[0:6, 0:FNR] += Ap · Bp over kc (= with {@code !add}), for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
-    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc, boolean add, int rows) {
+    /** C[0:12, 0:FNR] += Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    private static void kernel12Add(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS); FloatVector c3_1 = FloatVector.zero(FS);
+        FloatVector c4_0 = FloatVector.zero(FS); FloatVector c4_1 = FloatVector.zero(FS);
+        FloatVector c5_0 = FloatVector.zero(FS); FloatVector c5_1 = FloatVector.zero(FS);
+        FloatVector c6_0 = FloatVector.zero(FS); FloatVector c6_1 = FloatVector.zero(FS);
+        FloatVector c7_0 = FloatVector.zero(FS); FloatVector c7_1 = FloatVector.zero(FS);
+        FloatVector c8_0 = FloatVector.zero(FS); FloatVector c8_1 = FloatVector.zero(FS);
+        FloatVector c9_0 = FloatVector.zero(FS); FloatVector c9_1 = FloatVector.zero(FS);
+        FloatVector c10_0 = FloatVector.zero(FS); FloatVector c10_1 = FloatVector.zero(FS);
+        FloatVector c11_0 = FloatVector.zero(FS); FloatVector c11_1 = FloatVector.zero(FS);
+        int w = FS.length();
+        for (int p = 0; p < kc; p++) {
+            FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            int a = ao + p * 12;
+            FloatVector x;
+            x = FloatVector.broadcast(FS, ap[a + 0]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
+            x = FloatVector.broadcast(FS, ap[a + 1]);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
+            x = FloatVector.broadcast(FS, ap[a + 2]);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
+            x = FloatVector.broadcast(FS, ap[a + 3]);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
+            x = FloatVector.broadcast(FS, ap[a + 4]);
+            c4_0 = b0.fma(x, c4_0);
+            c4_1 = b1.fma(x, c4_1);
+            x = FloatVector.broadcast(FS, ap[a + 5]);
+            c5_0 = b0.fma(x, c5_0);
+            c5_1 = b1.fma(x, c5_1);
+            x = FloatVector.broadcast(FS, ap[a + 6]);
+            c6_0 = b0.fma(x, c6_0);
+            c6_1 = b1.fma(x, c6_1);
+            x = FloatVector.broadcast(FS, ap[a + 7]);
+            c7_0 = b0.fma(x, c7_0);
+            c7_1 = b1.fma(x, c7_1);
+            x = FloatVector.broadcast(FS, ap[a + 8]);
+            c8_0 = b0.fma(x, c8_0);
+            c8_1 = b1.fma(x, c8_1);
+            x = FloatVector.broadcast(FS, ap[a + 9]);
+            c9_0 = b0.fma(x, c9_0);
+            c9_1 = b1.fma(x, c9_1);
+            x = FloatVector.broadcast(FS, ap[a + 10]);
+            c10_0 = b0.fma(x, c10_0);
+            c10_1 = b1.fma(x, c10_1);
+            x = FloatVector.broadcast(FS, ap[a + 11]);
+            c11_0 = b0.fma(x, c11_0);
+            c11_1 = b1.fma(x, c11_1);
+        }
+        c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c6_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c6_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c7_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c7_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c8_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c8_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c9_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c9_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c10_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c10_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c11_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c11_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+    }
+
+    /** C[0:6, 0:FNR] = Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
         FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
@@ -498,32 +583,74 @@ final class VectorGemm {
             c5_0 = b0.fma(x, c5_0);
             c5_1 = b1.fma(x, c5_1);
         }
-        (add ? c0_0.add(FloatVector.fromArray(FS, c, co)) : c0_0).intoArray(c, co);
-        (add ? c0_1.add(FloatVector.fromArray(FS, c, co + w)) : c0_1).intoArray(c, co + w);
-        if (rows > 1) {
-            co += ldc;
-            (add ? c1_0.add(FloatVector.fromArray(FS, c, co)) : c1_0).intoArray(c, co);
-            (add ? c1_1.add(FloatVector.fromArray(FS, c, co + w)) : c1_1).intoArray(c, co + w);
+        c0_0.intoArray(c, co);
+        c0_1.intoArray(c, co + w);
+        co += ldc;
+        c1_0.intoArray(c, co);
+        c1_1.intoArray(c, co + w);
+        co += ldc;
+        c2_0.intoArray(c, co);
+        c2_1.intoArray(c, co + w);
+        co += ldc;
+        c3_0.intoArray(c, co);
+        c3_1.intoArray(c, co + w);
+        co += ldc;
+        c4_0.intoArray(c, co);
+        c4_1.intoArray(c, co + w);
+        co += ldc;
+        c5_0.intoArray(c, co);
+        c5_1.intoArray(c, co + w);
+    }
+
+    /** C[0:6, 0:FNR] += Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    private static void kernel6Add(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS); FloatVector c3_1 = FloatVector.zero(FS);
+        FloatVector c4_0 = FloatVector.zero(FS); FloatVector c4_1 = FloatVector.zero(FS);
+        FloatVector c5_0 = FloatVector.zero(FS); FloatVector c5_1 = FloatVector.zero(FS);
+        int w = FS.length();
+        for (int p = 0; p < kc; p++) {
+            FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            int a = ao + p * 6;
+            FloatVector x;
+            x = FloatVector.broadcast(FS, ap[a + 0]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
+            x = FloatVector.broadcast(FS, ap[a + 1]);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
+            x = FloatVector.broadcast(FS, ap[a + 2]);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
+            x = FloatVector.broadcast(FS, ap[a + 3]);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
+            x = FloatVector.broadcast(FS, ap[a + 4]);
+            c4_0 = b0.fma(x, c4_0);
+            c4_1 = b1.fma(x, c4_1);
+            x = FloatVector.broadcast(FS, ap[a + 5]);
+            c5_0 = b0.fma(x, c5_0);
+            c5_1 = b1.fma(x, c5_1);
         }
-        if (rows > 2) {
-            co += ldc;
-            (add ? c2_0.add(FloatVector.fromArray(FS, c, co)) : c2_0).intoArray(c, co);
-            (add ? c2_1.add(FloatVector.fromArray(FS, c, co + w)) : c2_1).intoArray(c, co + w);
-        }
-        if (rows > 3) {
-            co += ldc;
-            (add ? c3_0.add(FloatVector.fromArray(FS, c, co)) : c3_0).intoArray(c, co);
-            (add ? c3_1.add(FloatVector.fromArray(FS, c, co + w)) : c3_1).intoArray(c, co + w);
-        }
-        if (rows > 4) {
-            co += ldc;
-            (add ? c4_0.add(FloatVector.fromArray(FS, c, co)) : c4_0).intoArray(c, co);
-            (add ? c4_1.add(FloatVector.fromArray(FS, c, co + w)) : c4_1).intoArray(c, co + w);
-        }
-        if (rows > 5) {
-            co += ldc;
-            (add ? c5_0.add(FloatVector.fromArray(FS, c, co)) : c5_0).intoArray(c, co);
-            (add ? c5_1.add(FloatVector.fromArray(FS, c, co + w)) : c5_1).intoArray(c, co + w);
-        }
+        c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        co += ldc;
+        c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
+        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
     }
 }
