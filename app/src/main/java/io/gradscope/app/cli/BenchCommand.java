@@ -171,14 +171,15 @@ public final class BenchCommand implements Callable<Integer> {
         return new double[][] {v, t[best], {threads[best]}};
     }
 
-    private static final long JIT_QUIET_NANOS = 300_000_000L;
+    private static final long JIT_QUIET_NANOS = 1_000_000_000L;
     private static final long WARM_LIMIT_NANOS = 5_000_000_000L;
 
     /**
-     * At least {@code runs} untimed runs, then more until the JIT has compiled nothing for 0.3 s
+     * At least {@code runs} untimed runs, then more until the JIT has finished no compile for 1 s
      * (at most 5 s). The optimizing compile of a GEMM kernel takes about a second on a busy 2-core
      * machine, and until it lands the kernel runs 20 times slower: a count of runs alone (16 of a
-     * 512 product are 30 ms) timed the JIT, not the kernel.
+     * 512 product are 30 ms) timed the JIT, not the kernel. The JIT's time only grows when a
+     * compile ends, so the quiet spell is as long as that compile, not shorter.
      */
     static void warmUp(DoubleSupplier run, int runs) {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();

@@ -322,7 +322,8 @@ final class VectorGemm {
                 // A whole vector per column (its last lanes are overwritten by the next column's), the
                 // last column (or one near A's end) copied exactly: a call per 48 bytes cost 3-5%.
                 int q = 0;
-                for (; q < kc - 1 && src + q * cs + FS.length() <= a.length; q++, dst += 12) {
+                // (16 lanes: a wider vector would reach past the sliver's end, into another task's.)
+                for (; FS.length() == 16 && q < kc - 1 && src + q * cs + FS.length() <= a.length; q++, dst += 12) {
                     FloatVector.fromArray(FS, a, src + q * cs).intoArray(ap, dst);
                 }
                 for (; q < kc; q++, dst += 12) {
