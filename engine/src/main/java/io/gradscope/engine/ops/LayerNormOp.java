@@ -82,10 +82,7 @@ final class LayerNormOp extends Op {
         int[] shape = x.shape();
         int[] rs = shape.clone();
         rs[rs.length - 1] = 1;
-        // Every backend's row kernels write each element of out, x̂ and dx (when there are features
-        // to normalize): those come uninitialized, with no pass zeroing a reused block first.
-        boolean written = shape.length > 0 && shape[shape.length - 1] > 0;
-        Tensor out = rowsOf(x, shape, written);
+        Tensor out = rowsOf(x, shape);
         Tensor rstd = Tensor.zeros(x.dtype(), x.device(), rs);
         int[] ss = shape.clone();
         ss[ss.length - 1] = 2;
@@ -97,14 +94,19 @@ final class LayerNormOp extends Op {
             return out;
         }
         stats.storage().release();
-        Tensor xhat = rowsOf(x, shape, written);
+        Tensor xhat = rowsOf(x, shape);
         x.backend().layerNormRows(x, w, b, eps, out, xhat, rstd);
         ctx.save(xhat, rstd);
         return out;
     }
 
-    /** A tensor of {@code like}'s dtype and device: uninitialized when the kernel writes every element, else zeros. */
-    private static Tensor rowsOf(Tensor like, int[] shape, boolean written) {
+    /**
+     * A tensor for out, x̂ or dx, of {@code like}'s dtype and device. Every backend's row kernels write
+     * each of its elements when there are features to normalize, so it comes uninitialized (no pass
+     * zeroing a reused block first); with none, zeros.
+     */
+    private static Tensor rowsOf(Tensor like, int[] shape) {
+        boolean written = shape.length > 0 && shape[shape.length - 1] > 0;
         return written ? Tensor.empty(like.dtype(), like.device(), shape) : Tensor.zeros(like.dtype(), like.device(), shape);
     }
 
@@ -130,8 +132,7 @@ final class LayerNormOp extends Op {
         Tensor rstd = ctx.saved(1);
         Tensor w = ctx.input(1);
         if (!Ops.differentiating()) {
-            int[] gs = g.shape();
-            Tensor dx = ctx.needsGrad(0) ? rowsOf(g, gs, gs.length > 0 && gs[gs.length - 1] > 0) : null;
+            Tensor dx = ctx.needsGrad(0) ? rowsOf(g, g.shape()) : null;
             Tensor dw = ctx.needsGrad(1) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
             Tensor db = ctx.needsGrad(2) ? Tensor.zeros(g.dtype(), g.device(), w.shape()) : null;
             if (keptStats(ctx)) {

@@ -9,9 +9,10 @@ import jdk.incubator.vector.VectorSpecies;
  * MR × FNR (12 × 32 with AVX-512, 6 × 16 with AVX2: every accumulator in a register) over tiles of
  * C. Loaded only when the module is present; {@link CpuMatmul} falls back to plain loops.
  *
- * <p>Note [Two phases]: first both operands are packed, their slivers split over the pool, into
- * arrays all tasks share (A's sliver rows are written in order, reading MR rows side by side, so
- * packing costs a few percent; an unpacked A, read in place, made the kernel 25% slower). Then the
+ * <p>Note [Two phases]: first both operands are packed, A's slivers and B's slivers (or, for a
+ * row-major B, its rows: Note [Packing B by rows]) split over the pool, into arrays all tasks share
+ * (A's sliver rows are written in order, reading MR rows side by side; an unpacked A, read in
+ * place, made the kernel 25% slower). Then the
  * tiles of C are split into tasks (row blocks of MC × column blocks, at least four tasks per
  * thread where there is work), so a matrix of 128 rows still uses every core and a core that the
  * machine's load slows down simply takes fewer tasks. KC = 256 and MC ≈ 128 measured best among
@@ -226,20 +227,21 @@ final class VectorGemm {
 
     /** B's sliver s (columns s·FNR .. +FNR, zero padded), every k block: kc rows of FNR. */
     private static void packB(float[] b, int off, int rs, int cs, int n, int k, int s, Packed p) {
+        // Only a B whose columns are not adjacent comes here (a row-major one goes by rows: packBRows).
         int jr = s * FNR;
         int nr = Math.min(FNR, n - jr);
         float[] bp = p.b();
+        int w = FS.length();
+        int[] columns = new int[w];
+        for (int j = 0; j < w; j++) {
+            columns[j] = j * cs;
+        }
         for (int pc = 0; pc < k; pc += p.kc()) {
             int kc = Math.min(p.kc(), k - pc);
             int base = pc * p.nPad() + jr * kc;
-            if (rs == 1 && cs != 1 && nr == FNR) {
+            if (rs == 1 && nr == FNR) {
                 // B is a transposed view (the Wᵀ of an input gradient), a whole sliver: each row of the
                 // sliver gathered from FNR rows of the original, written in order.
-                int w = FS.length();
-                int[] columns = new int[w];
-                for (int j = 0; j < w; j++) {
-                    columns[j] = j * cs;
-                }
                 for (int q = 0; q < kc; q++) {
                     int src = off + pc + q + jr * cs;
                     int dst = base + q * FNR;
@@ -248,7 +250,7 @@ final class VectorGemm {
                 }
                 continue;
             }
-            if (rs == 1 && cs != 1) {
+            if (rs == 1) {
                 // B is a transposed view (the Wᵀ of an input gradient): each column is a contiguous row
                 // of the original, so read along it and write down the sliver.
                 for (int j = 0; j < FNR; j++) {
@@ -262,12 +264,8 @@ final class VectorGemm {
             for (int q = 0; q < kc; q++) {
                 int src = off + (pc + q) * rs + jr * cs;
                 int dst = base + q * FNR;
-                if (cs == 1) {
-                    System.arraycopy(b, src, bp, dst, nr);
-                } else {
-                    for (int j = 0; j < nr; j++) {
-                        bp[dst + j] = b[src + j * cs];
-                    }
+                for (int j = 0; j < nr; j++) {
+                    bp[dst + j] = b[src + j * cs];
                 }
                 for (int j = nr; j < FNR; j++) {
                     bp[dst + j] = 0f;
