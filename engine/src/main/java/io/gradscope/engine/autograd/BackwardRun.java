@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +46,9 @@ import java.util.PriorityQueue;
 public final class BackwardRun {
     private final boolean createGraph;
     private final StepLifetimes life;
-    private final Map<Node, Integer> pendingConsumers = new HashMap<>();
-    private final Map<Node, Tensor> upstream = new HashMap<>();
-    private final Map<Node, Tensor> finalGradients = new LinkedHashMap<>();
+    private final Map<Node, Integer> pendingConsumers = new IdentityHashMap<>();
+    private final Map<Node, Tensor> upstream = new IdentityHashMap<>();
+    private final Map<Node, Tensor> finalGradients;
     private final PriorityQueue<Node> ready = new PriorityQueue<>(Comparator.comparingLong(Node::id).reversed());
     private final int total;
     private int done;
@@ -88,6 +88,7 @@ public final class BackwardRun {
             }
         }
         total = pendingConsumers.size();
+        finalGradients = new LinkedHashMap<>(total * 4 / 3 + 1);
         if (life != null) {
             life.backwardStarted(pendingConsumers.keySet());
         }
@@ -119,6 +120,14 @@ public final class BackwardRun {
 
     /** Processes the next node and returns what happened (also published to open recorders). */
     public TraceEvent.BackwardStep step() {
+        return advance(true);
+    }
+
+    /**
+     * Processes the next node; builds its event only when {@code event} is asked for or a recorder
+     * is open (a sweep run to the end with nobody recording makes no event per node).
+     */
+    private TraceEvent.BackwardStep advance(boolean event) {
         Node node = ready.poll();
         if (node == null) {
             throw new IllegalStateException("the backward sweep is finished");
@@ -129,7 +138,8 @@ public final class BackwardRun {
         Tensor g = upstream.remove(node);
         finalGradients.put(node, g);
         Tangents.recordUpstream(node.id(), g);
-        List<TraceEvent.Contribution> sent = new ArrayList<>();
+        boolean publish = event || Recorder.active();
+        List<TraceEvent.Contribution> sent = publish ? new ArrayList<>() : null;
         if (node.isLeaf()) {
             node.output().setGrad(g);
             if (life != null) {
@@ -150,13 +160,18 @@ public final class BackwardRun {
                     throw new IllegalStateException(node.opName() + ": VJP for input " + i + " gave "
                             + (c == null ? "nothing" : Shapes.str(c.shape())) + ", expected " + Shapes.str(in.shape()));
                 }
-                sent.add(new TraceEvent.Contribution(i, target.id(), c));
+                if (publish) {
+                    sent.add(new TraceEvent.Contribution(i, target.id(), c));
+                }
                 accumulate(target, c);
             }
         }
         done++;
-        TraceEvent.BackwardStep step = new TraceEvent.BackwardStep(node.id(), node.opName(), g, List.copyOf(sent));
-        Recorder.emit(step);
+        TraceEvent.BackwardStep step = null;
+        if (publish) {
+            step = new TraceEvent.BackwardStep(node.id(), node.opName(), g, List.copyOf(sent));
+            Recorder.emit(step);
+        }
         if (life != null) {
             if (!node.isLeaf()) {
                 life.dropGradient(g); // Note [Step lifetimes]: sent on, an intermediate gradient goes
@@ -224,7 +239,7 @@ public final class BackwardRun {
             if (Thread.currentThread().isInterrupted()) {
                 throw new java.util.concurrent.CancellationException("backward pass cancelled");
             }
-            step();
+            advance(false);
         }
         return new Gradients(finalGradients);
     }

@@ -144,8 +144,8 @@ public final class Tangents {
 
     /** Records the tangent of the upstream gradient a backward step received (forward-over-reverse). */
     public static void recordUpstream(long node, Tensor upstream) {
-        Tensor t = of(upstream);
         if (active() && Recorder.active()) {
+            Tensor t = of(upstream);
             Recorder.emit(new TraceEvent.Tangent(node, true,
                     t != null ? t : Tensor.zeros(upstream.dtype(), upstream.device(), upstream.shape()), "ġ = H·v along the sweep"));
         }

@@ -30,6 +30,8 @@ public final class Allocations {
     /** Per thread: the open scopes (innermost last), the category and owner outside any op, the listener. */
     private static final class State {
         final ArrayList<Scope> scopes = new ArrayList<>();
+        /** Closed scopes kept for the next ops (one op after another makes no new lists). */
+        final ArrayList<Scope> spare = new ArrayList<>();
         MemoryCategory category = MemoryCategory.ACTIVATION;
         StorageRole role = StorageRole.OTHER;
         long owner = -1;
@@ -163,8 +165,10 @@ public final class Allocations {
 
     /** Opens a scope whose kept storages get {@code keepCategory}. */
     public static Scope open(MemoryCategory keepCategory) {
-        Scope s = new Scope(keepCategory);
-        STATE.get().scopes.add(s);
+        State st = STATE.get();
+        Scope s = st.spare.isEmpty() ? new Scope() : st.spare.remove(st.spare.size() - 1);
+        s.keepCategory = keepCategory;
+        st.scopes.add(s);
         return s;
     }
 
@@ -172,14 +176,16 @@ public final class Allocations {
     public record Owner(long node, StorageRole role) {
     }
 
-    /** Allocations of one op; see Note [Allocation scopes]. */
+    /**
+     * Allocations of one op; see Note [Allocation scopes]. Closed, it goes back to its thread for
+     * the next op to open: a caller must not use a scope after closing it.
+     */
     public static final class Scope {
-        private final MemoryCategory keepCategory;
+        private MemoryCategory keepCategory;
         private final List<Storage> pending = new ArrayList<>(4);
         private final List<Boolean> releasedEarly = new ArrayList<>(4);
 
-        private Scope(MemoryCategory keepCategory) {
-            this.keepCategory = keepCategory;
+        private Scope() {
         }
 
         private int indexOf(Storage s) {
@@ -261,6 +267,9 @@ public final class Allocations {
             }
             pending.clear();
             releasedEarly.clear();
+            if (st.spare.size() < 16) {
+                st.spare.add(this);
+            }
         }
     }
 }

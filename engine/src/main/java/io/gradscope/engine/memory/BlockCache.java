@@ -129,6 +129,31 @@ public final class BlockCache<B> {
         return new Block<>(this, seg, pool, size, accounted ? bytes : 0, reused);
     }
 
+    /**
+     * Accounts for a block of {@code bytes} below {@code smallest} that the caller got from the
+     * system itself (never cached: its segment is exactly its size), as {@link #take} would: active
+     * and reserved. {@link #giveBackUncached} undoes it.
+     */
+    public void takeUncached(long bytes) {
+        if (bytes >= smallest) {
+            throw new IllegalArgumentException(bytes + " bytes are cached in this pool's size classes");
+        }
+        synchronized (this) {
+            reserved += bytes;
+            reservations++;
+        }
+        long now = active.addAndGet(bytes);
+        peak.accumulateAndGet(now, Math::max);
+    }
+
+    /** Gives back the accounting of {@code bytes} taken by {@link #takeUncached} (one or several blocks). */
+    public void giveBackUncached(long bytes) {
+        active.addAndGet(-bytes);
+        synchronized (this) {
+            reserved -= bytes;
+        }
+    }
+
     private synchronized B cachedSegment(int pool, long size) {
         ArrayDeque<B> q = free.get(new Key(pool, size));
         if (q == null || q.isEmpty()) {

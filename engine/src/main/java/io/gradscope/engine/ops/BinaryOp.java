@@ -12,18 +12,19 @@ import java.util.List;
  * broadcast axes ({@link Ops#sumTo}).
  */
 public final class BinaryOp extends Op {
-    interface Vjp {
-        Tensor[] of(Tensor a, Tensor b, Tensor y, Tensor g);
+    /** One input's term of the VJP, before summing over its broadcast axes. */
+    interface Term {
+        Tensor of(Tensor a, Tensor b, Tensor y, Tensor g);
     }
 
     public static final BinaryOp ADD = new BinaryOp("add", "+", BinaryKind.ADD, "da = g, db = g",
-            (a, b, y, g) -> new Tensor[] {g, g});
+            (a, b, y, g) -> g, (a, b, y, g) -> g);
     public static final BinaryOp SUB = new BinaryOp("sub", "-", BinaryKind.SUB, "da = g, db = −g",
-            (a, b, y, g) -> new Tensor[] {g, Ops.neg(g)});
+            (a, b, y, g) -> g, (a, b, y, g) -> Ops.neg(g));
     public static final BinaryOp MUL = new BinaryOp("mul", "*", BinaryKind.MUL, "da = g ⊙ b, db = g ⊙ a",
-            (a, b, y, g) -> new Tensor[] {Ops.mul(g, b), Ops.mul(g, a)});
+            (a, b, y, g) -> Ops.mul(g, b), (a, b, y, g) -> Ops.mul(g, a));
     public static final BinaryOp DIV = new BinaryOp("div", "/", BinaryKind.DIV, "da = g / b, db = −g ⊙ a / b²",
-            (a, b, y, g) -> new Tensor[] {Ops.div(g, b), Ops.neg(Ops.div(Ops.mul(g, a), Ops.mul(b, b)))});
+            (a, b, y, g) -> Ops.div(g, b), (a, b, y, g) -> Ops.neg(Ops.div(Ops.mul(g, a), Ops.mul(b, b))));
 
     public static final List<BinaryOp> ALL = List.of(ADD, SUB, MUL, DIV);
 
@@ -32,15 +33,17 @@ public final class BinaryOp extends Op {
     private final String quoted;
     private final BinaryKind kind;
     private final String rule;
-    private final Vjp vjp;
+    private final Term da;
+    private final Term db;
 
-    private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Vjp vjp) {
+    private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Term da, Term db) {
         this.name = name;
         this.symbol = symbol;
         this.quoted = "'" + symbol + "'";
         this.kind = kind;
         this.rule = rule;
-        this.vjp = vjp;
+        this.da = da;
+        this.db = db;
     }
 
     @Override
@@ -66,8 +69,13 @@ public final class BinaryOp extends Op {
 
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
-        // add and sub pass g on; mul and div compute both inputs' terms from both inputs.
-        return kind == BinaryKind.ADD || kind == BinaryKind.SUB ? VjpReads.none(2) : VjpReads.of(2, false, 0, 1);
+        // add and sub pass g on. Only the terms of inputs that need a gradient are computed: mul's
+        // term for a reads b and its term for b reads a; div's for a reads b, for b reads both.
+        return switch (kind) {
+            case ADD, SUB -> VjpReads.none(2);
+            case MUL -> new VjpReads(new boolean[] {needsGrad[1], needsGrad[0]}, false);
+            default -> new VjpReads(new boolean[] {needsGrad[1], needsGrad[0] || needsGrad[1]}, false);
+        };
     }
 
     @Override
@@ -86,10 +94,12 @@ public final class BinaryOp extends Op {
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor a = ctx.input(0);
         Tensor b = ctx.input(1);
-        Tensor[] d = vjp.of(a, b, ctx.output(), g);
+        // Only the terms an input needs are computed (as PyTorch's needs_input_grad): x * c with a
+        // constant c costs one product in the backward pass, not two.
+        Tensor y = ctx.output();
         return new Tensor[] {
-            ctx.needsGrad(0) ? Ops.sumTo(d[0], a.shape()) : null,
-            ctx.needsGrad(1) ? Ops.sumTo(d[1], b.shape()) : null};
+            ctx.needsGrad(0) ? Ops.sumTo(da.of(a, b, y, g), a.shape()) : null,
+            ctx.needsGrad(1) ? Ops.sumTo(db.of(a, b, y, g), b.shape()) : null};
     }
 
     @Override

@@ -25,6 +25,16 @@ import java.util.Arrays;
  * bytes stay exact whether or not a caller releases what it made. The cache holds at most a quarter
  * of the heap's limit; when an array cannot be had, the cache is emptied and the collector asked
  * before the allocation fails with the heap's limit in the message.
+ *
+ * <p>Note [Small host blocks in groups]: a cleaner per storage is a phantom reference the collector
+ * must find, keep and hand to the cleaner's thread. A chain of a thousand small ops made two
+ * thousand of them per pass, and each young collection took 100-150 ms copying them (1-2 ms
+ * without). So storages under {@link #GROUPED_BELOW} bytes (never cached) share a cleaner: those
+ * made one after another on a thread form a group of at most {@link #GROUP_MEMBERS} storages and
+ * about {@link #GROUPED_BELOW} bytes, each storage refers to its group, and the group's one cleaner
+ * gives back the bytes of its members nobody released once all of them are unreachable. A released
+ * storage gives its bytes back at once, as before; an unreleased small one is counted until its
+ * group's last member goes, at most a group's bytes late.
  */
 final class CpuAllocator {
     /**
@@ -35,6 +45,12 @@ final class CpuAllocator {
             ? 64 << 10 : Long.MAX_VALUE;
 
     private static final Cleaner CLEANER = Cleaner.create();
+
+    /** Storages below this many bytes share a cleaner (Note [Small host blocks in groups]). */
+    static final long GROUPED_BELOW = Math.min(SMALLEST_CACHED, 64 << 10);
+    static final int GROUP_MEMBERS = 64;
+
+    private final ThreadLocal<Group> group = new ThreadLocal<>();
 
     private final BlockCache<Object> cache = new BlockCache<>("cpu", new BlockCache.Segments<>() {
         @Override
@@ -64,6 +80,12 @@ final class CpuAllocator {
             throw new GradscopeException("cannot allocate " + numel + " elements: more than a tensor can hold");
         }
         long bytes = numel * dtype.bytes();
+        if (bytes < GROUPED_BELOW) {
+            Storage s = grouped(dtype, (int) numel, bytes, category);
+            if (s != null) {
+                return s;
+            }
+        }
         BlockCache.Block<Object> block = cache.take(dtype.ordinal(), bytes, true);
         if (block == null) {
             throw HeapLimit.outOfMemory("allocating " + HeapLimit.human(bytes) + " for a " + dtype + " tensor of " + numel
@@ -91,5 +113,70 @@ final class CpuAllocator {
 
     BlockCache<Object> cache() {
         return cache;
+    }
+
+    /** A small storage in this thread's current group, or null when the heap has no room for its array. */
+    private Storage grouped(DType dtype, int numel, long bytes, MemoryCategory category) {
+        Object data;
+        try {
+            data = switch (dtype) {
+                case FLOAT32 -> new float[numel];
+                case FLOAT64 -> new double[numel];
+                case INT64 -> new long[numel];
+            };
+        } catch (OutOfMemoryError e) {
+            return null; // the cached path empties the cache and asks the collector
+        }
+        Group g = group.get();
+        if (g == null || g.members >= GROUP_MEMBERS || g.bytes >= GROUPED_BELOW) {
+            g = new Group(cache);
+            group.set(g);
+        }
+        g.members++;
+        g.bytes += bytes;
+        g.tally.outstanding.addAndGet(bytes);
+        cache.takeUncached(bytes);
+        Group member = g;
+        Storage s = new Storage(dtype, Device.CPU, numel, data, category, st -> {
+            member.tally.released(bytes);
+            Allocations.released(st);
+        });
+        Allocations.allocated(s);
+        return s;
+    }
+
+    /** Storages made one after another on a thread that share a cleaner; each refers to it. */
+    private static final class Group {
+        final Tally tally;
+        int members;
+        long bytes;
+
+        Group(BlockCache<Object> cache) {
+            tally = new Tally(cache);
+            CLEANER.register(this, tally);
+        }
+    }
+
+    /** A group's bytes not yet given back; what its cleaner runs (it holds nothing that reaches the group). */
+    private static final class Tally implements Runnable {
+        final BlockCache<Object> cache;
+        final java.util.concurrent.atomic.AtomicLong outstanding = new java.util.concurrent.atomic.AtomicLong();
+
+        Tally(BlockCache<Object> cache) {
+            this.cache = cache;
+        }
+
+        void released(long bytes) {
+            outstanding.addAndGet(-bytes);
+            cache.giveBackUncached(bytes);
+        }
+
+        @Override
+        public void run() {
+            long left = outstanding.getAndSet(0);
+            if (left > 0) {
+                cache.giveBackUncached(left);
+            }
+        }
     }
 }
