@@ -73,7 +73,9 @@ public final class BackwardRun {
         pendingConsumers.put(root, 0);
         while (!stack.isEmpty()) {
             Node n = stack.pop();
-            for (Tensor in : n.inputs()) {
+            List<Tensor> inputs = n.inputs();
+            for (int i = 0; i < inputs.size(); i++) {
+                Tensor in = inputs.get(i);
                 Node m = in.node();
                 if (m == null || !in.requiresGrad()) {
                     continue;
@@ -156,7 +158,7 @@ public final class BackwardRun {
                     continue;
                 }
                 Tensor c = grads[i];
-                if (c == null || !Arrays.equals(c.shape(), in.shape())) {
+                if (c == null || !c.sameShape(in)) {
                     throw new IllegalStateException(node.opName() + ": VJP for input " + i + " gave "
                             + (c == null ? "nothing" : Shapes.str(c.shape())) + ", expected " + Shapes.str(in.shape()));
                 }

@@ -8,17 +8,35 @@ package io.gradscope.engine.autograd;
  * }</pre>
  */
 public final class GradMode {
-    private static final ThreadLocal<boolean[]> STATE = ThreadLocal.withInitial(() -> new boolean[] {true, false});
+    /** A thread's mode, and the four ways back to an earlier one (made once: entering a mode allocates nothing). */
+    private static final class State {
+        boolean enabled = true;
+        boolean backward;
+        final Restore[] back = new Restore[4];
+
+        State() {
+            for (int i = 0; i < 4; i++) {
+                boolean e = (i & 1) != 0;
+                boolean b = (i & 2) != 0;
+                back[i] = () -> {
+                    enabled = e;
+                    backward = b;
+                };
+            }
+        }
+    }
+
+    private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
 
     private GradMode() {
     }
 
     public static boolean isEnabled() {
-        return STATE.get()[0];
+        return STATE.get().enabled;
     }
 
     public static boolean inBackward() {
-        return STATE.get()[1];
+        return STATE.get().backward;
     }
 
     /** Restores the previous state when closed. */
@@ -37,14 +55,10 @@ public final class GradMode {
     }
 
     static Restore set(boolean enabled, boolean backward) {
-        boolean[] s = STATE.get();
-        boolean e0 = s[0];
-        boolean b0 = s[1];
-        s[0] = enabled;
-        s[1] = backward;
-        return () -> {
-            s[0] = e0;
-            s[1] = b0;
-        };
+        State s = STATE.get();
+        Restore back = s.back[(s.enabled ? 1 : 0) | (s.backward ? 2 : 0)];
+        s.enabled = enabled;
+        s.backward = backward;
+        return back;
     }
 }

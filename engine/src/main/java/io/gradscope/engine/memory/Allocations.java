@@ -245,7 +245,7 @@ public final class Allocations {
                 if (at >= 0) {
                     Owner o = owners.apply(at);
                     s.setCategory(keepCategory);
-                    s.describe(o.node(), o.role(), keep.get(at).shape());
+                    s.describeAs(o.node(), o.role(), keep.get(at));
                 } else {
                     s.setCategory(MemoryCategory.TEMPORARY);
                     s.describe(opOwner, StorageRole.TEMPORARY, null);

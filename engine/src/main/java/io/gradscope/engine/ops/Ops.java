@@ -262,10 +262,10 @@ public final class Ops {
 
     /** Sums {@code x} down to {@code shape} (the inverse of broadcasting); {@code x} itself if equal. */
     public static Tensor sumTo(Tensor x, int[] shape) {
-        int[] xs = x.shape();
-        if (java.util.Arrays.equals(xs, shape)) {
+        if (x.hasShape(shape)) {
             return x;
         }
+        int[] xs = x.shape();
         int lead = xs.length - shape.length;
         List<Integer> axes = new ArrayList<>();
         for (int i = 0; i < xs.length; i++) {

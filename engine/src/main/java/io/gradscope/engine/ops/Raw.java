@@ -26,14 +26,12 @@ public final class Raw {
     }
 
     public static Tensor binary(BinaryKind kind, Tensor a, Tensor b) {
-        int[] as = a.shape();
-        int[] bs = b.shape();
-        if (java.util.Arrays.equals(as, bs)) {
-            Tensor out = Tensor.empty(a.dtype(), a.device(), as);
+        if (a.sameShape(b)) {
+            Tensor out = Tensor.emptyLike(a);
             a.backend().binary(kind, a, b, out);
             return out;
         }
-        int[] shape = Shapes.broadcast("binary", as, bs);
+        int[] shape = Shapes.broadcast("binary", a.shape(), b.shape());
         Tensor out = Tensor.empty(a.dtype(), a.device(), shape);
         a.backend().binary(kind, a.viewExpand(shape), b.viewExpand(shape), out);
         return out;

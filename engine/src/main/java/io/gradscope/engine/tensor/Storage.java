@@ -116,6 +116,13 @@ public final class Storage {
         return shape != null ? shape.clone() : new int[] {(int) Math.min(numel, Integer.MAX_VALUE)};
     }
 
+    /** As {@link #describe(long, io.gradscope.engine.memory.StorageRole, int[])} with {@code t}'s shape. */
+    public void describeAs(long owner, io.gradscope.engine.memory.StorageRole role, Tensor t) {
+        this.owner = owner;
+        this.role = role;
+        this.shape = t.shapeShared();
+    }
+
     /** Records what the storage is, for the memory timeline (the allocation's announcer calls this). */
     public void describe(long owner, io.gradscope.engine.memory.StorageRole role, int[] shape) {
         this.owner = owner;

@@ -56,6 +56,17 @@ public final class Tensor {
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
+    /**
+     * A new contiguous tensor of {@code like}'s dtype, device and shape, its elements unspecified (as
+     * {@link #empty}); copies no shape (tensors never change theirs), for the ops' hot path.
+     */
+    public static Tensor emptyLike(Tensor like) {
+        Storage s = Backends.of(like.device()).allocateUninitialized(like.dtype(), Shapes.numel(like.shape),
+                Allocations.currentCategory());
+        boolean plain = like.offset == 0 && like.isContiguous();
+        return new Tensor(s, like.shape, plain ? like.strides : Shapes.contiguousStrides(like.shape), 0);
+    }
+
     public static Tensor zeros(DType dtype, int... shape) {
         return zeros(dtype, Device.CPU, shape);
     }
@@ -127,8 +138,23 @@ public final class Tensor {
         return shape.clone();
     }
 
+    /** Whether {@code other} has this tensor's shape (without copying either). */
+    public boolean sameShape(Tensor other) {
+        return Arrays.equals(shape, other.shape);
+    }
+
+    /** Whether this tensor's shape is {@code s} (without copying it). */
+    public boolean hasShape(int[] s) {
+        return Arrays.equals(shape, s);
+    }
+
     public int dim(int axis) {
         return shape[Shapes.axis("dim", axis, shape.length)];
+    }
+
+    /** The shape array itself, for this package: never changed, never handed out. */
+    int[] shapeShared() {
+        return shape;
     }
 
     public int[] strides() {

@@ -136,17 +136,13 @@ final class CpuAllocator {
         g.bytes += bytes;
         g.tally.outstanding.addAndGet(bytes);
         cache.takeUncached(bytes);
-        Group member = g;
-        Storage s = new Storage(dtype, Device.CPU, numel, data, category, st -> {
-            member.tally.released(bytes);
-            Allocations.released(st);
-        });
+        Storage s = new Storage(dtype, Device.CPU, numel, data, category, g);
         Allocations.allocated(s);
         return s;
     }
 
-    /** Storages made one after another on a thread that share a cleaner; each refers to it. */
-    private static final class Group {
+    /** Storages made one after another on a thread that share a cleaner; each refers to it as its releaser. */
+    private static final class Group implements Storage.Releaser {
         final Tally tally;
         int members;
         long bytes;
@@ -154,6 +150,12 @@ final class CpuAllocator {
         Group(BlockCache<Object> cache) {
             tally = new Tally(cache);
             CLEANER.register(this, tally);
+        }
+
+        @Override
+        public void released(Storage st) {
+            tally.released(st.bytes());
+            Allocations.released(st);
         }
     }
 
