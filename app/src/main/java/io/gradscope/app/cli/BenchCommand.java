@@ -60,6 +60,8 @@ public final class BenchCommand implements Callable<Integer> {
                         + key + "'; the workloads are " + String.join(", ", workloads.stream().map(Workloads.Workload::key).toList()));
             }
         }
+        (json ? System.err : System.out).println("Java " + Runtime.version().feature() + ", garbage collector: " + collector()
+                + ", " + Runtime.getRuntime().availableProcessors() + " processors");
         TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
         Map<String, Object> torchMedians = new LinkedHashMap<>();
         Map<String, Object> ratios = new LinkedHashMap<>();
@@ -119,6 +121,19 @@ public final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The running JVM's collector (G1, Parallel, Serial, or the name its first bean gives). */
+    static String collector() {
+        return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName)
+                .map(n -> switch (n) {
+                    case "G1 Young Generation", "G1 Old Generation" -> "G1";
+                    case "PS Scavenge", "PS MarkSweep" -> "Parallel";
+                    case "Copy", "MarkSweepCompact" -> "Serial";
+                    default -> n;
+                })
+                .findFirst().orElse("unknown");
+    }
+
     private TorchBaseline startTorch() {
         Object t = TorchBaseline.start();
         if (t instanceof TorchBaseline baseline) {
@@ -135,10 +150,16 @@ public final class BenchCommand implements Callable<Integer> {
 
     /**
      * Warms both up, then takes the timed runs in turns (Gradscope, then PyTorch at each thread
-     * count; each turn the last of a burst of runs), so a change in the machine's load falls on all of them. Returns Gradscope's figures
+     * count; each turn the last of a burst of runs: at least {@link #BURST} and at least {@link #BURST_MS}
+     * ms of them, the same rule on both sides), so a change in the machine's load falls on all of them. Returns Gradscope's figures
      * and those of PyTorch's better thread count (by median), each sorted, and that count.
      */
     private static final int BURST = 3;
+    /**
+     * A turn's burst lasts at least this long: three runs of a 0.5 ms workload right after the
+     * other side's turn timed caches and branch predictors still full of the other's work.
+     */
+    static final int BURST_MS = 20;
 
     static double[][] measureInTurns(DoubleSupplier run, int warmup, int runs, TorchBaseline torch, String key,
                                      boolean higherBetter) throws java.io.IOException {
@@ -149,11 +170,12 @@ public final class BenchCommand implements Callable<Integer> {
         for (int i = 0; i < runs; i++) {
             // Each turn is a burst of back-to-back runs with the last one kept, on both sides: the steady
             // state of a loop, not a first run after the other framework's turn.
-            for (int b = 1; b < BURST; b++) {
+            long until = System.nanoTime() + BURST_MS * 1_000_000L;
+            for (int b = 1; b < BURST || System.nanoTime() < until; b++) {
                 run.getAsDouble();
             }
             v[i] = run.getAsDouble();
-            double[] r = torch.run(key, BURST);
+            double[] r = torch.run(key, BURST, BURST_MS);
             for (int j = 0; j < threads.length; j++) {
                 t[j][i] = r[j];
             }

@@ -96,11 +96,14 @@ final class TorchBaseline implements AutoCloseable {
         return threads.clone();
     }
 
-    /** At each thread count (in the order of {@link #threads()}), the last of {@code burst} runs back to back. */
-    double[] run(String key, int burst) throws IOException {
+    /**
+     * At each thread count (in the order of {@link #threads()}), the last of a burst of runs back to
+     * back: at least {@code burst} of them and at least {@code burstMs} ms.
+     */
+    double[] run(String key, int burst, int burstMs) throws IOException {
         double[] v = new double[threads.length];
         for (int i = 0; i < threads.length; i++) {
-            JsonNode r = ask("run " + key + " " + threads[i] + " " + burst);
+            JsonNode r = ask("run " + key + " " + threads[i] + " " + burst + " " + burstMs);
             if (!r.has("value")) {
                 throw new IOException("PyTorch " + key + ": " + r.path("error").asText("no value"));
             }

@@ -196,9 +196,14 @@ for line in sys.stdin:
             print(json.dumps({"ok": True, "threads": list(THREADS)}), flush=True)
         elif parts[0] == "run":
             torch.set_num_threads(int(parts[2]))
-            # A burst of back-to-back runs, the last one timed: the steady state of a training loop.
-            for _ in range(int(parts[3]) - 1 if len(parts) > 3 else 0):
+            # A burst of back-to-back runs, the last one timed: the steady state of a training loop. At
+            # least parts[3] runs and parts[4] ms of them, the rule Gradscope's side follows.
+            count = int(parts[3]) if len(parts) > 3 else 1
+            until = time.perf_counter() + (float(parts[4]) / 1e3 if len(parts) > 4 else 0.0)
+            done = 1
+            while done < count or time.perf_counter() < until:
                 runs[parts[1]]()
+                done += 1
             value = runs[parts[1]]()
             # OpenBLAS's threads spin for about 0.1 s after a call (OpenMP's for a while too): let them
             # fall asleep before answering, so they do not take the cores from Gradscope's next run.
