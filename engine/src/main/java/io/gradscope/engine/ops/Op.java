@@ -51,6 +51,20 @@ public abstract class Op {
      */
     public abstract int[] outputShape(int[][] shapes, DType[] dtypes);
 
+    /**
+     * Checks {@code inputs} against the shape rule before the op runs (throwing as
+     * {@link #outputShape} does). An op may pass its common case without building the arrays.
+     */
+    void check(Tensor[] inputs) {
+        int[][] shapes = new int[inputs.length][];
+        DType[] dtypes = new DType[inputs.length];
+        for (int i = 0; i < inputs.length; i++) {
+            shapes[i] = inputs[i].shape();
+            dtypes[i] = inputs[i].dtype();
+        }
+        outputShape(shapes, dtypes);
+    }
+
     /** Computes the output from backend primitives. Runs without recording gradients. */
     public abstract Tensor forward(OpContext ctx, Tensor... inputs);
 

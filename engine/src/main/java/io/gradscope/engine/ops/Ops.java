@@ -33,13 +33,7 @@ public final class Ops {
 
     /** Applies {@code op}: checks shapes, runs the forward, records the node, publishes the event. */
     public static Tensor apply(Op op, Tensor... inputs) {
-        int[][] shapes = new int[inputs.length][];
-        DType[] dtypes = new DType[inputs.length];
-        for (int i = 0; i < inputs.length; i++) {
-            shapes[i] = inputs[i].shape();
-            dtypes[i] = inputs[i].dtype();
-        }
-        op.outputShape(shapes, dtypes);
+        op.check(inputs);
         for (int i = 1; i < inputs.length; i++) {
             if (inputs[i].device() != inputs[0].device()) {
                 throw new GradscopeException(op.name() + ": inputs are on different devices (" + inputs[0].device() + " and "
