@@ -29,7 +29,9 @@ final class MemoryChart extends Region {
 
     private static final double LEFT = 58;
     private static final double RIGHT = 10;
-    private static final double TOP = 22;
+    /** The legend's row height: the plot starts below its one or two rows. */
+    private static final double LEGEND_ROW = 16;
+    private static final Font TEXT = Font.font(10);
     private static final double BOTTOM = 18;
 
     private final Canvas canvas = new Canvas();
@@ -37,6 +39,8 @@ final class MemoryChart extends Region {
     private MemoryOverlay overlay;
     private int cursor = -1;
     private int draws;
+    /** Where the plot starts: below the legend, which takes two rows when one is too narrow. */
+    private double top = 22;
 
     MemoryChart(IntConsumer clicked) {
         setId("memory-chart");
@@ -116,12 +120,14 @@ final class MemoryChart extends Region {
         g.clearRect(0, 0, w, h);
         g.setFill(Color.WHITE);
         g.fillRect(0, 0, w, h);
-        if (track == null || track.timeline().samples().isEmpty() || w <= LEFT + RIGHT || h <= TOP + BOTTOM) {
+        g.setFont(TEXT);
+        top = 6 + LEGEND_ROW * legendRows(w);
+        if (track == null || track.timeline().samples().isEmpty() || w <= LEFT + RIGHT || h <= top + BOTTOM) {
             return;
         }
         MemoryTimeline tl = track.timeline();
         double plotW = w - LEFT - RIGHT;
-        double plotH = h - TOP - BOTTOM;
+        double plotH = h - top - BOTTOM;
         long max = 1;
         for (MemoryTimeline.Sample s : tl.samples()) {
             long total = 0;
@@ -133,8 +139,8 @@ final class MemoryChart extends Region {
         if (overlay != null) {
             max = Math.max(max, overlay.peak());
         }
-        // Phases: shaded behind, named along the top.
-        g.setFont(Font.font(10));
+        // Phases: shaded behind, named along the top where the name fits its span (names go on after
+        // every span is shaded, so a later span never covers an earlier one's name).
         g.setTextBaseline(VPos.TOP);
         for (MemoryTrack.Span sp : track.spans()) {
             double x0 = xOf(sp.from());
@@ -145,10 +151,15 @@ final class MemoryChart extends Region {
                 case RECOMPUTE -> Color.web("#f6c9c9");
             };
             g.setFill(c);
-            g.fillRect(x0, TOP, Math.max(1, x1 - x0), plotH);
-            if (x1 - x0 > 40) {
-                g.setFill(Color.gray(0.35));
-                g.fillText(sp.phase().name().toLowerCase(java.util.Locale.ROOT), x0 + 3, TOP + 2);
+            g.fillRect(x0, top, Math.max(1, x1 - x0), plotH);
+        }
+        g.setFill(Color.gray(0.35));
+        for (MemoryTrack.Span sp : track.spans()) {
+            double x0 = xOf(sp.from());
+            double x1 = xOf(Math.max(sp.from(), sp.to() - 1));
+            String name = sp.phase().name().toLowerCase(java.util.Locale.ROOT);
+            if (textWidth(name) + 6 <= x1 - x0) {
+                g.fillText(name, x0 + 3, top + 2);
             }
         }
         // The stacked areas, one column of pixels at a time (the largest moment within each column).
@@ -171,7 +182,7 @@ final class MemoryChart extends Region {
             if (shown == null) {
                 continue;
             }
-            double y = TOP + plotH;
+            double y = top + plotH;
             for (MemoryCategory c : STACK) {
                 double hh = plotH * shown.of(c) / max;
                 if (hh > 0) {
@@ -190,7 +201,7 @@ final class MemoryChart extends Region {
         double lastY = 0;
         for (MemoryTimeline.Sample s : samples) {
             double x = xOf(s.event());
-            double y = TOP + plotH - plotH * s.reserved() / max;
+            double y = top + plotH - plotH * s.reserved() / max;
             if (first) {
                 g.moveTo(x, y);
                 first = false;
@@ -206,15 +217,14 @@ final class MemoryChart extends Region {
         // The peak of the program's own bytes.
         if (tl.peakEvent() >= 0) {
             double x = xOf(tl.peakEvent());
-            double y = TOP + plotH - plotH * tl.peakBytes() / max;
+            double y = top + plotH - plotH * tl.peakBytes() / max;
             g.setStroke(Color.web("#c0392b"));
             g.setLineWidth(1.5);
-            g.strokeLine(x, TOP, x, TOP + plotH);
+            g.strokeLine(x, top, x, top + plotH);
             g.setFill(Color.web("#c0392b"));
             g.fillPolygon(new double[] {x - 5, x + 5, x}, new double[] {y - 9, y - 9, y - 1}, 3);
-            g.setTextAlign(x > w / 2 ? TextAlignment.RIGHT : TextAlignment.LEFT);
-            g.fillText("peak " + HeapLimit.human(tl.peakBytes()), x + (x > w / 2 ? -6 : 6), TOP + 12);
-            g.setTextAlign(TextAlignment.LEFT);
+            // Under the phases' names, on a light box: legible over the areas and the cursor.
+            label(g, "peak " + HeapLimit.human(tl.peakBytes()), x, top + 15, x > w / 2);
         }
         if (overlay != null) {
             drawOverlay(g, plotW, plotH, max, w);
@@ -224,22 +234,22 @@ final class MemoryChart extends Region {
             double x = xOf(cursor);
             g.setStroke(Color.web("#e0a800"));
             g.setLineWidth(2);
-            g.strokeLine(x, TOP, x, TOP + plotH);
+            g.strokeLine(x, top, x, top + plotH);
         }
         // Axes.
         g.setStroke(Color.gray(0.5));
         g.setLineWidth(1);
-        g.strokeLine(LEFT, TOP, LEFT, TOP + plotH);
-        g.strokeLine(LEFT, TOP + plotH, LEFT + plotW, TOP + plotH);
+        g.strokeLine(LEFT, top, LEFT, top + plotH);
+        g.strokeLine(LEFT, top + plotH, LEFT + plotW, top + plotH);
         g.setFill(Color.gray(0.25));
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.CENTER);
-        g.fillText(HeapLimit.human(max), LEFT - 4, TOP + 6);
-        g.fillText("0", LEFT - 4, TOP + plotH);
+        g.fillText(HeapLimit.human(max), LEFT - 4, top + 6);
+        g.fillText("0", LEFT - 4, top + plotH);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.fillText("trace events →   - - reserved" + (overlay == null ? "" : "   — " + overlay.policy() + " (compared)"),
-                LEFT, TOP + plotH + 3);
+                LEFT, top + plotH + 3);
         legend(g, w);
     }
 
@@ -250,11 +260,11 @@ final class MemoryChart extends Region {
         g.setStroke(OVERLAY);
         g.setLineWidth(1.6);
         g.beginPath();
-        double lastY = TOP + plotH;
+        double lastY = top + plotH;
         g.moveTo(LEFT, lastY);
         for (int i = 0; i < xs.length; i++) {
             double x = xOf(xs[i]);
-            double y = TOP + plotH - plotH * bs[i] / max;
+            double y = top + plotH - plotH * bs[i] / max;
             g.lineTo(x, lastY);
             g.lineTo(x, y);
             lastY = y;
@@ -262,16 +272,34 @@ final class MemoryChart extends Region {
         g.lineTo(LEFT + plotW, lastY);
         g.stroke();
         double x = xOf(overlay.peakX());
-        double y = TOP + plotH - plotH * overlay.peak() / max;
+        double y = top + plotH - plotH * overlay.peak() / max;
         g.setFill(OVERLAY);
         g.fillOval(x - 4, y - 4, 8, 8);
         String text = overlay.policy() + " peak " + HeapLimit.human(overlay.peak());
-        boolean right = x > w / 2;
-        g.setTextAlign(right ? TextAlignment.RIGHT : TextAlignment.LEFT);
-        g.setTextBaseline(VPos.BOTTOM);
-        g.fillText(text, x + (right ? -7 : 7), Math.max(TOP + 24, y - 3));
+        label(g, text, x, Math.max(top + 30, y - 15), x > w / 2);
+    }
+
+    /**
+     * {@code text} in the current fill on a light box, its top at {@code y}, beside the line at
+     * {@code x}: to its left when {@code left}, else to its right.
+     */
+    private static void label(GraphicsContext g, String text, double x, double y, boolean left) {
+        javafx.scene.paint.Paint ink = g.getFill();
+        double tw = textWidth(text);
+        double x0 = left ? x - 6 - tw : x + 6;
+        g.setFill(Color.rgb(255, 255, 255, 0.85));
+        g.fillRect(x0 - 2, y - 1, tw + 4, 13);
+        g.setFill(ink);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
+        g.fillText(text, x0, y);
+    }
+
+    /** The width of {@code s} in the chart's font. */
+    static double textWidth(String s) {
+        javafx.scene.text.Text t = new javafx.scene.text.Text(s);
+        t.setFont(TEXT);
+        return t.getLayoutBounds().getWidth();
     }
 
     /** The x position of a place between trace events. */
@@ -288,25 +316,54 @@ final class MemoryChart extends Region {
         return t;
     }
 
-    private void legend(GraphicsContext g, double w) {
+    private static String legendName(MemoryCategory c) {
+        return switch (c) {
+            case PARAMETER -> "params";
+            case ACTIVATION -> "activations";
+            case GRADIENT -> "grads";
+            case TEMPORARY -> "temp";
+            case HELD_FOR_INSPECTION -> "held";
+        };
+    }
+
+    /**
+     * Where each category's swatch and name go at width {@code w}: {x, y, width} per category of
+     * {@link #STACK}, on one row or wrapped onto more, none past the right edge where it fits at all.
+     */
+    static double[][] legendPlaces(double w) {
+        double[][] places = new double[STACK.length][];
         double x = 4;
-        g.setTextBaseline(VPos.CENTER);
-        for (MemoryCategory c : STACK) {
-            g.setFill(colour(c));
-            g.fillRect(x, 5, 10, 10);
-            g.setFill(Color.gray(0.2));
-            String name = switch (c) {
-                case PARAMETER -> "params";
-                case ACTIVATION -> "activations";
-                case GRADIENT -> "grads";
-                case TEMPORARY -> "temp";
-                case HELD_FOR_INSPECTION -> "held";
-            };
-            g.fillText(name, x + 13, 10);
-            x += 18 + name.length() * 5.4;
-            if (x > w - 40) {
-                break;
+        double y = 5;
+        for (int i = 0; i < STACK.length; i++) {
+            double item = 13 + textWidth(legendName(STACK[i]));
+            if (x > 4 && x + item > w - 4) {
+                x = 4;
+                y += LEGEND_ROW;
             }
+            places[i] = new double[] {x, y, item};
+            x += item + 10;
+        }
+        return places;
+    }
+
+    /** How many rows the legend takes at width {@code w}. */
+    private static int legendRows(double w) {
+        double[][] places = legendPlaces(w);
+        return (int) Math.round((places[places.length - 1][1] - 5) / LEGEND_ROW) + 1;
+    }
+
+    /** Every category's swatch and name, on one row or wrapped. */
+    private void legend(GraphicsContext g, double w) {
+        double[][] places = legendPlaces(w);
+        g.setTextBaseline(VPos.CENTER);
+        g.setTextAlign(TextAlignment.LEFT);
+        for (int i = 0; i < STACK.length; i++) {
+            double x = places[i][0];
+            double y = places[i][1];
+            g.setFill(colour(STACK[i]));
+            g.fillRect(x, y, 10, 10);
+            g.setFill(Color.gray(0.2));
+            g.fillText(legendName(STACK[i]), x + 13, y + 5);
         }
     }
 }

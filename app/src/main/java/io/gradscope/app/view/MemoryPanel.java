@@ -39,6 +39,8 @@ public final class MemoryPanel extends BorderPane {
     private final TradeOffChart tradeOff;
     private final Label recomputedLegend = new Label();
     private final Label busy = new Label();
+    /** The table under its caption ("live at the peak"), at the timeline's right. */
+    private final javafx.scene.layout.VBox tableBox = new javafx.scene.layout.VBox();
     private static final String NO_COMPARISON = "—";
     private boolean updating;
 
@@ -47,6 +49,10 @@ public final class MemoryPanel extends BorderPane {
         setId("memory-panel");
         chart = new MemoryChart(vm::seek);
         summary.setId("memory-summary");
+        // A narrow window wraps the summary onto a second line rather than cutting it short.
+        summary.setWrapText(true);
+        summary.setMinWidth(0);
+        summary.setMinHeight(Label.USE_PREF_SIZE);
         policy.setId("memory-policy");
         budget.setId("memory-budget");
         budget.setPrefWidth(110);
@@ -78,7 +84,7 @@ public final class MemoryPanel extends BorderPane {
         setTop(new javafx.scene.layout.VBox(top, secondRow()));
         setCenter(chart);
         buildTable();
-        setRight(table);
+        setRight(tableBox);
         vm.track().addListener((o, a, t) -> show(t));
         vm.cursorEvent().addListener((o, a, b) -> chart.cursor(b.intValue()));
         show(vm.track().get());
@@ -108,7 +114,7 @@ public final class MemoryPanel extends BorderPane {
         vm.tradeOffShown().addListener((o, a, on) -> {
             tradeOffButton.setSelected(on);
             setCenter(on ? tradeOff : chart);
-            setRight(on ? null : table); // the curve takes the table's room
+            setRight(on ? null : tableBox); // the curve takes the table's room
         });
         vm.tradeOff().addListener((o, a, t) -> tradeOff.show(t, vm.busy().get()));
         vm.busy().addListener((o, a, b) -> {
@@ -136,7 +142,8 @@ public final class MemoryPanel extends BorderPane {
     private void showRecomputed() {
         int n = vm.recomputed().count();
         recomputedLegend.setVisible(n > 0);
-        recomputedLegend.setText(n + " recomputed (outlined in the graph)");
+        recomputedLegend.setText(n + " recomputed");
+        recomputedLegend.setTooltip(new javafx.scene.control.Tooltip(n + " ops run again in the backward sweep: outlined so in the graph"));
     }
 
     private void showPolicy(RematPolicy p) {
@@ -156,12 +163,17 @@ public final class MemoryPanel extends BorderPane {
 
     private void buildTable() {
         table.setId("memory-peak-table");
-        table.setPrefWidth(280);
-        table.setPlaceholder(new Label("Live at the peak"));
-        table.getColumns().add(column("live at peak", MemoryTrack.Row::title, 84));
-        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 32));
-        table.getColumns().add(column("what", MemoryTrack.Row::what, 88));
-        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 64));
+        table.setPrefWidth(300);
+        table.setPlaceholder(new Label("Nothing live"));
+        table.getColumns().add(column("value", MemoryTrack.Row::title, 72));
+        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 36));
+        table.getColumns().add(column("what", MemoryTrack.Row::what, 92));
+        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 82));
+        Label caption = new Label("Live at the peak, largest first");
+        caption.setStyle("-fx-font-size: 11px; -fx-text-fill: #555555");
+        caption.setPadding(new Insets(0, 0, 1, 4));
+        tableBox.getChildren().setAll(caption, table);
+        javafx.scene.layout.VBox.setVgrow(table, Priority.ALWAYS);
         table.setRowFactory(tv -> {
             javafx.scene.control.TableRow<MemoryTrack.Row> row = new javafx.scene.control.TableRow<>();
             row.itemProperty().addListener((o, a, r) -> row.setTooltip(r == null ? null
@@ -191,7 +203,8 @@ public final class MemoryPanel extends BorderPane {
         chart.show(t);
         chart.cursor(vm.cursorEvent().get());
         table.getItems().setAll(t == null ? java.util.List.of() : t.liveAtPeak());
-        summary.setText(t == null ? "No run yet" : t.summary());
+        // A wrapped line never parts a size from its unit.
+        summary.setText(t == null ? "No run yet" : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
         summary.setTooltip(t == null ? null : new javafx.scene.control.Tooltip(t.summary() + " · the allocator reserved at most "
                 + HeapLimit.human(t.timeline().peakReserved())));
         updating = false;

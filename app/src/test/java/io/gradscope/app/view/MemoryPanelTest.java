@@ -120,7 +120,9 @@ class MemoryPanelTest {
             assertTrue(style != null, "v" + v + " is drawn");
             assertEquals(rerun.contains(v), style.contains("stroke-color: " + RecomputeMarks.COLOUR), "v" + v + ": " + style);
         }
-        assertEquals(rerun.size() + " recomputed (outlined in the graph)", window.memoryPanel().recomputedLegend().getText());
+        assertEquals(rerun.size() + " recomputed", window.memoryPanel().recomputedLegend().getText());
+        assertTrue(window.memoryPanel().recomputedLegend().getTooltip().getText().contains("outlined"),
+                "the legend's tooltip says how the graph shows them");
         robot.interact(() -> window.graphPanel().requestFocus());
         int presses = 0;
         while (sweep.recomputeAt(window.viewModel().sweep().cursor().get()) == null) {
@@ -181,5 +183,32 @@ class MemoryPanelTest {
                         new io.gradscope.engine.program.MemoryOptions(RematPolicy.SQRT, false), (a, b, c) -> { })
                 .timeline().peakBytes();
         assertEquals(independent, window.memoryPanel().chart().overlay().peak(), "the compared run's peak");
+    }
+
+    /** The legend names every category at any width the chart gets: no name past the edge, none over another. */
+    @Test
+    void theChartsLegendKeepsEveryNameApartAndInside(FxRobot robot) {
+        double widest = 0;
+        for (double[] p : MemoryChart.legendPlaces(10_000)) {
+            widest = Math.max(widest, p[2]);
+        }
+        for (double w = widest + 8; w <= 900; w += 7) {
+            double[][] places = MemoryChart.legendPlaces(w);
+            assertEquals(MemoryChart.STACK.length, places.length);
+            for (int i = 0; i < places.length; i++) {
+                assertTrue(places[i][0] >= 0 && places[i][0] + places[i][2] <= w, "item " + i + " inside at width " + w);
+                for (int j = 0; j < i; j++) {
+                    boolean sameRow = places[i][1] == places[j][1];
+                    boolean apart = places[j][0] + places[j][2] < places[i][0] || places[i][0] + places[i][2] < places[j][0];
+                    assertTrue(!sameRow || apart, "items " + j + " and " + i + " overlap at width " + w);
+                }
+            }
+        }
+        assertEquals(1, places(MemoryChart.legendPlaces(900)), "one row when wide");
+        assertTrue(places(MemoryChart.legendPlaces(widest + 8)) > 1, "wrapped when narrow");
+    }
+
+    private static int places(double[][] places) {
+        return (int) java.util.Arrays.stream(places).mapToDouble(p -> p[1]).distinct().count();
     }
 }
