@@ -49,6 +49,11 @@ public final class ProgramEditor extends BorderPane {
             return box;
         };
         area.setParagraphGraphicFactory(gutter);
+        // Styles (the combining marks' font below) are not edits: undo takes back text only, and typed
+        // text never inherits a neighbour's style.
+        area.setUseInitialStyleForInsertion(true);
+        area.setUndoManager(org.fxmisc.richtext.util.UndoUtils.plainTextUndoManager(area));
+        area.textProperty().addListener((o, a, b) -> markCombining(b));
         area.replaceText(vm.source().get());
         area.getUndoManager().forgetHistory();
         area.textProperty().addListener((o, a, b) -> {
@@ -102,6 +107,21 @@ public final class ProgramEditor extends BorderPane {
     public int currentLine() {
         return currentLine + 1;
     }
+
+    /**
+     * Gives each combining mark (the hat of x̂) the proportional font: in the monospaced one a
+     * mark takes a cell of its own and its hat lands on the next character (the space after x̂);
+     * the proportional font's mark has no width and sits on the letter before it.
+     */
+    private void markCombining(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.getType(text.charAt(i)) == Character.NON_SPACING_MARK) {
+                area.setStyle(i, i + 1, COMBINING);
+            }
+        }
+    }
+
+    private static final List<String> COMBINING = List.of("combining");
 
     private void restyle(int line) {
         if (line < 0 || line >= area.getParagraphs().size()) {

@@ -192,6 +192,28 @@ class RoughEdgesWindowTest {
         assertFalse(recentMenu.getItems().get(0).isMnemonicParsing());
     }
 
+    /** A combining mark (the hat of x̂) gets the proportional font; typing and undo do not see that style. */
+    @Test
+    void combiningMarksGetTheirOwnFontAndUndoTakesBackTextOnly(FxRobot robot, @TempDir Path tmp) throws Exception {
+        String text = "# saves x\u0302 and r\nX = input(2, 2)\nloss = sum(X)\n";
+        open(robot, Files.writeString(tmp.resolve("hat.grad"), text));
+        var area = window.editor().area();
+        int mark = text.indexOf('\u0302');
+        assertTrue(area.getStyleAtPosition(mark + 1).contains("combining"), "the mark: " + area.getStyleAtPosition(mark + 1));
+        assertTrue(!area.getStyleAtPosition(mark).contains("combining"), "the x before it");
+        assertTrue(!area.getStyleAtPosition(mark + 2).contains("combining"), "the space after it");
+        robot.interact(() -> {
+            area.requestFocus();
+            area.moveTo(mark + 1);
+        });
+        robot.type(KeyCode.Q);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(text.substring(0, mark + 1) + "q" + text.substring(mark + 1), area.getText());
+        assertTrue(!area.getStyleAtPosition(mark + 2).contains("combining"), "typed after the mark: its own style");
+        ctrl(robot, KeyCode.Z);
+        assertEquals(text, area.getText(), "one undo takes back the typed letter; the marks' style was no edit");
+    }
+
     @Test
     void undoAfterOpeningKeepsTheProgramAndTheTextRightOfTheLineNumbers(FxRobot robot, @TempDir Path tmp) throws Exception {
         String text = "X = input(4, 3)\nW = param(3, 2)\nY = X @ W\nloss = sum(Y)\n";
