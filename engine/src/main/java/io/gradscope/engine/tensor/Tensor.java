@@ -63,8 +63,22 @@ public final class Tensor {
     public static Tensor emptyLike(Tensor like) {
         Storage s = Backends.of(like.device()).allocateUninitialized(like.dtype(), Shapes.numel(like.shape),
                 Allocations.currentCategory());
-        boolean plain = like.offset == 0 && like.isContiguous();
-        return new Tensor(s, like.shape, plain ? like.strides : Shapes.contiguousStrides(like.shape), 0);
+        return new Tensor(s, like.shape, like.hasRowMajorStrides() ? like.strides : Shapes.contiguousStrides(like.shape), 0);
+    }
+
+    /**
+     * Whether the strides are exactly the row-major ones of the shape, size-1 axes included (a
+     * contiguous view may have any stride on those, which a fresh tensor should not show).
+     */
+    private boolean hasRowMajorStrides() {
+        int expected = 1;
+        for (int i = shape.length - 1; i >= 0; i--) {
+            if (strides[i] != expected) {
+                return false;
+            }
+            expected *= shape[i];
+        }
+        return true;
     }
 
     public static Tensor zeros(DType dtype, int... shape) {

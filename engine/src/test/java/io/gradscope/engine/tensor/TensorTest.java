@@ -19,6 +19,18 @@ class TensorTest {
         return 6 * i + 2 * j + k;
     }
 
+    /** An op's fresh output has row-major strides, even from a contiguous view whose size-1 axis has another stride. */
+    @Test
+    void aFreshOutputHasRowMajorStrides() {
+        Tensor row = Tensor.of(new double[] {1, 2, 3}, 1, 3);
+        Tensor column = row.viewPermute(1, 0); // shape [3, 1], strides [1, 3]: contiguous
+        assertArrayEquals(new int[] {1, 3}, column.strides());
+        Tensor y = io.gradscope.engine.ops.Ops.mul(column, column);
+        assertArrayEquals(new int[] {3, 1}, y.shape());
+        assertArrayEquals(Shapes.contiguousStrides(new int[] {3, 1}), y.strides());
+        assertArrayEquals(new double[] {1, 4, 9}, y.toDoubleArray(), 0);
+    }
+
     @Test
     void permuteAndTransposeAreViewsOfTheSameStorage() {
         Tensor p = x.viewPermute(2, 0, 1);

@@ -33,8 +33,11 @@ import java.util.Arrays;
  * made one after another on a thread form a group of at most {@link #GROUP_MEMBERS} storages and
  * about {@link #GROUPED_BELOW} bytes, each storage refers to its group, and the group's one cleaner
  * gives back the bytes of its members nobody released once all of them are unreachable. A released
- * storage gives its bytes back at once, as before; an unreleased small one is counted until its
- * group's last member goes, at most a group's bytes late.
+ * storage gives its bytes back at once, as before. An unreleased small one stays counted while any
+ * member of its group can be reached, its thread's current group included (until the thread makes
+ * {@link #GROUP_MEMBERS} more or ends): each group so kept counts at most about
+ * 2 × {@link #GROUPED_BELOW} bytes that are already gone. The engine releases what it makes in a
+ * step; this lag is for storages nobody releases.
  */
 final class CpuAllocator {
     /**
