@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,8 +45,8 @@ import java.util.PriorityQueue;
 public final class BackwardRun {
     private final boolean createGraph;
     private final StepLifetimes life;
-    private final Map<Node, Integer> pendingConsumers = new IdentityHashMap<>();
-    private final Map<Node, Tensor> upstream = new IdentityHashMap<>();
+    /** Each visited node's consumers still to send and its upstream gradient so far. */
+    private final SweepTable table = new SweepTable(64);
     private final Map<Node, Tensor> finalGradients;
     private final PriorityQueue<Node> ready = new PriorityQueue<>(Comparator.comparingLong(Node::id).reversed());
     private final int total;
@@ -70,7 +69,7 @@ public final class BackwardRun {
         // Count, for every reachable node, the edges from its consumers (iteratively: chains can be long).
         Deque<Node> stack = new ArrayDeque<>();
         stack.push(root);
-        pendingConsumers.put(root, 0);
+        table.add(root);
         while (!stack.isEmpty()) {
             Node n = stack.pop();
             List<Tensor> inputs = n.inputs();
@@ -80,25 +79,25 @@ public final class BackwardRun {
                 if (m == null || !in.requiresGrad()) {
                     continue;
                 }
-                Integer c = pendingConsumers.get(m);
-                if (c == null) {
-                    pendingConsumers.put(m, 1);
+                int slot = table.find(m);
+                if (slot < 0) {
+                    table.setPending(table.add(m), 1);
                     stack.push(m);
                 } else {
-                    pendingConsumers.put(m, c + 1);
+                    table.setPending(slot, table.pending(slot) + 1);
                 }
             }
         }
-        total = pendingConsumers.size();
+        total = table.size();
         finalGradients = new LinkedHashMap<>(total * 4 / 3 + 1);
         if (life != null) {
-            life.backwardStarted(pendingConsumers.keySet());
+            life.backwardStarted(table.nodes());
         }
         Tensor seed = Allocations.as(MemoryCategory.GRADIENT, StorageRole.GRADIENT, root.id(), () -> Ops.constant(1, objective));
         if (life != null) {
             life.holdGradient(seed);
         }
-        upstream.put(root, seed);
+        table.setUpstream(table.find(root), seed);
         ready.add(root);
     }
 
@@ -137,7 +136,9 @@ public final class BackwardRun {
         if (life != null) {
             life.beforeStep(node);
         }
-        Tensor g = upstream.remove(node);
+        int at = table.find(node);
+        Tensor g = table.upstream(at);
+        table.setUpstream(at, null);
         finalGradients.put(node, g);
         Tangents.recordUpstream(node.id(), g);
         boolean publish = event || Recorder.active();
@@ -208,9 +209,10 @@ public final class BackwardRun {
 
     // See Note [Fan-out accumulation].
     private void accumulate(Node target, Tensor c) {
-        Tensor prev = upstream.get(target);
+        int at = table.find(target);
+        Tensor prev = table.upstream(at);
         if (prev == null) {
-            upstream.put(target, c);
+            table.setUpstream(at, c);
             if (life != null) {
                 life.holdGradient(c);
             }
@@ -223,13 +225,14 @@ public final class BackwardRun {
                 scope.close(sum == null ? List.of() : List.of(sum), i -> new Allocations.Owner(target.id(), StorageRole.GRADIENT),
                         target.id(), !differentiating());
             }
-            upstream.put(target, sum);
+            table.setUpstream(at, sum);
             if (life != null) {
                 life.holdGradient(sum);
                 life.dropGradient(prev);
             }
         }
-        int left = pendingConsumers.merge(target, -1, Integer::sum);
+        int left = table.pending(at) - 1;
+        table.setPending(at, left);
         if (left == 0) {
             ready.add(target);
         }
