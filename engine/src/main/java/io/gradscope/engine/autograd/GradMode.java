@@ -45,8 +45,20 @@ public final class GradMode {
         void close();
     }
 
+    /** {@link #ENABLED} and {@link #IN_BACKWARD} bits of this thread's mode, read at once (an op's hot path). */
+    public static int mode() {
+        State s = STATE.get();
+        return (s.enabled ? ENABLED : 0) | (s.backward ? IN_BACKWARD : 0);
+    }
+
+    public static final int ENABLED = 1;
+    public static final int IN_BACKWARD = 2;
+
     public static Restore disable() {
-        return set(false, inBackward());
+        State s = STATE.get();
+        Restore back = s.back[(s.enabled ? 1 : 0) | (s.backward ? 2 : 0)];
+        s.enabled = false;
+        return back;
     }
 
     /** Records nodes again inside a disabled region (e.g. a gradient evaluated inside a finite difference). */

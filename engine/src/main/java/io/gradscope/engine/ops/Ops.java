@@ -40,16 +40,19 @@ public final class Ops {
                         + inputs[i].device() + ")");
             }
         }
+        int mode = GradMode.mode();
+        boolean backward = (mode & GradMode.IN_BACKWARD) != 0;
         boolean record = false;
-        if (GradMode.isEnabled()) {
+        if ((mode & GradMode.ENABLED) != 0) {
             for (Tensor t : inputs) {
                 record |= t.requiresGrad();
             }
         }
         OpContext ctx = new OpContext(inputs);
         Tensor out = null;
-        Allocations.Scope scope = Allocations.open(GradMode.inBackward() ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
+        Allocations.Scope scope = Allocations.open(backward ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
         boolean closed = false;
+        boolean recording = false;
         try {
             try (var off = GradMode.disable()) {
                 out = op.forward(ctx, inputs);
@@ -64,13 +67,14 @@ public final class Ops {
                 out.attach(Node.of(op, ctx, out));
             }
             closed = true;
-            closeScope(scope, ctx.keptWith(out), out, StorageRole.VALUE);
+            recording = Recorder.active();
+            closeScope(scope, ctx.keptWith(out), out, StorageRole.VALUE, backward || !recording);
         } finally {
             if (!closed) {
                 scope.close(ctx.keptWith(out));
             }
         }
-        if (!GradMode.inBackward() && Recorder.active()) {
+        if (!backward && recording) {
             Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), inputs, out));
         }
         if (Tangents.active()) {
@@ -82,11 +86,10 @@ public final class Ops {
     /**
      * Closes an op's allocation scope: the output (last of {@code keep}) announced with {@code role},
      * the saved tensors as saved, all owned by the id the trace knows the output by (in the backward
-     * pass the enclosing step decides, so no id is made there).
+     * pass the enclosing step decides, so no id is made there; nor when nothing records: {@code byNode}).
      */
-    private static void closeScope(Allocations.Scope scope, List<Tensor> keep, Tensor out, StorageRole role) {
-        long owner = out == null ? -1 : GradMode.inBackward() || !Recorder.active()
-                ? (out.node() != null ? out.node().id() : -1) : Recorder.name(out);
+    private static void closeScope(Allocations.Scope scope, List<Tensor> keep, Tensor out, StorageRole role, boolean byNode) {
+        long owner = out == null ? -1 : byNode ? (out.node() != null ? out.node().id() : -1) : Recorder.name(out);
         int last = keep.size() - 1;
         scope.close(keep, i -> new Allocations.Owner(owner, i == last ? role : StorageRole.SAVED), owner);
     }
