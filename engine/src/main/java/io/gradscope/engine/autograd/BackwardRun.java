@@ -46,7 +46,7 @@ public final class BackwardRun {
     private final boolean createGraph;
     private final StepLifetimes life;
     /** Each visited node's consumers still to send and its upstream gradient so far. */
-    private final SweepTable table = new SweepTable(64);
+    private final SweepTable table = new SweepTable(256);
     private final Map<Node, Tensor> finalGradients;
     private final PriorityQueue<Node> ready = new PriorityQueue<>(Comparator.comparingLong(Node::id).reversed());
     private final int total;

@@ -82,6 +82,20 @@ public final class Node {
         return op == null ? "leaf" : op.label();
     }
 
+    /**
+     * From the id, which no other node has (equality stays identity): an identity hash costs the JVM
+     * a write into the object's header the first time, for every node a sweep's maps hold.
+     */
+    @Override
+    public int hashCode() {
+        return Long.hashCode(id * 0x9E3779B97F4A7C15L);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
     @Override
     public String toString() {
         return "Node#" + id + "(" + opName() + (label != null ? " " + label : "") + ")";

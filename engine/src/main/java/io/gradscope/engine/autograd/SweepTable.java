@@ -100,7 +100,7 @@ final class SweepTable {
         Node[] oldNodes = nodes;
         int[] oldPending = pending;
         Tensor[] oldUpstream = upstream;
-        int cap = oldNodes.length * 2;
+        int cap = oldNodes.length * 4;
         ids = new long[cap];
         nodes = new Node[cap];
         pending = new int[cap];
