@@ -248,8 +248,16 @@ final class MemoryChart extends Region {
         g.fillText("0", LEFT - 4, top + plotH);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
-        g.fillText("trace events →   - - reserved" + (overlay == null ? "" : "   — " + overlay.policy() + " (compared)"),
-                LEFT, top + plotH + 3);
+        // The axis's name goes first when the line is too narrow for it and the lines' key.
+        String compared = overlay == null ? "" : "   — " + overlay.policy();
+        String caption = "trace events →   - - reserved" + compared + (overlay == null ? "" : " (compared)");
+        for (String shorter : new String[] {"- - reserved" + compared + (overlay == null ? "" : " (compared)"),
+            "- - reserved" + compared}) {
+            if (textWidth(caption) > w - LEFT) {
+                caption = shorter;
+            }
+        }
+        g.fillText(caption, LEFT, top + plotH + 3);
         legend(g, w);
     }
 

@@ -163,12 +163,12 @@ public final class MemoryPanel extends BorderPane {
 
     private void buildTable() {
         table.setId("memory-peak-table");
-        table.setPrefWidth(300);
+        table.setPrefWidth(280);
         table.setPlaceholder(new Label("Nothing live"));
-        table.getColumns().add(column("value", MemoryTrack.Row::title, 72));
-        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 36));
-        table.getColumns().add(column("what", MemoryTrack.Row::what, 92));
-        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 82));
+        table.getColumns().add(column("value", MemoryTrack.Row::title, 64));
+        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 34));
+        table.getColumns().add(column("what", MemoryTrack.Row::what, 86));
+        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 78));
         Label caption = new Label("Live at the peak, largest first");
         caption.setStyle("-fx-font-size: 11px; -fx-text-fill: #555555");
         caption.setPadding(new Insets(0, 0, 1, 4));
