@@ -16,13 +16,26 @@ public final class GradMode {
 
         State() {
             for (int i = 0; i < 4; i++) {
-                boolean e = (i & 1) != 0;
-                boolean b = (i & 2) != 0;
+                boolean e = (i & ENABLED) != 0;
+                boolean b = (i & IN_BACKWARD) != 0;
                 back[i] = () -> {
                     enabled = e;
                     backward = b;
                 };
             }
+        }
+
+        /** The mode as {@link #ENABLED} and {@link #IN_BACKWARD} bits: also the index of the way back to it. */
+        int bits() {
+            return (enabled ? ENABLED : 0) | (backward ? IN_BACKWARD : 0);
+        }
+
+        /** Enters a mode; returns the way back to this one. */
+        Restore set(boolean enabled, boolean backward) {
+            Restore way = back[bits()];
+            this.enabled = enabled;
+            this.backward = backward;
+            return way;
         }
     }
 
@@ -47,8 +60,7 @@ public final class GradMode {
 
     /** {@link #ENABLED} and {@link #IN_BACKWARD} bits of this thread's mode, read at once (an op's hot path). */
     public static int mode() {
-        State s = STATE.get();
-        return (s.enabled ? ENABLED : 0) | (s.backward ? IN_BACKWARD : 0);
+        return STATE.get().bits();
     }
 
     public static final int ENABLED = 1;
@@ -56,21 +68,16 @@ public final class GradMode {
 
     public static Restore disable() {
         State s = STATE.get();
-        Restore back = s.back[(s.enabled ? 1 : 0) | (s.backward ? 2 : 0)];
-        s.enabled = false;
-        return back;
+        return s.set(false, s.backward);
     }
 
     /** Records nodes again inside a disabled region (e.g. a gradient evaluated inside a finite difference). */
     public static Restore enable() {
-        return set(true, inBackward());
+        State s = STATE.get();
+        return s.set(true, s.backward);
     }
 
     static Restore set(boolean enabled, boolean backward) {
-        State s = STATE.get();
-        Restore back = s.back[(s.enabled ? 1 : 0) | (s.backward ? 2 : 0)];
-        s.enabled = enabled;
-        s.backward = backward;
-        return back;
+        return STATE.get().set(enabled, backward);
     }
 }

@@ -123,8 +123,7 @@ public final class BlockCache<B> {
             return null;
         }
         if (accounted) {
-            long now = active.addAndGet(bytes);
-            peak.accumulateAndGet(now, Math::max);
+            countActive(bytes);
         }
         return new Block<>(this, seg, pool, size, accounted ? bytes : 0, reused);
     }
@@ -138,12 +137,18 @@ public final class BlockCache<B> {
         if (bytes >= smallest) {
             throw new IllegalArgumentException(bytes + " bytes are cached in this pool's size classes");
         }
-        synchronized (this) {
-            reserved += bytes;
-            reservations++;
-        }
+        countReserved(bytes);
+        countActive(bytes);
+    }
+
+    private void countActive(long bytes) {
         long now = active.addAndGet(bytes);
         peak.accumulateAndGet(now, Math::max);
+    }
+
+    private synchronized void countReserved(long size) {
+        reserved += size;
+        reservations++;
     }
 
     /** Gives back the accounting of {@code bytes} taken by {@link #takeUncached} (one or several blocks). */
@@ -166,10 +171,7 @@ public final class BlockCache<B> {
     private B reserve(int pool, long size) {
         B seg = segments.reserve(pool, size);
         if (seg != null) {
-            synchronized (this) {
-                reserved += size;
-                reservations++;
-            }
+            countReserved(size);
         }
         return seg;
     }
