@@ -7,7 +7,8 @@ import jdk.incubator.vector.VectorSpecies;
  * GEMM with the Vector API (jdk.incubator.vector): A packed into slivers of MR rows, B into slivers
  * of FNR = two vectors of columns, per block of KC along k; a register-blocked micro-kernel of
  * MR × FNR (12 × 32 with AVX-512, 6 × 16 with AVX2: every accumulator in a register) over tiles of
- * C. Loaded only when the module is present; {@link CpuMatmul} falls back to plain loops.
+ * C. Loaded only when the module is present; {@link CpuMatmul} falls back to plain loops. A product
+ * of at most one vector of columns goes to {@link NarrowGemm} instead (Note [Narrow products]).
  *
  * <p>Note [Two phases]: first both operands are packed, A's slivers and B's slivers (or, for a
  * row-major B, its rows: Note [Packing B by rows]) split over the pool, into arrays all tasks share
@@ -74,6 +75,10 @@ final class VectorGemm {
         }
         if (k == 0) {
             java.util.Arrays.fill(c, co + i0 * n, co + i1 * n, 0f);
+            return;
+        }
+        if (NarrowGemm.takes(n, ars, acs)) {
+            NarrowGemm.sgemm(a, ao, ars, acs, b, bo, brs, bcs, c, co, i0, i1, n, k, parallel);
             return;
         }
         boolean[] inUse = IN_USE.get();

@@ -110,6 +110,64 @@ class VectorGemmShapesTest {
         assertTrue(fails.isEmpty(), fails.size() + " of " + cases + " failed:\n" + String.join("\n", fails.subList(0, Math.min(20, fails.size()))));
     }
 
+    /** The narrow path (NarrowGemm: n up to a vector): every n, both contiguous layouts of A, tails of m and k. */
+    @Test
+    void narrowProducts() {
+        Random r = new Random(11);
+        List<String> fails = new ArrayList<>();
+        int cases = 0;
+        for (int n = 1; n <= NarrowGemm.MAX_N; n++) {
+            for (int m : new int[] {1, 2, 3, 31, 32, 33, 64, 65}) {
+                for (int k : new int[] {1, 15, 16, 17, 130}) {
+                    int la = cases % 2;
+                    int i0 = r.nextBoolean() ? 0 : r.nextInt(m);
+                    int i1 = r.nextBoolean() ? m : i0 + r.nextInt(m - i0 + 1);
+                    boolean par = r.nextBoolean();
+                    String f = check(new Random(cases), m, n, k, la, r.nextInt(4), r.nextInt(5), r.nextInt(5), r.nextInt(5), i0, i1, par);
+                    cases++;
+                    if (f != null) {
+                        fails.add("m=" + m + " n=" + n + " k=" + k + " la=" + la + " i0=" + i0 + " i1=" + i1 + " par=" + par + ": " + f);
+                    }
+                }
+            }
+        }
+        assertTrue(fails.isEmpty(), fails.size() + " of " + cases + " failed:\n" + String.join("\n", fails.subList(0, Math.min(20, fails.size()))));
+    }
+
+    /**
+     * A non-finite element of A reaches only its own row of C on the narrow path, whose zero-padded
+     * columns of B would turn an infinity into a NaN if their results were stored.
+     */
+    @Test
+    void narrowKeepsNonFiniteToItsRow() {
+        for (int la = 0; la < 2; la++) {
+            int m = 40;
+            int n = 10;
+            int k = 37;
+            float[] a = new float[m * k];
+            float[] b = new float[k * n];
+            for (int i = 0; i < a.length; i++) {
+                a[i] = 0.5f;
+            }
+            for (int i = 0; i < b.length; i++) {
+                b[i] = 0.25f;
+            }
+            int ars = la == 0 ? k : 1;
+            int acs = la == 0 ? 1 : m;
+            a[7 * ars + 3 * acs] = Float.POSITIVE_INFINITY;
+            a[38 * ars + 36 * acs] = Float.NaN;
+            float[] c = new float[m * n];
+            VectorGemm.sgemm(a, 0, ars, acs, b, 0, n, 1, c, 0, 0, m, n, k, false);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    float want = i == 7 ? Float.POSITIVE_INFINITY : i == 38 ? Float.NaN : 0.5f * 0.25f * k;
+                    assertTrue(Float.compare(c[i * n + j], want) == 0 || Math.abs(c[i * n + j] - want) < 1e-4,
+                            "layout " + la + ": C(" + i + "," + j + ") = " + c[i * n + j] + ", want " + want);
+                }
+            }
+        }
+    }
+
     /** Many threads calling at once (each its own packed buffers), parallel and not. */
     @Test
     void concurrentCallers() throws Exception {
