@@ -143,7 +143,10 @@ public final class BlockCache<B> {
 
     private void countActive(long bytes) {
         long now = active.addAndGet(bytes);
-        peak.accumulateAndGet(now, Math::max);
+        // Below the peak (most calls) nothing to write: the read costs less than the compare-and-set.
+        if (now > peak.get()) {
+            peak.accumulateAndGet(now, Math::max);
+        }
     }
 
     private synchronized void countReserved(long size) {
