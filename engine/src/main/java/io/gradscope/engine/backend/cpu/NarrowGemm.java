@@ -76,8 +76,8 @@ final class NarrowGemm {
     private static void byRows(float[] a, int ao, int ars, float[] bw, float[] c, int co, int r0, int r1,
                                int n, int k) {
         float[] out = new float[8 * W];
+        int last = ao + (r1 - 1) * ars;
         for (int i = r0; i < r1; i += 8) {
-            int last = ao + (r1 - 1) * ars;
             int x0 = ao + i * ars;
             rows8(a, x0, Math.min(last, x0 + ars), Math.min(last, x0 + 2 * ars), Math.min(last, x0 + 3 * ars),
                     Math.min(last, x0 + 4 * ars), Math.min(last, x0 + 5 * ars), Math.min(last, x0 + 6 * ars),
