@@ -62,6 +62,9 @@ public final class BenchCommand implements Callable<Integer> {
         }
         (json ? System.err : System.out).println("Java " + Runtime.version().feature() + ", garbage collector: " + collector()
                 + ", " + Runtime.getRuntime().availableProcessors() + " processors");
+        if (device.equals("cpu")) {
+            (json ? System.err : System.out).println("float32 GEMM: " + io.gradscope.engine.backend.cpu.CpuBackend.floatGemm());
+        }
         TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
         Map<String, Object> torchMedians = new LinkedHashMap<>();
         Map<String, Object> ratios = new LinkedHashMap<>();
@@ -111,6 +114,9 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         if (json) {
+            if (device.equals("cpu")) {
+                medians.put("float32_gemm", io.gradscope.engine.backend.cpu.CpuBackend.floatGemm());
+            }
             if (torch != null) {
                 medians.put("pytorch", torchMedians);
                 medians.put("pytorch_threads", torchThreadCounts);

@@ -51,7 +51,12 @@ final class TorchBaseline implements AutoCloseable {
             try (InputStream s = TorchBaseline.class.getResourceAsStream("torch_bench.py")) {
                 Files.write(script, s.readAllBytes());
             }
-            Process p = new ProcessBuilder(PYTHON, script.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            ProcessBuilder pb = new ProcessBuilder(PYTHON, script.toString()).redirectError(ProcessBuilder.Redirect.DISCARD);
+            // PyTorch runs OpenBLAS as the caller set it, not as the launcher set it for Gradscope's own GEMM.
+            for (String name : System.getenv().getOrDefault("GRADSCOPE_SET_OPENBLAS", "").split(" ")) {
+                pb.environment().remove(name);
+            }
+            Process p = pb.start();
             TorchBaseline t = new TorchBaseline(p, script);
             if (t.hello == null || t.hello.has("error")) {
                 String why = t.hello == null ? PYTHON + " ended without answering" : t.hello.get("error").asText();

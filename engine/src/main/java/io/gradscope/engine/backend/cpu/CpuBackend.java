@@ -21,6 +21,12 @@ public final class CpuBackend implements Backend {
     private CpuBackend() {
     }
 
+    /** Which GEMM float32 products run on, and why: the system's BLAS or the Vector API's (Note [Which GEMM]). */
+    public static String floatGemm() {
+        String why = NativeGemm.describe();
+        return why.startsWith("system") || CpuMatmul.VECTOR ? why : "plain loops (no jdk.incubator.vector); " + why;
+    }
+
     @Override
     public Device device() {
         return Device.CPU;

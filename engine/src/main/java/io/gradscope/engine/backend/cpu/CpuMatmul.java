@@ -45,9 +45,14 @@ final class CpuMatmul {
         int bcs = bs[r - 1];
         long flops = 2L * batch * m * n * Math.max(k, 1);
         boolean f32 = out.dtype() == DType.FLOAT32;
+        boolean par = flops >= PARALLEL_FLOPS;
+        // One float32 matrix on the system's BLAS when it is in use (Note [Which GEMM]).
+        if (f32 && batch == 1 && NativeGemm.sgemm(a.storage().floats(), aOff[0], ars, acs, b.storage().floats(),
+                bOff[0], brs, bcs, out.storage().floats(), out.offset(), m, n, k, par)) {
+            return;
+        }
         if (VECTOR && batch == 1) {
             // One matrix: the kernel shares each packed panel of B and splits its row blocks over the pool.
-            boolean par = flops >= PARALLEL_FLOPS;
             if (f32) {
                 VectorGemm.sgemm(a.storage().floats(), aOff[0], ars, acs, b.storage().floats(), bOff[0], brs, bcs,
                         out.storage().floats(), out.offset(), 0, m, n, k, par);

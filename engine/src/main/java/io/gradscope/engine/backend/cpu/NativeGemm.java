@@ -1,0 +1,211 @@
+package io.gradscope.engine.backend.cpu;
+
+import dev.ludovic.netlib.blas.BLAS;
+import dev.ludovic.netlib.blas.NativeBLAS;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * float32 GEMM on the system's BLAS (OpenBLAS through netlib's JNI binding, which pins the heap
+ * arrays instead of copying them) where one is installed and fast; {@link #sgemm} answers false
+ * when it is not used, and the caller runs the Vector API's GEMM.
+ *
+ * <p>Note [Which GEMM]: the Vector API's kernel runs at the core's FMA rate, but around it Java
+ * cannot schedule loads and prefetches as OpenBLAS's assembly does: 0.7-0.86x OpenBLAS at 1024 on
+ * two cores, and the MLP's 128-row products 10-25% behind. So a float32 product goes to the
+ * system's BLAS when {@code libblas.so.3} loads and a probe product runs at {@link #MIN_GFLOPS}
+ * or more: Debian's OpenBLAS 0.3.21 does not know recent Xeons and falls back to SSE3 kernels at
+ * 15 GFLOP/s a core unless OPENBLAS_CORETYPE names the right set (the launcher does), and the
+ * reference BLAS runs at about 5. {@code -Dgradscope.blas=java} (or GRADSCOPE_BLAS=java) keeps
+ * every product on the Vector API; {@code native} skips the probe. {@link #describe()} says which
+ * one runs and why.
+ *
+ * <p>Note [One pool]: with OPENBLAS_NUM_THREADS=1 (the launcher sets it) each call is one thread
+ * and the pool computes a product's column blocks side by side. OpenBLAS's own threads spin after
+ * a product and took the second core from the pool's next elementwise op: the MLP step ran 0.84-1.02
+ * of the Vector API's time that way, against 0.82-0.86 with one pool (paired runs in one JVM).
+ * Without the variable OpenBLAS threads each call itself.
+ */
+final class NativeGemm {
+    private NativeGemm() {
+    }
+
+    /**
+     * The probe's floor per thread OpenBLAS may use: above misdetected (15-31 GFLOP/s a thread
+     * here) and reference kernels, below OpenBLAS's right ones on a busy core (85-150).
+     */
+    static final double MIN_GFLOPS = 50;
+
+    /** Kept so that the logger's level (netlib warns on stderr when no native BLAS loads) is not collected. */
+    private static final Logger QUIET = Logger.getLogger("dev.ludovic.netlib.blas.InstanceBuilder");
+
+    /** The loaded library, used or not; null when none loads or gradscope.blas=java. */
+    private static final Loaded LOADED = load();
+    /** OPENBLAS_NUM_THREADS=1: the pool splits a product's columns (Note [One pool]). */
+    private static final boolean SPLIT = "1".equals(System.getenv("OPENBLAS_NUM_THREADS"));
+    private static final String WHY = choose();
+    private static final boolean USE = WHY.startsWith("system");
+
+    /** netlib's native entry point, past its Java-side checks (they reject views that end before ld × columns). */
+    private record Loaded(BLAS blas, MethodHandle sgemm) {
+    }
+
+    /** Which GEMM float32 products use, and why, in a line. */
+    static String describe() {
+        return WHY;
+    }
+
+    /** Whether a system BLAS loaded (used or not). */
+    static boolean loaded() {
+        return LOADED != null;
+    }
+
+    /**
+     * C[0:m, 0:n] = A B, C row-major with n columns at co; false (nothing written) when the native
+     * BLAS is not in use or an operand has neither unit row nor unit column stride.
+     */
+    static boolean sgemm(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
+                         float[] c, int co, int m, int n, int k, boolean parallel) {
+        return USE && product(a, ao, ars, acs, b, bo, brs, bcs, c, co, m, n, k, parallel && SPLIT);
+    }
+
+    /**
+     * {@link #sgemm} on the loaded library whatever the choice (tests call it directly); with
+     * {@code split}, column blocks of at least 16 run on the pool.
+     */
+    static boolean product(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
+                           float[] c, int co, int m, int n, int k, boolean split) {
+        if (LOADED == null || m == 0 || n == 0 || k == 0) {
+            return false;
+        }
+        Lay la = lay(ars, acs, m, k);
+        Lay lb = lay(brs, bcs, k, n);
+        // The native code touches what these bounds allow, and nothing checks it after them.
+        if (la == null || lb == null || !inside(a.length, ao, m, k, ars, acs) || !inside(b.length, bo, k, n, brs, bcs)
+                || !inside(c.length, co, m, n, n, 1)) {
+            return false;
+        }
+        int parts = split ? Math.min(CpuThreads.THREADS, n / 16) : 1;
+        if (parts <= 1) {
+            call(la, lb, a, ao, b, bo, c, co, n, m, n, k);
+            return true;
+        }
+        CpuThreads.parallelFor(parts, t -> {
+            int j0 = n * t / parts / 16 * 16;
+            int j1 = t == parts - 1 ? n : n * (t + 1) / parts / 16 * 16;
+            call(la, lb, a, ao, b, bo + j0 * bcs, c, co + j0, n, m, j1 - j0, k);
+        });
+        return true;
+    }
+
+    /**
+     * Row-major C (m × n, row stride ldc) is column-major Cᵀ: Cᵀ = Bᵀ Aᵀ, each operand read where
+     * it lies, its unit stride deciding whether BLAS transposes it.
+     */
+    private static void call(Lay la, Lay lb, float[] a, int ao, float[] b, int bo, float[] c, int co, int ldc,
+                             int m, int n, int k) {
+        try {
+            LOADED.sgemm().invokeExact(LOADED.blas(), lb.trans, la.trans, n, m, k, 1f, b, bo, lb.ld, a, ao, la.ld, 0f,
+                    c, co, ldc);
+        } catch (Throwable e) {
+            throw new IllegalStateException("native sgemm failed", e);
+        }
+    }
+
+    private record Lay(String trans, int ld) {
+    }
+
+    /** X (rows × cols, strides rs, cs) as BLAS sees column-major Xᵀ; null when neither stride is a unit one. */
+    private static Lay lay(int rs, int cs, int rows, int cols) {
+        if (cs == 1 && (rows == 1 || rs >= cols)) {
+            return new Lay("N", rows == 1 ? cols : rs);
+        }
+        if (rs == 1 && (cols == 1 || cs >= rows)) {
+            return new Lay("T", cols == 1 ? rows : cs);
+        }
+        return null;
+    }
+
+    /** Every element of X (rows × cols at off, strides rs, cs ≥ 0) lies in an array of this length. */
+    private static boolean inside(int length, int off, int rows, int cols, int rs, int cs) {
+        long last = off + (long) (rows - 1) * rs + (long) (cols - 1) * cs;
+        return off >= 0 && rs >= 0 && cs >= 0 && last < length;
+    }
+
+    private static String wanted() {
+        return System.getProperty("gradscope.blas", System.getenv().getOrDefault("GRADSCOPE_BLAS", "auto"))
+                .trim().toLowerCase(Locale.ROOT);
+    }
+
+    private static Loaded load() {
+        if (wanted().equals("java")) {
+            return null;
+        }
+        Level before = QUIET.getLevel();
+        QUIET.setLevel(Level.OFF);
+        try {
+            BLAS blas = NativeBLAS.getInstance();
+            Method m = blas.getClass().getDeclaredMethod("sgemmK", String.class, String.class, int.class, int.class,
+                    int.class, float.class, float[].class, int.class, int.class, float[].class, int.class, int.class,
+                    float.class, float[].class, int.class, int.class);
+            m.setAccessible(true);
+            MethodHandle h = MethodHandles.lookup().unreflect(m).asType(MethodType.methodType(void.class, BLAS.class,
+                    String.class, String.class, int.class, int.class, int.class, float.class, float[].class, int.class,
+                    int.class, float[].class, int.class, int.class, float.class, float[].class, int.class, int.class));
+            return new Loaded(blas, h);
+        } catch (RuntimeException | LinkageError | ReflectiveOperationException e) {
+            return null;
+        } finally {
+            QUIET.setLevel(before);
+        }
+    }
+
+    private static String choose() {
+        String want = wanted();
+        if (want.equals("java")) {
+            return "Vector API (gradscope.blas=java)";
+        }
+        if (LOADED == null) {
+            return "Vector API (no system BLAS: libblas.so.3 did not load)";
+        }
+        if (want.equals("native")) {
+            return "system BLAS, libblas.so.3 (gradscope.blas=native)";
+        }
+        // Without OPENBLAS_NUM_THREADS=1 the probe may run on every core; a 256³ product gains about
+        // 1.5x from a second one (misdetected kernels: 25-40 GFLOP/s on two threads, right ones 78-225).
+        double floor = MIN_GFLOPS * (SPLIT ? 1 : Math.max(1, CpuThreads.THREADS / 2));
+        double gflops = probe();
+        if (gflops < floor) {
+            return String.format(Locale.ROOT, "Vector API (the system BLAS ran a probe at %.0f GFLOP/s, under %.0f;"
+                    + " OPENBLAS_CORETYPE may name its kernels)", gflops, floor);
+        }
+        return String.format(Locale.ROOT, "system BLAS, libblas.so.3 (a 256³ probe at %.0f GFLOP/s%s)", gflops,
+                SPLIT ? ", one thread a call" : "");
+    }
+
+    /** Best of five 256³ products, after one to warm the library. */
+    private static double probe() {
+        int s = 256;
+        float[] x = new float[s * s];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = (i % 7) * 0.25f - 0.75f;
+        }
+        float[] y = new float[s * s];
+        long best = Long.MAX_VALUE;
+        for (int r = 0; r < 6; r++) {
+            long t0 = System.nanoTime();
+            product(x, 0, s, 1, x, 0, s, 1, y, 0, s, s, s, false);
+            long t = System.nanoTime() - t0;
+            if (r > 0) {
+                best = Math.min(best, t);
+            }
+        }
+        return 2.0 * s * s * s / best;
+    }
+}
