@@ -47,6 +47,8 @@ final class NativeGemm {
 
     /** The loaded library, used or not; null when none loads or gradscope.blas=java. */
     private static final Loaded LOADED = load();
+    /** The least product (2mnk) the pool splits. */
+    private static final long SPLIT_FLOPS = 1L << 22;
     /** OPENBLAS_NUM_THREADS=1: the pool splits a product's columns (Note [One pool]). */
     private static final boolean SPLIT = "1".equals(System.getenv("OPENBLAS_NUM_THREADS"));
     private static final String WHY = choose();
@@ -77,7 +79,7 @@ final class NativeGemm {
 
     /**
      * {@link #sgemm} on the loaded library whatever the choice (tests call it directly); with
-     * {@code split}, column blocks of at least 16 run on the pool.
+     * {@code split}, a product of 4 MFLOP or more runs as column blocks of at least 16 on the pool.
      */
     static boolean product(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
                            float[] c, int co, int m, int n, int k, boolean split) {
@@ -91,7 +93,8 @@ final class NativeGemm {
                 || !inside(c.length, co, m, n, n, 1)) {
             return false;
         }
-        int parts = split ? Math.min(CpuThreads.THREADS, n / 16) : 1;
+        // A small product stays whole: 128 × 512 × 10 ran at 20 GFLOP/s split in two, 55 whole.
+        int parts = split && 2L * m * n * k >= SPLIT_FLOPS ? Math.min(CpuThreads.THREADS, n / 16) : 1;
         if (parts <= 1) {
             call(la, lb, a, ao, b, bo, c, co, n, m, n, k);
             return true;
