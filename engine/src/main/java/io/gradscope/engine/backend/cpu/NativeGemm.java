@@ -28,9 +28,11 @@ import java.util.logging.Logger;
  *
  * <p>Note [One pool]: with OPENBLAS_NUM_THREADS=1 (the launcher sets it) each call is one thread
  * and the pool computes a product's column blocks side by side. OpenBLAS's own threads spin after
- * a product and took the second core from the pool's next elementwise op: the MLP step ran 0.84-1.02
- * of the Vector API's time that way, against 0.82-0.86 with one pool (paired runs in one JVM).
- * Without the variable OpenBLAS threads each call itself.
+ * a product and take the second core from the pool's next elementwise op: the MLP step ran at
+ * 0.81-1.04 of the Vector API GEMM's time that way, against 0.82-0.95 with one pool (five paired
+ * runs of 100 rounds in one JVM each). Split in two columns, the MLP's 128-row products ran as fast
+ * as OpenBLAS's own two threads or faster (131-199 GFLOP/s against 119-166). Without the variable,
+ * OpenBLAS threads each call itself.
  */
 final class NativeGemm {
     private NativeGemm() {
