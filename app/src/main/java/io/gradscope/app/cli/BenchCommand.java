@@ -114,9 +114,6 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         if (json) {
-            if (device.equals("cpu")) {
-                medians.put("float32_gemm", io.gradscope.engine.backend.cpu.CpuBackend.floatGemm());
-            }
             if (torch != null) {
                 medians.put("pytorch", torchMedians);
                 medians.put("pytorch_threads", torchThreadCounts);

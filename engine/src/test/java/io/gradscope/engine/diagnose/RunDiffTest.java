@@ -39,7 +39,8 @@ class RunDiffTest {
     /**
      * float32's rounding accumulates along a chain: a value carries the roundings of every op before
      * it, a gradient those of every backward step before it. On a 30-layer tanh chain the deepest
-     * values differ most from float64 and, in the backward pass, the first layers' gradients do. (On
+     * values differ most from float64 and, in the backward pass, the first layers' gradients differ
+     * at least as much as the last ones. (On
      * the three-op MLP example every difference is within a few roundings, too shallow to rank.)
      */
     @Test
@@ -67,12 +68,13 @@ class RunDiffTest {
         }
         assertTrue(valueLast[0] > 1.5 * valueFirst[0], "values: layers 21-30 " + valueLast[0] + " vs 1-10 " + valueFirst[0]);
         // The gradients' growth is smaller and depends on the GEMM's rounding: layers 1-10 against 21-30,
-        // 1.4 against 0.95 (×10⁻⁶) with the Vector API's GEMM, 1.06 against 0.92 with OpenBLAS's.
-        assertTrue(valueFirst[1] > 1.05 * valueLast[1], "gradients: layers 1-10 " + valueFirst[1] + " vs 21-30 " + valueLast[1]);
-        // The ranking puts the deepest of each sweep first: the top rows are late values or early gradients.
+        // 1.4 against 0.95 (×10⁻⁶) with the Vector API's GEMM, 1.06 against 0.92 with OpenBLAS's, whose
+        // gradients differ about as much at every depth (1.39 at layer 12 is the largest).
+        assertTrue(valueFirst[1] > valueLast[1], "gradients: layers 1-10 " + valueFirst[1] + " vs 21-30 " + valueLast[1]);
+        // The first layers' values carry the fewest roundings, so the top row is a gradient or a late value.
         List<RunDiff.Row> ranked = RunDiff.of(run(p, DType.FLOAT32).trace(), run(p, DType.FLOAT64).trace());
         RunDiff.Row top = ranked.get(0);
-        assertTrue(top.gradientDiff() >= top.valueDiff() ? top.line() <= 2 * 10 + 1 : top.line() >= 2 * 20 + 1, top.toString());
+        assertTrue(top.gradientDiff() >= top.valueDiff() || top.line() >= 2 * 20 + 1, top.toString());
     }
 
     @Test
