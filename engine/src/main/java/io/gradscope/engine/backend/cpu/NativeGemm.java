@@ -27,7 +27,7 @@ import java.util.logging.Logger;
  * one runs and why.
  *
  * <p>Note [One pool]: with OPENBLAS_NUM_THREADS=1 (the launcher sets it) each call is one thread
- * and the pool computes a product's column blocks side by side. OpenBLAS's own threads spin after
+ * and the pool computes a product's row or column blocks side by side. OpenBLAS's own threads spin after
  * a product and take the second core from the pool's next elementwise op: the MLP step ran at
  * 0.81-1.04 of the Vector API GEMM's time that way, against 0.82-0.95 with one pool (five paired
  * runs of 100 rounds in one JVM each). Split in two columns, the MLP's 128-row products ran as fast
@@ -51,7 +51,7 @@ final class NativeGemm {
     private static final Loaded LOADED = load();
     /** The least product (2mnk) the pool splits. */
     private static final long SPLIT_FLOPS = 1L << 22;
-    /** OPENBLAS_NUM_THREADS=1: the pool splits a product's columns (Note [One pool]). */
+    /** OPENBLAS_NUM_THREADS=1: the pool splits a product in rows or columns (Note [One pool]). */
     private static final boolean SPLIT = "1".equals(System.getenv("OPENBLAS_NUM_THREADS"));
     private static final String WHY = choose();
     private static final boolean USE = WHY.startsWith("system");
@@ -81,7 +81,7 @@ final class NativeGemm {
 
     /**
      * {@link #sgemm} on the loaded library whatever the choice (tests call it directly); with
-     * {@code split}, a product of 4 MFLOP or more runs as column blocks of at least 16 on the pool.
+     * {@code split}, a product of 4 MFLOP or more runs as blocks of at least 16 rows or columns on the pool.
      */
     static boolean product(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
                            float[] c, int co, int m, int n, int k, boolean split) {
@@ -95,17 +95,26 @@ final class NativeGemm {
                 || !inside(c.length, co, m, n, n, 1)) {
             return false;
         }
-        // A small product stays whole: 128 × 512 × 10 ran at 20 GFLOP/s split in two, 55 whole.
-        int parts = split && 2L * m * n * k >= SPLIT_FLOPS ? Math.min(CpuThreads.THREADS, n / 16) : 1;
+        // A small product stays whole: 128 × 512 × 10 ran at 20 GFLOP/s split in two, 55 whole. A big
+        // one splits its longer side: 784 × 512 × 128 by rows 134 against 113, 128 × 512 × 784 by
+        // columns 133 against 118 (each thread packs the other operand whole).
+        boolean byRows = m >= n;
+        int parts = split && 2L * m * n * k >= SPLIT_FLOPS ? Math.min(CpuThreads.THREADS, (byRows ? m : n) / 16) : 1;
         if (parts <= 1) {
             call(la, lb, a, ao, b, bo, c, co, n, m, n, k);
-            return true;
+        } else if (byRows) {
+            CpuThreads.parallelFor(parts, t -> {
+                int i0 = m * t / parts / 16 * 16;
+                int i1 = t == parts - 1 ? m : m * (t + 1) / parts / 16 * 16;
+                call(la, lb, a, ao + i0 * ars, b, bo, c, co + i0 * n, n, i1 - i0, n, k);
+            });
+        } else {
+            CpuThreads.parallelFor(parts, t -> {
+                int j0 = n * t / parts / 16 * 16;
+                int j1 = t == parts - 1 ? n : n * (t + 1) / parts / 16 * 16;
+                call(la, lb, a, ao, b, bo + j0 * bcs, c, co + j0, n, m, j1 - j0, k);
+            });
         }
-        CpuThreads.parallelFor(parts, t -> {
-            int j0 = n * t / parts / 16 * 16;
-            int j1 = t == parts - 1 ? n : n * (t + 1) / parts / 16 * 16;
-            call(la, lb, a, ao, b, bo + j0 * bcs, c, co + j0, n, m, j1 - j0, k);
-        });
         return true;
     }
 

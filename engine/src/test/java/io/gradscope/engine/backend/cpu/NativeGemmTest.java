@@ -52,7 +52,7 @@ class NativeGemmTest {
                         + ": " + f);
             }
         }
-        // Big enough for the pool to split the columns, at widths that do not divide evenly.
+        // Big enough for the pool to split (rows where m >= n, else columns), at sizes that do not divide evenly.
         for (int n : new int[] {32, 33, 47, 100, 513}) {
             for (int layout = 0; layout < 4; layout++) {
                 String f = VectorGemmShapesTest.check(NATIVE, new Random(n + layout), 131, n, 300, layout / 2, layout % 2,
