@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
                 + "an MLP training step (784-512-512-10, batch 128, float32), LayerNorm and softmax forward + backward "
                 + "on (4096, 1024), building + running backward on a 10,000-node graph, and the Jacobian of a function of a "
                 + "10,000-vector (elementwise, and banded with three diagonals) compressed by a row coloring against "
-                + "dense (10,000 VJPs)."})
+                + "dense (10,000 VJPs).",
+            "The first lines say which float32 GEMM runs and why: the system's BLAS (OpenBLAS) where it loads and a "
+                + "probe finds it fast, else Gradscope's Vector API GEMM; GRADSCOPE_BLAS=java (or native) chooses."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;

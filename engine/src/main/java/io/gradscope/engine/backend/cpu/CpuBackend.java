@@ -23,8 +23,8 @@ public final class CpuBackend implements Backend {
 
     /** Which GEMM float32 products run on, and why: the system's BLAS or the Vector API's (Note [Which GEMM]). */
     public static String floatGemm() {
-        String why = NativeGemm.describe();
-        return why.startsWith("system") || CpuMatmul.VECTOR ? why : "plain loops (no jdk.incubator.vector); " + why;
+        return NativeGemm.used() || CpuMatmul.VECTOR ? NativeGemm.describe()
+                : "plain loops (no jdk.incubator.vector); " + NativeGemm.describe();
     }
 
     @Override

@@ -53,8 +53,11 @@ final class NativeGemm {
     private static final long SPLIT_FLOPS = 1L << 22;
     /** OPENBLAS_NUM_THREADS=1: the pool splits a product in rows or columns (Note [One pool]). */
     private static final boolean SPLIT = "1".equals(System.getenv("OPENBLAS_NUM_THREADS"));
-    private static final String WHY = choose();
-    private static final boolean USE = WHY.startsWith("system");
+    private static final Choice CHOICE = choose();
+    private static final boolean USE = CHOICE.use();
+
+    private record Choice(boolean use, String why) {
+    }
 
     /** netlib's native entry point, past its Java-side checks (they reject views that end before ld × columns). */
     private record Loaded(BLAS blas, MethodHandle sgemm) {
@@ -62,7 +65,12 @@ final class NativeGemm {
 
     /** Which GEMM float32 products use, and why, in a line. */
     static String describe() {
-        return WHY;
+        return CHOICE.why();
+    }
+
+    /** Whether float32 products go to the system BLAS. */
+    static boolean used() {
+        return USE;
     }
 
     /** Whether a system BLAS loaded (used or not). */
@@ -152,13 +160,24 @@ final class NativeGemm {
         return off >= 0 && rs >= 0 && cs >= 0 && last < length;
     }
 
-    private static String wanted() {
-        return System.getProperty("gradscope.blas", System.getenv().getOrDefault("GRADSCOPE_BLAS", "auto"))
-                .trim().toLowerCase(Locale.ROOT);
+    /** What the user asked for, and where: -Dgradscope.blas wins over GRADSCOPE_BLAS; absent, auto. */
+    private record Wanted(String value, String setting) {
+    }
+
+    private static Wanted wanted() {
+        String p = System.getProperty("gradscope.blas");
+        String e = System.getenv("GRADSCOPE_BLAS");
+        if (p != null && !p.isBlank()) {
+            return new Wanted(p.trim().toLowerCase(Locale.ROOT), "gradscope.blas=" + p.trim());
+        }
+        if (e != null && !e.isBlank()) {
+            return new Wanted(e.trim().toLowerCase(Locale.ROOT), "GRADSCOPE_BLAS=" + e.trim());
+        }
+        return new Wanted("auto", null);
     }
 
     private static Loaded load() {
-        if (wanted().equals("java")) {
+        if (wanted().value().equals("java")) {
             return null;
         }
         Level before = QUIET.getLevel();
@@ -180,27 +199,34 @@ final class NativeGemm {
         }
     }
 
-    private static String choose() {
-        String want = wanted();
-        if (want.equals("java")) {
-            return "Vector API (gradscope.blas=java)";
+    private static Choice choose() {
+        Wanted w = wanted();
+        String asked = switch (w.value()) {
+            case "java", "native", "auto" -> w.setting();
+            default -> w.setting() + " is not auto, native or java: taken as auto";
+        };
+        if (w.value().equals("java")) {
+            return new Choice(false, "Vector API (" + asked + ")");
         }
         if (LOADED == null) {
-            return "Vector API (no system BLAS: libblas.so.3 did not load)";
+            return new Choice(false, "Vector API (no system BLAS loaded" + (asked == null ? "" : "; " + asked) + ")");
         }
-        if (want.equals("native")) {
-            return "system BLAS, libblas.so.3 (gradscope.blas=native)";
+        if (w.value().equals("native")) {
+            return new Choice(true, "system BLAS (" + asked + ")");
         }
         // Without OPENBLAS_NUM_THREADS=1 the probe may run on every core; a 256³ product gains about
         // 1.5x from a second one (misdetected kernels: 25-40 GFLOP/s on two threads, right ones 78-225).
         double floor = MIN_GFLOPS * (SPLIT ? 1 : Math.max(1, CpuThreads.THREADS / 2));
         double gflops = probe();
+        String core = System.getenv("OPENBLAS_CORETYPE");
         if (gflops < floor) {
-            return String.format(Locale.ROOT, "Vector API (the system BLAS ran a probe at %.0f GFLOP/s, under %.0f;"
-                    + " OPENBLAS_CORETYPE may name its kernels)", gflops, floor);
+            return new Choice(false, String.format(Locale.ROOT, "Vector API (the system BLAS ran a 256³ probe at %.0f GFLOP/s, under the "
+                    + "%.0f GFLOP/s it needs: its kernels may not suit this CPU; %s%s)", gflops, floor,
+                    core == null || core.isBlank() ? "OPENBLAS_CORETYPE can name the right ones, e.g. Haswell or SkylakeX"
+                            : "OPENBLAS_CORETYPE=" + core + " is set", asked == null ? "" : "; " + asked));
         }
-        return String.format(Locale.ROOT, "system BLAS, libblas.so.3 (a 256³ probe at %.0f GFLOP/s%s)", gflops,
-                SPLIT ? ", one thread a call" : "");
+        return new Choice(true, String.format(Locale.ROOT, "system BLAS (a 256³ probe at %.0f GFLOP/s%s%s)", gflops,
+                SPLIT ? ", one thread a call" : "", asked == null ? "" : "; " + asked));
     }
 
     /** Best of five 256³ products, after one to warm the library. */
