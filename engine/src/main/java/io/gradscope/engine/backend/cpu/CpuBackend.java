@@ -23,8 +23,7 @@ public final class CpuBackend implements Backend {
 
     /** Which GEMM float32 products run on, and why: the system's BLAS or the Vector API's (Note [Which GEMM]). */
     public static String floatGemm() {
-        return NativeGemm.used() || CpuMatmul.VECTOR ? NativeGemm.describe()
-                : "plain loops (no jdk.incubator.vector); " + NativeGemm.describe();
+        return NativeGemm.describe(CpuMatmul.VECTOR ? "Vector API" : "plain loops (no jdk.incubator.vector)");
     }
 
     @Override

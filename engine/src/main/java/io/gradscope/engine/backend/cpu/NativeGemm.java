@@ -23,7 +23,7 @@ import java.util.logging.Logger;
  * or more: Debian's OpenBLAS 0.3.21 does not know recent Xeons and falls back to SSE3 kernels at
  * 15 GFLOP/s a core unless OPENBLAS_CORETYPE names the right set (the launcher does), and the
  * reference BLAS runs at about 5. {@code -Dgradscope.blas=java} (or GRADSCOPE_BLAS=java) keeps
- * every product on the Vector API; {@code native} skips the probe. {@link #describe()} says which
+ * every product on the Vector API; {@code native} skips the probe. {@link #describe} says which
  * one runs and why.
  *
  * <p>Note [One pool]: with OPENBLAS_NUM_THREADS=1 (the launcher sets it) each call is one thread
@@ -56,6 +56,7 @@ final class NativeGemm {
     private static final Choice CHOICE = choose();
     private static final boolean USE = CHOICE.use();
 
+    /** Whether float32 products go to the system BLAS, and why (empty: as asked, nothing more to say). */
     private record Choice(boolean use, String why) {
     }
 
@@ -63,9 +64,10 @@ final class NativeGemm {
     private record Loaded(BLAS blas, MethodHandle sgemm) {
     }
 
-    /** Which GEMM float32 products use, and why, in a line. */
-    static String describe() {
-        return CHOICE.why();
+    /** Which GEMM float32 products use, and why, in a line; {@code fallback} names the GEMM when it is not this one. */
+    static String describe(String fallback) {
+        String name = USE ? "system BLAS" : fallback;
+        return CHOICE.why().isEmpty() ? name : name + " (" + CHOICE.why() + ")";
     }
 
     /** Whether float32 products go to the system BLAS. */
@@ -201,32 +203,40 @@ final class NativeGemm {
 
     private static Choice choose() {
         Wanted w = wanted();
+        Choice c = decide(w.value());
+        if (w.setting() == null) {
+            return c;
+        }
         String asked = switch (w.value()) {
             case "java", "native", "auto" -> w.setting();
             default -> w.setting() + " is not auto, native or java: taken as auto";
         };
-        if (w.value().equals("java")) {
-            return new Choice(false, "Vector API (" + asked + ")");
+        return new Choice(c.use(), c.why().isEmpty() ? asked : c.why() + "; " + asked);
+    }
+
+    private static Choice decide(String want) {
+        if (want.equals("java")) {
+            return new Choice(false, "");
         }
         if (LOADED == null) {
-            return new Choice(false, "Vector API (no system BLAS loaded" + (asked == null ? "" : "; " + asked) + ")");
+            return new Choice(false, "no system BLAS loaded");
         }
-        if (w.value().equals("native")) {
-            return new Choice(true, "system BLAS (" + asked + ")");
+        if (want.equals("native")) {
+            return new Choice(true, "");
         }
         // Without OPENBLAS_NUM_THREADS=1 the probe may run on every core; a 256³ product gains about
         // 1.5x from a second one (misdetected kernels: 25-40 GFLOP/s on two threads, right ones 78-225).
         double floor = MIN_GFLOPS * (SPLIT ? 1 : Math.max(1, CpuThreads.THREADS / 2));
         double gflops = probe();
-        String core = System.getenv("OPENBLAS_CORETYPE");
-        if (gflops < floor) {
-            return new Choice(false, String.format(Locale.ROOT, "Vector API (the system BLAS ran a 256³ probe at %.0f GFLOP/s, under the "
-                    + "%.0f GFLOP/s it needs: its kernels may not suit this CPU; %s%s)", gflops, floor,
-                    core == null || core.isBlank() ? "OPENBLAS_CORETYPE can name the right ones, e.g. Haswell or SkylakeX"
-                            : "OPENBLAS_CORETYPE=" + core + " is set", asked == null ? "" : "; " + asked));
+        if (gflops >= floor) {
+            return new Choice(true, String.format(Locale.ROOT, "a 256³ probe at %.0f GFLOP/s%s", gflops,
+                    SPLIT ? ", one thread a call" : ""));
         }
-        return new Choice(true, String.format(Locale.ROOT, "system BLAS (a 256³ probe at %.0f GFLOP/s%s%s)", gflops,
-                SPLIT ? ", one thread a call" : "", asked == null ? "" : "; " + asked));
+        String core = System.getenv("OPENBLAS_CORETYPE");
+        return new Choice(false, String.format(Locale.ROOT, "the system BLAS ran a 256³ probe at %.0f GFLOP/s, under the "
+                + "%.0f GFLOP/s it needs: its kernels may not suit this CPU; %s", gflops, floor,
+                core == null || core.isBlank() ? "OPENBLAS_CORETYPE can name the right ones, e.g. Haswell or SkylakeX"
+                        : "OPENBLAS_CORETYPE=" + core + " is set"));
     }
 
     /** Best of five 256³ products, after one to warm the library. */

@@ -16,6 +16,12 @@ import org.junit.jupiter.api.Test;
 class VectorGemmShapesTest {
     static final float SENTINEL = 12345.5f;
 
+    /** Fails with the count and the first 20 of the failed cases' descriptions, if any. */
+    static void assertNoFailures(List<String> fails, int cases) {
+        assertTrue(fails.isEmpty(), fails.size() + " of " + cases + " failed:\n"
+                + String.join("\n", fails.subList(0, Math.min(20, fails.size()))));
+    }
+
     /** A GEMM under test: computes C rows [i0, i1) and answers true, or declines (false) and writes nothing. */
     interface Gemm {
         boolean run(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs, float[] c, int co, int i0,
@@ -137,7 +143,7 @@ class VectorGemmShapesTest {
                         + " i0=" + i0 + " i1=" + i1 + " par=" + par + ": " + f);
             }
         }
-        assertTrue(fails.isEmpty(), fails.size() + " of " + cases + " failed:\n" + String.join("\n", fails.subList(0, Math.min(20, fails.size()))));
+        assertNoFailures(fails, cases);
     }
 
     /** The narrow path (NarrowGemm: n up to a vector): every n, both contiguous layouts of A, tails of m and k. */
@@ -161,7 +167,7 @@ class VectorGemmShapesTest {
                 }
             }
         }
-        assertTrue(fails.isEmpty(), fails.size() + " of " + cases + " failed:\n" + String.join("\n", fails.subList(0, Math.min(20, fails.size()))));
+        assertNoFailures(fails, cases);
     }
 
     /**
