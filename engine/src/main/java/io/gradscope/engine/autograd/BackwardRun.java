@@ -16,9 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
@@ -47,7 +45,9 @@ public final class BackwardRun {
     private final StepLifetimes life;
     /** Each visited node's consumers still to send and its upstream gradient so far. */
     private final SweepTable table = new SweepTable(256);
-    private final Map<Node, Tensor> finalGradients;
+    /** The nodes stepped so far, in order, and the upstream gradient each received. */
+    private final Node[] stepped;
+    private final Tensor[] finalGradients;
     private final PriorityQueue<Node> ready = new PriorityQueue<>(Comparator.comparingLong(Node::id).reversed());
     private final int total;
     private int done;
@@ -89,7 +89,8 @@ public final class BackwardRun {
             }
         }
         total = table.size();
-        finalGradients = new LinkedHashMap<>(total * 4 / 3 + 1);
+        stepped = new Node[total];
+        finalGradients = new Tensor[total];
         if (life != null) {
             life.backwardStarted(table.nodes());
         }
@@ -139,7 +140,8 @@ public final class BackwardRun {
         int at = table.find(node);
         Tensor g = table.upstream(at);
         table.setUpstream(at, null);
-        finalGradients.put(node, g);
+        stepped[done] = node;
+        finalGradients[done] = g;
         Tangents.recordUpstream(node.id(), g);
         boolean publish = event || Recorder.active();
         List<TraceEvent.Contribution> sent = publish ? new ArrayList<>() : null;
@@ -222,8 +224,7 @@ public final class BackwardRun {
             try (var mode = GradMode.set(createGraph, true)) {
                 sum = Ops.add(prev, c);
             } finally {
-                scope.close(sum == null ? List.of() : List.of(sum), i -> new Allocations.Owner(target.id(), StorageRole.GRADIENT),
-                        target.id(), !differentiating());
+                scope.close(sum == null ? List.of() : List.of(sum), target.id(), StorageRole.GRADIENT, !differentiating());
             }
             table.setUpstream(at, sum);
             if (life != null) {
@@ -246,6 +247,7 @@ public final class BackwardRun {
             }
             advance(false);
         }
-        return new Gradients(finalGradients);
+        return done == total ? new Gradients(stepped, finalGradients)
+                : new Gradients(Arrays.copyOf(stepped, done), Arrays.copyOf(finalGradients, done));
     }
 }

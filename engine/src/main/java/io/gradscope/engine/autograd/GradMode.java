@@ -39,7 +39,7 @@ public final class GradMode {
         }
     }
 
-    private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
+    private static final io.gradscope.engine.PerThread<State> STATE = new io.gradscope.engine.PerThread<>(State::new);
 
     private GradMode() {
     }

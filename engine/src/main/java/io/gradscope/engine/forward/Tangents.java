@@ -28,6 +28,8 @@ import java.util.Map;
  */
 public final class Tangents {
     private static final ThreadLocal<Level> CURRENT = new ThreadLocal<>();
+    /** Levels opened and not yet closed, on all threads: none, and {@link #active()} looks nothing up. */
+    private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
 
     private Tangents() {
     }
@@ -38,6 +40,7 @@ public final class Tangents {
         private final Map<String, Tensor> leafSeeds = new HashMap<>();
         private final Level previous;
         private boolean suspended;
+        private boolean closed;
 
         private Level(Level previous) {
             this.previous = previous;
@@ -51,6 +54,10 @@ public final class Tangents {
 
         @Override
         public void close() {
+            if (!closed) {
+                closed = true;
+                OPEN.decrementAndGet();
+            }
             CURRENT.set(previous);
         }
     }
@@ -58,12 +65,16 @@ public final class Tangents {
     /** Opens a level; tangents are recorded until it is closed. */
     public static Level open() {
         Level level = new Level(CURRENT.get());
+        OPEN.incrementAndGet();
         CURRENT.set(level);
         return level;
     }
 
     /** Whether ops compute tangents on this thread now. */
     public static boolean active() {
+        if (OPEN.get() == 0) {
+            return false;
+        }
         Level l = CURRENT.get();
         return l != null && !l.suspended;
     }

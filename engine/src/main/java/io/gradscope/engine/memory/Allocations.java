@@ -39,7 +39,7 @@ public final class Allocations {
         int unannounced;
     }
 
-    private static final ThreadLocal<State> STATE = ThreadLocal.withInitial(State::new);
+    private static final io.gradscope.engine.PerThread<State> STATE = new io.gradscope.engine.PerThread<>(State::new);
 
     private Allocations() {
     }
@@ -166,7 +166,7 @@ public final class Allocations {
     /** Opens a scope whose kept storages get {@code keepCategory}. */
     public static Scope open(MemoryCategory keepCategory) {
         State st = STATE.get();
-        Scope s = st.spare.isEmpty() ? new Scope() : st.spare.remove(st.spare.size() - 1);
+        Scope s = st.spare.isEmpty() ? new Scope(st) : st.spare.remove(st.spare.size() - 1);
         s.keepCategory = keepCategory;
         st.scopes.add(s);
         return s;
@@ -181,11 +181,14 @@ public final class Allocations {
      * the next op to open: a caller must not use a scope after closing it.
      */
     public static final class Scope {
+        /** The thread's state the scope was opened in (and goes back to). */
+        private final State state;
         private MemoryCategory keepCategory;
         private final List<Storage> pending = new ArrayList<>(4);
         private final List<Boolean> releasedEarly = new ArrayList<>(4);
 
-        private Scope() {
+        private Scope(State state) {
+            this.state = state;
         }
 
         private int indexOf(Storage s) {
@@ -229,7 +232,22 @@ public final class Allocations {
          */
         public void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner,
                           boolean releaseTemporaries) {
-            State st = STATE.get();
+            close(keep, owners, opOwner, null, releaseTemporaries);
+        }
+
+        /**
+         * Ends the scope keeping the storages behind {@code keep}, all of them and the temporaries
+         * owned by {@code owner}: the last kept one in {@code lastRole}, the others as saved tensors.
+         * An op's scope closes this way (one that makes no functions per op).
+         */
+        public void close(List<Tensor> keep, long owner, StorageRole lastRole, boolean releaseTemporaries) {
+            close(keep, null, owner, lastRole, releaseTemporaries);
+        }
+
+        /** Kept number {@code i} belongs to {@code owners.apply(i)}, or with no {@code owners} as {@link #close(List, long, StorageRole, boolean)} says. */
+        private void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner, StorageRole lastRole,
+                           boolean releaseTemporaries) {
+            State st = state;
             st.scopes.remove(st.scopes.lastIndexOf(this));
             Scope parent = top(st);
             List<Storage> temporaries = null;
@@ -243,9 +261,13 @@ public final class Allocations {
                     continue;
                 }
                 if (at >= 0) {
-                    Owner o = owners.apply(at);
                     s.setCategory(keepCategory);
-                    s.describeAs(o.node(), o.role(), keep.get(at));
+                    if (owners == null) {
+                        s.describeAs(opOwner, at == keep.size() - 1 ? lastRole : StorageRole.SAVED, keep.get(at));
+                    } else {
+                        Owner o = owners.apply(at);
+                        s.describeAs(o.node(), o.role(), keep.get(at));
+                    }
                 } else {
                     s.setCategory(MemoryCategory.TEMPORARY);
                     s.describe(opOwner, StorageRole.TEMPORARY, null);

@@ -90,8 +90,7 @@ public final class Ops {
      */
     private static void closeScope(Allocations.Scope scope, List<Tensor> keep, Tensor out, StorageRole role, boolean byNode) {
         long owner = out == null ? -1 : byNode ? (out.node() != null ? out.node().id() : -1) : Recorder.name(out);
-        int last = keep.size() - 1;
-        scope.close(keep, i -> new Allocations.Owner(owner, i == last ? role : StorageRole.SAVED), owner);
+        scope.close(keep, owner, role, true);
     }
 
     /**
@@ -113,8 +112,7 @@ public final class Ops {
             }
         } finally {
             List<Tensor> keep = ctx.keptWith(out);
-            int last = keep.size() - 1;
-            scope.close(keep, i -> new Allocations.Owner(owner, i == last ? StorageRole.RECOMPUTED : StorageRole.SAVED), owner);
+            scope.close(keep, owner, StorageRole.RECOMPUTED, true);
         }
         ctx.setOutput(out);
         return ctx;

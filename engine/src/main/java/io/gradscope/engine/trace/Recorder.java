@@ -24,6 +24,12 @@ import java.util.Map;
 public final class Recorder implements AutoCloseable {
     private static final ThreadLocal<Deque<Recorder>> ACTIVE = ThreadLocal.withInitial(ArrayDeque::new);
     private static final ThreadLocal<Context> CONTEXT = ThreadLocal.withInitial(Context::new);
+    /**
+     * Recorders started and not yet closed, on all threads: while there are none, {@link #active()}
+     * answers without looking up this thread's (every op asks, and a lookup costs more than the op's
+     * arithmetic on a small tensor).
+     */
+    private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
 
     private final List<TraceEvent> events = new ArrayList<>();
     private final boolean keepValues;
@@ -58,6 +64,7 @@ public final class Recorder implements AutoCloseable {
      */
     public static Recorder start(boolean keepValues) {
         Recorder r = new Recorder(keepValues);
+        OPEN.incrementAndGet();
         ACTIVE.get().push(r);
         return r;
     }
@@ -82,7 +89,7 @@ public final class Recorder implements AutoCloseable {
 
     /** True when some recorder is listening on this thread. */
     public static boolean active() {
-        return !ACTIVE.get().isEmpty();
+        return OPEN.get() > 0 && !ACTIVE.get().isEmpty();
     }
 
     /** Publishes an event to every open recorder of this thread. */
@@ -114,6 +121,7 @@ public final class Recorder implements AutoCloseable {
     public void close() {
         if (!closed) {
             closed = true;
+            OPEN.decrementAndGet();
             ACTIVE.get().remove(this);
             if (ACTIVE.get().isEmpty()) {
                 CONTEXT.get().ids.clear();
