@@ -71,10 +71,9 @@ public final class BackwardRun {
         stack.push(root);
         table.add(root);
         while (!stack.isEmpty()) {
-            Node n = stack.pop();
-            List<Tensor> inputs = n.inputs();
-            for (int i = 0; i < inputs.size(); i++) {
-                Tensor in = inputs.get(i);
+            OpContext c = stack.pop().context();
+            for (int i = 0, k = c == null ? 0 : c.inputCount(); i < k; i++) {
+                Tensor in = c.inputAt(i);
                 Node m = in.node();
                 if (m == null || !in.requiresGrad()) {
                     continue;
@@ -153,9 +152,8 @@ public final class BackwardRun {
         } else {
             OpContext ctx = node.context();
             Tensor[] grads = vjp(node, ctx, g);
-            List<Tensor> inputs = ctx.inputs();
-            for (int i = 0; i < inputs.size(); i++) {
-                Tensor in = inputs.get(i);
+            for (int i = 0, k = ctx.inputCount(); i < k; i++) {
+                Tensor in = ctx.inputAt(i);
                 Node target = in.node();
                 if (target == null || !in.requiresGrad()) {
                     continue;
@@ -192,11 +190,8 @@ public final class BackwardRun {
         try (var mode = GradMode.set(createGraph, true)) {
             grads = node.op().vjp(ctx, g);
         } finally {
-            List<Tensor> keep = grads == null ? List.of() : Arrays.asList(grads);
-            List<Tensor> inputs = ctx.inputs();
             // A contribution is the gradient of the input it goes to; scratch is the stepping node's.
-            scope.close(keep, i -> new Allocations.Owner(i < inputs.size() && inputs.get(i).node() != null
-                    ? inputs.get(i).node().id() : -1, StorageRole.GRADIENT), node.id(), !differentiating());
+            scope.closeGradients(grads == null ? List.of() : Arrays.asList(grads), ctx.inputs(), node.id(), !differentiating());
         }
         return grads;
     }

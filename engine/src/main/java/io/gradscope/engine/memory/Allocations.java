@@ -172,10 +172,6 @@ public final class Allocations {
         return s;
     }
 
-    /** Who a kept tensor's storage belongs to, and as what. */
-    public record Owner(long node, StorageRole role) {
-    }
-
     /**
      * Allocations of one op; see Note [Allocation scopes]. Closed, it goes back to its thread for
      * the next op to open: a caller must not use a scope after closing it.
@@ -212,40 +208,32 @@ public final class Allocations {
 
         /** Ends the scope keeping the storages behind {@code keep} (null entries are ignored), owner unknown. */
         public void close(Collection<Tensor> keep) {
-            List<Tensor> k = new ArrayList<>(keep);
-            close(k, i -> new Owner(-1, keepCategory == MemoryCategory.GRADIENT ? StorageRole.GRADIENT : StorageRole.VALUE),
-                    -1);
-        }
-
-        /**
-         * Ends the scope keeping the storages behind {@code keep}: kept one number {@code i} belongs
-         * to {@code owners.apply(i)}; temporaries belong to {@code opOwner}.
-         */
-        public void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner) {
-            close(keep, owners, opOwner, true);
-        }
-
-        /**
-         * As {@link #close(List, java.util.function.IntFunction, long)}; with {@code releaseTemporaries}
-         * false the temporaries are announced but not released: a gradient whose graph is recorded (or
-         * whose tangents are carried) refers to its intermediate values, which must stay valid.
-         */
-        public void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner,
-                          boolean releaseTemporaries) {
-            close(keep, owners, opOwner, null, releaseTemporaries);
+            StorageRole role = keepCategory == MemoryCategory.GRADIENT ? StorageRole.GRADIENT : StorageRole.VALUE;
+            close(new ArrayList<>(keep), -1, role, role, null, true);
         }
 
         /**
          * Ends the scope keeping the storages behind {@code keep}, all of them and the temporaries
          * owned by {@code owner}: the last kept one in {@code lastRole}, the others as saved tensors.
-         * An op's scope closes this way (one that makes no functions per op).
+         * With {@code releaseTemporaries} false the temporaries are announced but not released: a
+         * gradient whose graph is recorded (or whose tangents are carried) refers to its intermediate
+         * values, which must stay valid.
          */
         public void close(List<Tensor> keep, long owner, StorageRole lastRole, boolean releaseTemporaries) {
-            close(keep, null, owner, lastRole, releaseTemporaries);
+            close(keep, owner, lastRole, StorageRole.SAVED, null, releaseTemporaries);
         }
 
-        /** Kept number {@code i} belongs to {@code owners.apply(i)}, or with no {@code owners} as {@link #close(List, long, StorageRole, boolean)} says. */
-        private void close(List<Tensor> keep, java.util.function.IntFunction<Owner> owners, long opOwner, StorageRole lastRole,
+        /**
+         * Ends a backward step's scope keeping the gradients {@code grads}: gradient number {@code i}
+         * is that of {@code of.get(i)}, owned by its node (-1 without one); the temporaries are
+         * {@code opOwner}'s.
+         */
+        public void closeGradients(List<Tensor> grads, List<Tensor> of, long opOwner, boolean releaseTemporaries) {
+            close(grads, opOwner, StorageRole.GRADIENT, StorageRole.GRADIENT, of, releaseTemporaries);
+        }
+
+        /** Kept ones as the two above say (by {@code gradientsOf} when given); temporaries {@code owner}'s. */
+        private void close(List<Tensor> keep, long owner, StorageRole lastRole, StorageRole otherRole, List<Tensor> gradientsOf,
                            boolean releaseTemporaries) {
             State st = state;
             st.scopes.remove(st.scopes.lastIndexOf(this));
@@ -262,15 +250,15 @@ public final class Allocations {
                 }
                 if (at >= 0) {
                     s.setCategory(keepCategory);
-                    if (owners == null) {
-                        s.describeAs(opOwner, at == keep.size() - 1 ? lastRole : StorageRole.SAVED, keep.get(at));
+                    if (gradientsOf != null) {
+                        Tensor of = at < gradientsOf.size() ? gradientsOf.get(at) : null;
+                        s.describeAs(of != null && of.node() != null ? of.node().id() : -1, lastRole, keep.get(at));
                     } else {
-                        Owner o = owners.apply(at);
-                        s.describeAs(o.node(), o.role(), keep.get(at));
+                        s.describeAs(owner, at == keep.size() - 1 ? lastRole : otherRole, keep.get(at));
                     }
                 } else {
                     s.setCategory(MemoryCategory.TEMPORARY);
-                    s.describe(opOwner, StorageRole.TEMPORARY, null);
+                    s.describe(owner, StorageRole.TEMPORARY, null);
                 }
                 announce(s, st);
                 if (releasedAlready) {

@@ -107,8 +107,8 @@ public final class BinaryOp extends Op {
         // constant c costs one product in the backward pass, not two.
         Tensor y = ctx.output();
         return new Tensor[] {
-            ctx.needsGrad(0) ? Ops.sumTo(da.of(a, b, y, g), a.shape()) : null,
-            ctx.needsGrad(1) ? Ops.sumTo(db.of(a, b, y, g), b.shape()) : null};
+            ctx.needsGrad(0) ? Ops.sumTo(da.of(a, b, y, g), a) : null,
+            ctx.needsGrad(1) ? Ops.sumTo(db.of(a, b, y, g), b) : null};
     }
 
     @Override

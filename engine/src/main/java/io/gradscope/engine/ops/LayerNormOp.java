@@ -156,8 +156,8 @@ final class LayerNormOp extends Op {
             Tensor inner = Ops.sub(Ops.sub(gw, Ops.mean(gw, last, true)), Ops.mul(xhat, Ops.mean(Ops.mul(gw, xhat), last, true)));
             dx = Ops.mul(inner, rstd);
         }
-        Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w.shape()) : null;
-        Tensor db = ctx.needsGrad(2) ? Ops.sumTo(g, ctx.input(2).shape()) : null;
+        Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w) : null;
+        Tensor db = ctx.needsGrad(2) ? Ops.sumTo(g, ctx.input(2)) : null;
         return new Tensor[] {dx, dw, db};
     }
 

@@ -55,8 +55,8 @@ final class MseOp extends Op {
         Tensor diff = Ops.sub(a, b);
         Tensor d = Ops.mul(Ops.mul(diff, 2.0 / diff.numel()), g);
         return new Tensor[] {
-            ctx.needsGrad(0) ? Ops.sumTo(d, a.shape()) : null,
-            ctx.needsGrad(1) ? Ops.sumTo(Ops.neg(d), b.shape()) : null};
+            ctx.needsGrad(0) ? Ops.sumTo(d, a) : null,
+            ctx.needsGrad(1) ? Ops.sumTo(Ops.neg(d), b) : null};
     }
 
     @Override

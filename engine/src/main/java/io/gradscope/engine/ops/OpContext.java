@@ -7,7 +7,9 @@ import java.util.List;
 
 /** What an op's forward leaves for its VJP: the inputs, the output and any tensors it saved. */
 public final class OpContext {
-    private final List<Tensor> inputs;
+    private final Tensor[] in;
+    /** {@link #in} as a list, made when first asked for (an op's hot path reads the array). */
+    private List<Tensor> inputs;
     private List<Tensor> saved = List.of();
     private Tensor output;
     private Tensor[] inputValues;
@@ -15,7 +17,15 @@ public final class OpContext {
     private List<Tensor> savedValues;
 
     public OpContext(Tensor... inputs) {
-        this.inputs = List.of(inputs);
+        this(inputs.clone(), true);
+    }
+
+    /** A context that keeps {@code inputs} itself: the caller made the array and never changes it. */
+    OpContext(Tensor[] inputs, boolean owned) {
+        for (Tensor t : inputs) {
+            java.util.Objects.requireNonNull(t, "an op's input");
+        }
+        this.in = inputs;
     }
 
     /**
@@ -23,7 +33,20 @@ public final class OpContext {
      * they need a gradient. A VJP reads values through {@link #input(int)}.
      */
     public List<Tensor> inputs() {
+        if (inputs == null) {
+            inputs = List.of(in);
+        }
         return inputs;
+    }
+
+    /** How many inputs the op was applied to. */
+    public int inputCount() {
+        return in.length;
+    }
+
+    /** Recorded input {@code i} (as {@code inputs().get(i)}, without making the list). */
+    public Tensor inputAt(int i) {
+        return in[i];
     }
 
     /** Input {@code i}'s value: the recorded tensor, or its recomputed value (see {@link #rebindInput}). */
@@ -31,7 +54,7 @@ public final class OpContext {
         if (inputValues != null && inputValues[i] != null) {
             return inputValues[i];
         }
-        return inputs.get(i);
+        return in[i];
     }
 
     /** The output's value: the recorded tensor, or its recomputed value. */
@@ -47,7 +70,7 @@ public final class OpContext {
     /** Has the VJP read {@code value} as input {@code i} (a recomputed value; see Note [Recomputed values]). */
     public void rebindInput(int i, Tensor value) {
         if (inputValues == null) {
-            inputValues = new Tensor[inputs.size()];
+            inputValues = new Tensor[in.length];
         }
         inputValues[i] = value;
     }
@@ -101,6 +124,6 @@ public final class OpContext {
 
     /** Whether input {@code i} needs a gradient. */
     public boolean needsGrad(int i) {
-        return inputs.get(i).requiresGrad();
+        return in[i].requiresGrad();
     }
 }

@@ -33,6 +33,11 @@ public final class Ops {
 
     /** Applies {@code op}: checks shapes, runs the forward, records the node, publishes the event. */
     public static Tensor apply(Op op, Tensor... inputs) {
+        return run(op, inputs.clone());
+    }
+
+    /** As {@link #apply}, keeping {@code inputs} itself in the op's context: the ops here pass arrays made for the call. */
+    private static Tensor run(Op op, Tensor... inputs) {
         op.check(inputs);
         for (int i = 1; i < inputs.length; i++) {
             if (inputs[i].device() != inputs[0].device()) {
@@ -48,7 +53,7 @@ public final class Ops {
                 record |= t.requiresGrad();
             }
         }
-        OpContext ctx = new OpContext(inputs);
+        OpContext ctx = new OpContext(inputs, true);
         Tensor out = null;
         Allocations.Scope scope = Allocations.open(backward ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
         boolean closed = false;
@@ -135,19 +140,19 @@ public final class Ops {
     // ---- arithmetic -----------------------------------------------------------------------
 
     public static Tensor add(Tensor a, Tensor b) {
-        return apply(BinaryOp.ADD, a, b);
+        return run(BinaryOp.ADD, a, b);
     }
 
     public static Tensor sub(Tensor a, Tensor b) {
-        return apply(BinaryOp.SUB, a, b);
+        return run(BinaryOp.SUB, a, b);
     }
 
     public static Tensor mul(Tensor a, Tensor b) {
-        return apply(BinaryOp.MUL, a, b);
+        return run(BinaryOp.MUL, a, b);
     }
 
     public static Tensor div(Tensor a, Tensor b) {
-        return apply(BinaryOp.DIV, a, b);
+        return run(BinaryOp.DIV, a, b);
     }
 
     public static Tensor add(Tensor a, double b) {
@@ -163,17 +168,17 @@ public final class Ops {
     }
 
     public static Tensor pow(Tensor a, double exponent) {
-        return apply(new PowOp(exponent), a);
+        return run(new PowOp(exponent), a);
     }
 
     public static Tensor matmul(Tensor a, Tensor b) {
-        return apply(MatMulOp.INSTANCE, a, b);
+        return run(MatMulOp.INSTANCE, a, b);
     }
 
     // ---- elementwise functions ------------------------------------------------------------
 
     public static Tensor unary(UnaryOp op, Tensor x) {
-        return apply(op, x);
+        return run(op, x);
     }
 
     public static Tensor relu(Tensor x) {
@@ -224,7 +229,7 @@ public final class Ops {
 
     /** Sum over {@code axes} (null: all). */
     public static Tensor sum(Tensor x, int[] axes, boolean keepdim) {
-        return apply(new ReduceOp(ReduceOp.Kind.SUM, axes, keepdim), x);
+        return run(new ReduceOp(ReduceOp.Kind.SUM, axes, keepdim), x);
     }
 
     public static Tensor sum(Tensor x) {
@@ -232,7 +237,7 @@ public final class Ops {
     }
 
     public static Tensor mean(Tensor x, int[] axes, boolean keepdim) {
-        return apply(new ReduceOp(ReduceOp.Kind.MEAN, axes, keepdim), x);
+        return run(new ReduceOp(ReduceOp.Kind.MEAN, axes, keepdim), x);
     }
 
     public static Tensor mean(Tensor x) {
@@ -240,22 +245,27 @@ public final class Ops {
     }
 
     public static Tensor amax(Tensor x, int[] axes, boolean keepdim) {
-        return apply(new ReduceOp(ReduceOp.Kind.AMAX, axes, keepdim), x);
+        return run(new ReduceOp(ReduceOp.Kind.AMAX, axes, keepdim), x);
     }
 
     public static Tensor logsumexp(Tensor x, int[] axes, boolean keepdim) {
-        return apply(new LogSumExpOp(axes, keepdim), x);
+        return run(new LogSumExpOp(axes, keepdim), x);
     }
 
     public static Tensor softmax(Tensor x, int axis) {
-        return apply(new SoftmaxOp(axis, false), x);
+        return run(new SoftmaxOp(axis, false), x);
     }
 
     public static Tensor logSoftmax(Tensor x, int axis) {
-        return apply(new SoftmaxOp(axis, true), x);
+        return run(new SoftmaxOp(axis, true), x);
     }
 
     /** Sums {@code x} down to {@code shape} (the inverse of broadcasting); {@code x} itself if equal. */
+    /** {@link #sumTo(Tensor, int[])} to the shape of {@code like} (without copying it when x has it already). */
+    public static Tensor sumTo(Tensor x, Tensor like) {
+        return x.sameShape(like) ? x : sumTo(x, like.shape());
+    }
+
     public static Tensor sumTo(Tensor x, int[] shape) {
         if (x.hasShape(shape)) {
             return x;
@@ -275,7 +285,7 @@ public final class Ops {
     // ---- views and shape ------------------------------------------------------------------
 
     public static Tensor reshape(Tensor x, int... shape) {
-        return apply(new ViewOps.Reshape(shape), x);
+        return run(new ViewOps.Reshape(shape), x);
     }
 
     /** Swaps the last two axes. */
@@ -287,51 +297,51 @@ public final class Ops {
     }
 
     public static Tensor transpose(Tensor x, int a, int b) {
-        return apply(ViewOps.Permute.swap(a, b), x);
+        return run(ViewOps.Permute.swap(a, b), x);
     }
 
     public static Tensor permute(Tensor x, int... perm) {
-        return apply(new ViewOps.Permute(perm, null), x);
+        return run(new ViewOps.Permute(perm, null), x);
     }
 
     /** {@code x.narrow(axis, start, stop - start)}. */
     public static Tensor slice(Tensor x, int axis, int start, int stop) {
-        return apply(new ViewOps.Slice(axis, start, stop), x);
+        return run(new ViewOps.Slice(axis, start, stop), x);
     }
 
     /** Zero padding along one axis: the VJP of slice. */
     public static Tensor pad(Tensor x, int axis, int before, int after) {
-        return apply(new ViewOps.Pad(axis, before, after), x);
+        return run(new ViewOps.Pad(axis, before, after), x);
     }
 
     public static Tensor concat(int axis, Tensor... xs) {
-        return apply(new ViewOps.Concat(axis), xs);
+        return run(new ViewOps.Concat(axis), xs);
     }
 
     public static Tensor broadcastTo(Tensor x, int... shape) {
-        return apply(new ViewOps.BroadcastTo(shape), x);
+        return run(new ViewOps.BroadcastTo(shape), x);
     }
 
     // ---- losses, norms, attention ---------------------------------------------------------
 
     public static Tensor crossEntropy(Tensor logits, Tensor labels) {
-        return apply(CrossEntropyOp.INSTANCE, logits, labels);
+        return run(CrossEntropyOp.INSTANCE, logits, labels);
     }
 
     public static Tensor mse(Tensor a, Tensor b) {
-        return apply(MseOp.INSTANCE, a, b);
+        return run(MseOp.INSTANCE, a, b);
     }
 
     public static Tensor layerNorm(Tensor x, Tensor weight, Tensor bias, double eps) {
-        return apply(new LayerNormOp(eps), x, weight, bias);
+        return run(new LayerNormOp(eps), x, weight, bias);
     }
 
     public static Tensor rmsNorm(Tensor x, Tensor weight, double eps) {
-        return apply(new RmsNormOp(eps), x, weight);
+        return run(new RmsNormOp(eps), x, weight);
     }
 
     public static Tensor attention(Tensor q, Tensor k, Tensor v, boolean causal) {
-        return apply(new AttentionOp(causal), q, k, v);
+        return run(new AttentionOp(causal), q, k, v);
     }
 
     // ---- what real models need (the ONNX import) ---------------------------------------------
@@ -343,36 +353,36 @@ public final class Ops {
     /** F.conv2d; {@code bias} may be null. */
     public static Tensor conv2d(Tensor x, Tensor weight, Tensor bias, int[] stride, int[] padding, int[] dilation, int groups) {
         Op op = new ConvOp(2, stride, padding, dilation, groups);
-        return bias == null ? apply(op, x, weight) : apply(op, x, weight, bias);
+        return bias == null ? run(op, x, weight) : run(op, x, weight, bias);
     }
 
     /** F.conv1d; {@code bias} may be null. */
     public static Tensor conv1d(Tensor x, Tensor weight, Tensor bias, int stride, int padding, int dilation, int groups) {
         Op op = new ConvOp(1, new int[] {stride}, new int[] {padding}, new int[] {dilation}, groups);
-        return bias == null ? apply(op, x, weight) : apply(op, x, weight, bias);
+        return bias == null ? run(op, x, weight) : run(op, x, weight, bias);
     }
 
     /** F.max_pool2d; a null stride is the kernel size. */
     public static Tensor maxPool2d(Tensor x, int[] kernel, int[] stride, int[] padding) {
-        return apply(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), x);
+        return run(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), x);
     }
 
     /** F.avg_pool2d; a null stride is the kernel size. */
     public static Tensor avgPool2d(Tensor x, int[] kernel, int[] stride, int[] padding, boolean countIncludePad) {
-        return apply(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), x);
+        return run(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), x);
     }
 
     public static Tensor batchNorm(Tensor x, Tensor runningMean, Tensor runningVar, Tensor weight, Tensor bias, double eps) {
-        return apply(new BatchNormOp(eps), x, runningMean, runningVar, weight, bias);
+        return run(new BatchNormOp(eps), x, runningMean, runningVar, weight, bias);
     }
 
     /** F.embedding: rows of {@code weight} at int64 {@code indices}. */
     public static Tensor embedding(Tensor indices, Tensor weight) {
-        return apply(EmbeddingOps.Embedding.INSTANCE, indices, weight);
+        return run(EmbeddingOps.Embedding.INSTANCE, indices, weight);
     }
 
     /** torch.where(condition != 0, a, b), with an int64 condition. */
     public static Tensor where(Tensor condition, Tensor a, Tensor b) {
-        return apply(WhereOp.INSTANCE, condition, a, b);
+        return run(WhereOp.INSTANCE, condition, a, b);
     }
 }

@@ -81,7 +81,7 @@ final class RmsNormOp extends Op {
             Tensor gw = Ops.mul(g, w);
             dx = Ops.mul(Ops.sub(gw, Ops.mul(xhat, Ops.mean(Ops.mul(gw, xhat), last, true))), rstd);
         }
-        Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w.shape()) : null;
+        Tensor dw = ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(g, xhat), w) : null;
         return new Tensor[] {dx, dw};
     }
 

@@ -504,7 +504,7 @@ final class ViewOps {
 
         @Override
         public Tensor[] vjp(OpContext ctx, Tensor g) {
-            return new Tensor[] {Ops.sumTo(g, ctx.input(0).shape())};
+            return new Tensor[] {Ops.sumTo(g, ctx.input(0))};
         }
     }
 }

@@ -85,8 +85,8 @@ final class WhereOp extends Op {
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor c = ctx.input(0);
         Tensor zero = Ops.constant(0, g);
-        Tensor da = ctx.needsGrad(1) ? Ops.sumTo(Ops.apply(this, c, g, zero), ctx.input(1).shape()) : null;
-        Tensor db = ctx.needsGrad(2) ? Ops.sumTo(Ops.apply(this, c, zero, g), ctx.input(2).shape()) : null;
+        Tensor da = ctx.needsGrad(1) ? Ops.sumTo(Ops.apply(this, c, g, zero), ctx.input(1)) : null;
+        Tensor db = ctx.needsGrad(2) ? Ops.sumTo(Ops.apply(this, c, zero, g), ctx.input(2)) : null;
         return new Tensor[] {null, da, db};
     }
 

@@ -349,8 +349,7 @@ final class Interpreter {
         } finally {
             Tensor kept = made;
             long id = kept == null ? -1 : Recorder.active() ? Recorder.name(kept) : kept.node() != null ? kept.node().id() : -1;
-            scope.close(kept == null ? List.of() : List.of(kept),
-                    i -> new Allocations.Owner(id, io.gradscope.engine.memory.StorageRole.LEAF), id);
+            scope.close(kept == null ? List.of() : List.of(kept), id, io.gradscope.engine.memory.StorageRole.LEAF, true);
         }
         Tensor t = Tangents.leafCreated(leaf.name(), made);
         if (Recorder.active()) {
