@@ -26,13 +26,16 @@ import java.util.logging.Logger;
  * every product on the Vector API; {@code native} skips the probe. {@link #describe} says which
  * one runs and why.
  *
- * <p>Note [One pool]: with OPENBLAS_NUM_THREADS=1 (the launcher sets it) each call is one thread
- * and the pool computes a product's row or column blocks side by side. OpenBLAS's own threads spin after
- * a product and take the second core from the pool's next elementwise op: the MLP step ran at
- * 0.81-1.04 of the Vector API GEMM's time that way, against 0.82-0.95 with one pool (five paired
- * runs of 100 rounds in one JVM each). Split in two columns, the MLP's 128-row products ran as fast
- * as OpenBLAS's own two threads or faster (131-199 GFLOP/s against 119-166). Without the variable,
- * OpenBLAS threads each call itself.
+ * <p>Note [One pool]: OpenBLAS threads each call itself, unless OPENBLAS_NUM_THREADS=1: then each
+ * call is one thread and the pool computes a product's row or column blocks side by side. On a
+ * 2-core Xeon the two did about as well (the MLP step at 0.81-1.04 of the Vector API GEMM's time on
+ * OpenBLAS's threads, 0.82-0.95 split; paired runs in one JVM), and the launcher set the variable.
+ * On a 2-core AMD EPYC the next day, timed in turns with PyTorch (`bench --compare-pytorch`), the
+ * MLP step took 5.7-6.8 ms on OpenBLAS's threads against 9.4-10.1 split (three pairs of runs; alone,
+ * 5.2-6.2 against 4.6-5.6), so the launcher leaves OpenBLAS its threads now. Why the split loses
+ * in turns was not found: waiting 300 ms after PyTorch's turn (its spinning threads gone) and a
+ * passive OpenMP wait in PyTorch changed nothing, and alone, 30 ms idle or 64 MB of memory swept
+ * before each timed run left the split as fast as back to back.
  */
 final class NativeGemm {
     private NativeGemm() {
@@ -224,7 +227,7 @@ final class NativeGemm {
         if (want.equals("native")) {
             return new Choice(true, "");
         }
-        // Without OPENBLAS_NUM_THREADS=1 the probe may run on every core; a 256³ product gains about
+        // OpenBLAS threaded (no OPENBLAS_NUM_THREADS=1), the probe may run on every core; a 256³ product gains about
         // 1.5x from a second one (misdetected kernels: 25-40 GFLOP/s on two threads, right ones 78-225).
         double floor = MIN_GFLOPS * (SPLIT ? 1 : Math.max(1, CpuThreads.THREADS / 2));
         double gflops = probe(floor);
