@@ -156,7 +156,7 @@ public final class BenchCommand implements Callable<Integer> {
     /**
      * Warms both up, then takes the timed runs in turns (Gradscope, then PyTorch at each thread
      * count; each turn the last of a burst of runs: at least {@link #BURST} and at least {@link #BURST_MS}
-     * ms of them, the same rule on both sides), so a change in the machine's load falls on all of them. Returns Gradscope's figures
+     * ms of them, the same rule on both sides, each after {@link #QUIET_MS} idle), so a change in the machine's load falls on all of them. Returns Gradscope's figures
      * and those of PyTorch's better thread count (by median), each sorted, and that count.
      */
     private static final int BURST = 3;
@@ -165,6 +165,13 @@ public final class BenchCommand implements Callable<Integer> {
      * other side's turn timed caches and branch predictors still full of the other's work.
      */
     static final int BURST_MS = 20;
+    /**
+     * Each turn starts after this long idle: OpenBLAS's threads spin for about 2^28 cycles after a
+     * product (0.1 s at 2.7 GHz), and in turns one side's spinning threads took a core from the
+     * other's turn: PyTorch's MLP step measured 12.0 and 12.6 ms right after Gradscope's turn,
+     * 10.1 and 9.8 ms with 250 ms between turns (Gradscope's 5.8 and 6.6 against 6.8 and 6.6).
+     */
+    static final int QUIET_MS = 150;
 
     static double[][] measureInTurns(DoubleSupplier run, int warmup, int runs, TorchBaseline torch, String key,
                                      boolean higherBetter) throws java.io.IOException {
@@ -175,11 +182,13 @@ public final class BenchCommand implements Callable<Integer> {
         for (int i = 0; i < runs; i++) {
             // Each turn is a burst of back-to-back runs with the last one kept, on both sides: the steady
             // state of a loop, not a first run after the other framework's turn.
+            quiet();
             long until = System.nanoTime() + BURST_MS * 1_000_000L;
             for (int b = 1; b < BURST || System.nanoTime() < until; b++) {
                 run.getAsDouble();
             }
             v[i] = run.getAsDouble();
+            quiet();
             double[] r = torch.run(key, BURST, BURST_MS);
             for (int j = 0; j < threads.length; j++) {
                 t[j][i] = r[j];
@@ -236,6 +245,15 @@ public final class BenchCommand implements Callable<Integer> {
     }
 
     /** Runs {@code warmup} untimed (see {@link #warmUp}), then {@code runs} timed; returns the figures sorted. */
+    /** Waits {@link #QUIET_MS} (the other side's threads stop spinning). */
+    private static void quiet() {
+        try {
+            Thread.sleep(QUIET_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static double[] measure(DoubleSupplier run, int warmup, int runs) {
         warmUp(run, warmup);
         double[] v = new double[runs];
