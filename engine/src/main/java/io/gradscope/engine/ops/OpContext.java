@@ -17,15 +17,19 @@ public final class OpContext {
     private List<Tensor> savedValues;
 
     public OpContext(Tensor... inputs) {
-        this(inputs.clone(), true);
+        this(inputs, true);
     }
 
-    /** A context that keeps {@code inputs} itself: the caller made the array and never changes it. */
-    OpContext(Tensor[] inputs, boolean owned) {
+    private OpContext(Tensor[] inputs, boolean copy) {
         for (Tensor t : inputs) {
             java.util.Objects.requireNonNull(t, "an op's input");
         }
-        this.in = inputs;
+        this.in = copy ? inputs.clone() : inputs;
+    }
+
+    /** A context that keeps {@code inputs} itself: the caller made the array and never changes it. */
+    static OpContext owning(Tensor[] inputs) {
+        return new OpContext(inputs, false);
     }
 
     /**

@@ -53,7 +53,7 @@ public final class Ops {
                 record |= t.requiresGrad();
             }
         }
-        OpContext ctx = new OpContext(inputs, true);
+        OpContext ctx = OpContext.owning(inputs);
         Tensor out = null;
         Allocations.Scope scope = Allocations.open(backward ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
         boolean closed = false;
@@ -260,12 +260,12 @@ public final class Ops {
         return run(new SoftmaxOp(axis, true), x);
     }
 
-    /** Sums {@code x} down to {@code shape} (the inverse of broadcasting); {@code x} itself if equal. */
     /** {@link #sumTo(Tensor, int[])} to the shape of {@code like} (without copying it when x has it already). */
     public static Tensor sumTo(Tensor x, Tensor like) {
         return x.sameShape(like) ? x : sumTo(x, like.shape());
     }
 
+    /** Sums {@code x} down to {@code shape} (the inverse of broadcasting); {@code x} itself if equal. */
     public static Tensor sumTo(Tensor x, int[] shape) {
         if (x.hasShape(shape)) {
             return x;
@@ -315,7 +315,7 @@ public final class Ops {
     }
 
     public static Tensor concat(int axis, Tensor... xs) {
-        return run(new ViewOps.Concat(axis), xs);
+        return run(new ViewOps.Concat(axis), xs.clone()); // the caller's array, kept by the op's context // the caller's array, kept by the op's context
     }
 
     public static Tensor broadcastTo(Tensor x, int... shape) {
