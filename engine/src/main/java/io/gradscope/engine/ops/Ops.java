@@ -315,7 +315,7 @@ public final class Ops {
     }
 
     public static Tensor concat(int axis, Tensor... xs) {
-        return run(new ViewOps.Concat(axis), xs.clone()); // the caller's array, kept by the op's context // the caller's array, kept by the op's context
+        return run(new ViewOps.Concat(axis), xs.clone()); // the caller's array, kept by the op's context
     }
 
     public static Tensor broadcastTo(Tensor x, int... shape) {
