@@ -6,6 +6,7 @@ import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -13,9 +14,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Jacobians between the named values of a {@code .grad} program: one recorded forward pass, then
- * the {@link GraphJacobian} of one value with respect to a leaf (a param, or an input declared
- * {@code grad=True}) or another named value.
+ * Jacobians between the named values of a {@code .grad} program: one recorded run (its values
+ * retained), then the {@link GraphJacobian} of one value with respect to a leaf (a param, or an
+ * input declared {@code grad=True}) or another named value, asked of the {@link RecordedRun} by the
+ * trace's ids for the two names (as the app asks for the run it shows).
  *
  * <pre>{@code
  * GraphJacobian j = ProgramJacobians.of(program, options, "h", "W1");
@@ -51,20 +53,28 @@ public final class ProgramJacobians {
 
     /** The Jacobian of the value {@code of} with respect to {@code wrt}. */
     public static GraphJacobian of(Program program, RunOptions options, String of, String wrt) {
-        Tensor[] t = values(program, options, of, wrt);
-        return GraphJacobian.of(t[0], t[1]);
+        Named n = named(program, options, of, wrt);
+        return n.of() < 0 ? GraphJacobian.of(n.ofValue(), n.run().value(n.wrt())) : n.run().jacobian(n.of(), n.wrt());
     }
 
     /** The Hessian of the scalar value {@code of} with respect to {@code wrt}. */
     public static GraphJacobian hessian(Program program, RunOptions options, String of, String wrt) {
-        Tensor[] t = values(program, options, of, wrt);
-        if (t[0].rank() != 0) {
-            throw new BadValue(BadValue.OF, of, "a Hessian needs a scalar, but '" + of + "' has shape " + Shapes.str(t[0].shape()));
+        Named n = named(program, options, of, wrt);
+        if (n.ofValue().rank() != 0) {
+            throw new BadValue(BadValue.OF, of, "a Hessian needs a scalar, but '" + of + "' has shape "
+                    + Shapes.str(n.ofValue().shape()));
         }
-        return Hessians.of(t[0], t[1]);
+        return n.of() < 0 ? Hessians.of(n.ofValue(), n.run().value(n.wrt())) : n.run().hessian(n.of(), n.wrt());
     }
 
-    private static Tensor[] values(Program program, RunOptions options, String of, String wrt) {
+    /**
+     * A recorded run and the trace's ids of the two values named; {@code of} is -1 for a literal
+     * constant ({@code c = 3}: the trace has no id for it), whose Jacobian is zero.
+     */
+    private record Named(RecordedRun run, long of, long wrt, Tensor ofValue) {
+    }
+
+    private static Named named(Program program, RunOptions options, String of, String wrt) {
         List<Leaf> leaves = program.check(options.dtype());
         if (leaves.stream().anyMatch(l -> l.name().equals(wrt))) {
             try {
@@ -73,12 +83,12 @@ public final class ProgramJacobians {
                 throw new BadValue(BadValue.WRT, wrt, e.getMessage());
             }
         }
-        Program.Evaluation e;
+        ProgramRun r;
         try (var on = GradMode.enable()) {
-            e = program.evaluate(options);
+            r = program.run(options);
         }
-        Tensor ofValue = named(e.values(), of, BadValue.OF);
-        Tensor wrtValue = named(e.values(), wrt, BadValue.WRT);
+        Tensor ofValue = named(r.values(), of, BadValue.OF);
+        Tensor wrtValue = named(r.values(), wrt, BadValue.WRT);
         if (!ofValue.dtype().isFloating()) {
             throw new BadValue(BadValue.OF, of, "'" + of + "' holds integers (labels): it has no Jacobian");
         }
@@ -86,7 +96,8 @@ public final class ProgramJacobians {
             throw new BadValue(BadValue.WRT, wrt, "'" + wrt + "' does not depend on any param or input(..., grad=True), "
                     + "so no derivative flows through it");
         }
-        return new Tensor[] {ofValue, wrtValue};
+        RecordedRun run = RecordedRun.of(r.trace());
+        return new Named(run, run.idOf(of), run.idOf(wrt), ofValue);
     }
 
     private static Tensor named(Map<String, Tensor> values, String name, String which) {
