@@ -2,16 +2,13 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.jacobian.Coloring;
-import io.gradscope.engine.jacobian.Colorings;
+import io.gradscope.engine.jacobian.ColoringChoice;
 import io.gradscope.engine.jacobian.VertexOrder;
 import io.gradscope.engine.sparse.Pattern;
-import java.util.Arrays;
-import java.util.stream.Collectors;
 
 /** Reading {@code --coloring}, {@code --order} and {@code --recolor}, and coloring a pattern by them. */
 final class ColoringOptions {
-    static final String ORDERS = Arrays.stream(VertexOrder.values()).map(VertexOrder::flag).collect(Collectors.joining(", "))
-            + " or best";
+    static final String ORDERS = ColoringChoice.ORDERS;
 
     private ColoringOptions() {
     }
@@ -27,7 +24,7 @@ final class ColoringOptions {
 
     /** Checks {@code --order} and {@code --recolor}. */
     static void check(String order, int recolor) {
-        if (!order.equals("best") && VertexOrder.byFlag(order) == null) {
+        if (!order.equals(ColoringChoice.BEST) && VertexOrder.byFlag(order) == null) {
             throw new GradscopeException("--order must be one of " + ORDERS + ", not '" + order + "'");
         }
         if (recolor < 0) {
@@ -38,7 +35,6 @@ final class ColoringOptions {
     /** Greedy in the order asked for ({@code best}: every order, the fewest colors), then recolored. */
     static Coloring color(Pattern p, Coloring.Kind kind, String order, int recolor) {
         check(order, recolor);
-        Coloring c = order.equals("best") ? Colorings.best(p, kind) : Colorings.color(p, kind, VertexOrder.byFlag(order));
-        return recolor > 0 ? Colorings.recolor(p, c, recolor) : c;
+        return new ColoringChoice(kind, order, recolor).color(p);
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.ColoringChoice;
 import io.gradscope.engine.jacobian.Colorings;
 import io.gradscope.engine.jacobian.GraphJacobian;
 import io.gradscope.engine.jacobian.Hessians;
@@ -172,28 +173,7 @@ public final class JacobianCommand implements Callable<Integer> {
 
     /** The coloring asked for, or (none asked for) the one of column and row that needs fewer colors. */
     private Coloring choose(Pattern structure, Coloring.Kind kind) {
-        if (hessian) {
-            return ColoringOptions.color(structure, Coloring.Kind.STAR, order, recolor);
-        }
-        if (kind != null) {
-            return ColoringOptions.color(structure, kind, order, recolor);
-        }
-        // The lower bounds first: a partition whose bound is far above the other's is not worth coloring
-        // (its conflict graph can be huge: every pair of columns in a dense row).
-        Coloring.Kind cheaper = structure.maxRowCount() < structure.maxColumnCount() ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
-        Coloring.Kind other = cheaper == Coloring.Kind.ROW ? Coloring.Kind.COLUMN : Coloring.Kind.ROW;
-        Coloring best = ColoringOptions.color(structure, cheaper, order, recolor);
-        if (Colorings.lowerBound(structure, other) < best.count()) {
-            try {
-                Coloring c = ColoringOptions.color(structure, other, order, recolor);
-                if (c.count() < best.count() || (c.count() == best.count() && c.kind() == Coloring.Kind.ROW)) {
-                    best = c;
-                }
-            } catch (GradscopeException tooLarge) {
-                // Its conflict graph is too large to build: keep the partition found.
-            }
-        }
-        return best;
+        return new ColoringChoice(hessian ? Coloring.Kind.STAR : kind, order, recolor).color(structure);
     }
 
     private static List<String> write(Path out, SparseMatrix result, Pattern structure, Coloring c, RunOptions options,

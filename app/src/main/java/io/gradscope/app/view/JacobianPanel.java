@@ -1,6 +1,6 @@
 package io.gradscope.app.view;
 
-import io.gradscope.app.service.JacobianRuns;
+import io.gradscope.app.viewmodel.JacobianResult;
 import io.gradscope.app.viewmodel.JacobianViewModel;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.Sparsity;
@@ -183,7 +183,7 @@ public final class JacobianPanel extends ScrollPane {
         }
     }
 
-    private void showResult(JacobianRuns.Result r) {
+    private void showResult(JacobianResult r) {
         sync();
         showPick(null);
         if (r == null) {
@@ -208,7 +208,7 @@ public final class JacobianPanel extends ScrollPane {
     }
 
     /** The summary numbers of a result, as the panel shows them. */
-    public static String summaryText(JacobianRuns.Result r, String of) {
+    public static String summaryText(JacobianResult r, String of) {
         boolean byColumn = r.coloring().kind() == Coloring.Kind.COLUMN;
         String product = byColumn ? "JVP" : "VJP";
         int dense = byColumn ? r.cols() : r.rows();
@@ -221,7 +221,7 @@ public final class JacobianPanel extends ScrollPane {
     }
 
     private void showPick(JacobianViewModel.Pick p) {
-        JacobianRuns.Result r = vm.result().get();
+        JacobianResult r = vm.result().get();
         if (p == null || r == null) {
             pick.setText(r == null ? "" : "Click a nonzero to see its value and light its paths in the graph.");
             spy.mark(null);
@@ -270,7 +270,7 @@ public final class JacobianPanel extends ScrollPane {
 
     /** Writes the pattern as a Matrix Market pattern file. */
     public void exportMtx(Path file) throws IOException {
-        JacobianRuns.Result r = vm.result().get();
+        JacobianResult r = vm.result().get();
         if (r == null) {
             throw new IOException("no Jacobian computed yet");
         }

@@ -1,11 +1,9 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.app.service.JacobianRuns;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.Sparsity;
 import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Program;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
@@ -65,7 +63,7 @@ public final class JacobianViewModel implements Decorator {
     private final ReadOnlyObjectWrapper<Sparsity> sparsity = new ReadOnlyObjectWrapper<>(this, "sparsity", Sparsity.GLOBAL);
     private final ReadOnlyObjectWrapper<Coloring.Kind> kind = new ReadOnlyObjectWrapper<>(this, "kind");
     private final ReadOnlyStringWrapper order = new ReadOnlyStringWrapper(this, "order", "best");
-    private final ReadOnlyObjectWrapper<JacobianRuns.Result> result = new ReadOnlyObjectWrapper<>(this, "result");
+    private final ReadOnlyObjectWrapper<JacobianResult> result = new ReadOnlyObjectWrapper<>(this, "result");
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
     private final ReadOnlyStringWrapper note = new ReadOnlyStringWrapper(this, "note", "");
     private final ReadOnlyObjectWrapper<Pick> picked = new ReadOnlyObjectWrapper<>(this, "picked");
@@ -132,7 +130,7 @@ public final class JacobianViewModel implements Decorator {
     }
 
     /** The Jacobian computed for the choices (null: none yet, or they changed since). */
-    public ReadOnlyObjectProperty<JacobianRuns.Result> result() {
+    public ReadOnlyObjectProperty<JacobianResult> result() {
         return result.getReadOnlyProperty();
     }
 
@@ -300,11 +298,12 @@ public final class JacobianViewModel implements Decorator {
             return;
         }
         int id = ++request;
-        JacobianRuns.Request r = new JacobianRuns.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get());
+        JacobianResult.Request r = new JacobianResult.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get());
         TraceGraph graph = s.graph();
+        io.gradscope.engine.program.ProgramRun run = s.run();
         running.set(true);
         note.set("Computing the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + "…");
-        service.submit(() -> JacobianRuns.compute(Program.parse(shown.file(), shown.source()), RunService.options(shown), graph, r),
+        service.submit(() -> JacobianResult.compute(run, graph, r),
                 (res, failure) -> {
                     if (id != request) {
                         return;
@@ -321,11 +320,11 @@ public final class JacobianViewModel implements Decorator {
 
     /** Picks the nonzero (i, j): its value, and its paths lit in the graph; false (nothing picked) for a zero. */
     public boolean pick(int i, int j) {
-        JacobianRuns.Result r = result.get();
+        JacobianResult r = result.get();
         if (r == null || i < 0 || j < 0 || i >= r.rows() || j >= r.cols() || !r.pattern().contains(i, j)) {
             return false;
         }
-        SortedSet<Integer> path = JacobianRuns.path(r, i, j);
+        SortedSet<Integer> path = r.path(sweep.recorded().get().graph(), i, j);
         lit = Set.copyOf(path);
         litEdges = Set.copyOf(r.edges().stream().filter(e -> path.contains(e.from()) && path.contains(e.to())).toList());
         StringBuilder via = new StringBuilder();

@@ -1,10 +1,9 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.scalar.ScalarExpansion;
 import io.gradscope.engine.scalar.Value;
-import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
@@ -13,11 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A small node of a run written out as its scalar graph, by the engine's {@link ScalarExpansion}:
- * every input element a scalar {@link Value}, every output element built from them, and the
- * backward pass of ⟨outputs, upstream gradient⟩ run on it, so each scalar carries its value and
- * its gradient and the inputs' gradients are the node's VJP summed over scalar paths. Nothing here
- * differentiates: the Value engine does, on the op and inputs the autograd node recorded.
+ * A small node of a run written out as its scalar graph, as the engine expanded it and ran its
+ * backward pass ({@link RecordedRun#scalarBackward}): every input element a scalar {@link Value},
+ * every output element built from them, each scalar with its value and its gradient, the inputs'
+ * gradients the node's VJP summed over scalar paths. Nothing here differentiates: this lays the
+ * scalars out for drawing and sets them beside the contributions the backward pass recorded.
  */
 public record ScalarGraph(String title, List<Scalar> scalars, List<int[]> edges, int layers, String message,
                           double[][] recordedContribution) {
@@ -54,28 +53,18 @@ public record ScalarGraph(String title, List<Scalar> scalars, List<int[]> edges,
         if (v.kind() != TraceGraph.Kind.OP && v.kind() != TraceGraph.Kind.OBJECTIVE) {
             return refused(title, "'" + v.title() + "' is a leaf: there is nothing to expand (its elements are the scalars)");
         }
-        Node node = null;
-        if (sweep.run().gradients() != null) {
-            for (Node n : sweep.run().gradients().byNode().keySet()) {
-                if (n.id() == v.id()) {
-                    node = n;
-                    break;
-                }
-            }
-        }
         int step = sweep.backwardStepOf(vertex);
-        if (node == null || node.isLeaf() || step < 0) {
+        ScalarExpansion e;
+        try {
+            e = step < 0 ? null : RecordedRun.of(sweep.run().trace()).scalarBackward(v.id());
+        } catch (GradscopeException ex) {
+            return refused(title, ex.getMessage());
+        }
+        if (e == null) {
             return refused(title, "'" + v.title() + "' has no gradient: expanding into scalars shows each scalar's gradient, so it "
                     + "needs a node the backward pass reached");
         }
         TraceEvent.BackwardStep bs = sweep.backwardStep(step);
-        ScalarExpansion e;
-        try {
-            e = ScalarExpansion.of(node.op(), node.inputs().toArray(new Tensor[0]));
-        } catch (GradscopeException ex) {
-            return refused(title, ex.getMessage());
-        }
-        e.dot(bs.upstream().toDoubleArray()).backward();
         double[][] sent = new double[e.inputs().size()][];
         for (TraceEvent.Contribution c : bs.contributions()) {
             if (c.input() < sent.length) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.app.service.JacobianRuns;
+import io.gradscope.app.viewmodel.JacobianResult;
 import io.gradscope.app.viewmodel.JacobianViewModel;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.engine.jacobian.Jacobians;
@@ -51,7 +51,7 @@ class JacobianWindowTest {
         return window.viewModel().jacobian();
     }
 
-    private JacobianRuns.Result waitForJacobian() throws Exception {
+    private JacobianResult waitForJacobian() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();
         WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !jacobian().running().get());
         WaitForAsyncUtils.waitForFxEvents();
@@ -75,7 +75,7 @@ class JacobianWindowTest {
         robot.clickOn(graph.canvas().localToScreen(box[0] + box[2] / 2, box[1] + box[3] / 2), MouseButton.SECONDARY);
         ForwardModeWindowTest.chooseInMenu(robot, "Show Jacobian");
         assertEquals("tab-jacobian", window.side().getSelectionModel().getSelectedItem().getId());
-        JacobianRuns.Result r = waitForJacobian();
+        JacobianResult r = waitForJacobian();
         assertEquals(h, r.request().of());
         assertEquals("W1", r.request().wrt());
         JacobianPanel panel = window.side().jacobianPanel();

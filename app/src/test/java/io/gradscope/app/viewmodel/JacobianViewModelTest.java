@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.app.service.JacobianRuns;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.jacobian.Coloring;
@@ -73,7 +72,7 @@ class JacobianViewModelTest {
         j.setKind(Coloring.Kind.COLUMN);
         j.setOutput(h);
         assertEquals("W1", j.leaf().get(), "the first leaf h depends on");
-        JacobianRuns.Result r = j.result().get();
+        JacobianResult r = j.result().get();
         assertNotNull(r, j.note().get());
         // Each h[r, k] = relu(Σ_a x[r, a] W1[a, k] + b1[k]) depends on the 20 entries of column k of W1.
         assertEquals(2048, r.rows());
@@ -179,7 +178,7 @@ class JacobianViewModelTest {
         assertEquals("z", s.graph().vertex(j.output().get()).name());
         assertEquals("a", j.leaf().get(), "a value computed before the group, not the leaf behind it");
         assertEquals("block", j.currentGroup());
-        JacobianRuns.Result r = j.result().get();
+        JacobianResult r = j.result().get();
         assertNotNull(r, j.note().get());
         // dz/da = (exp(a²) + 1)·2a on the diagonal, zero elsewhere: computed here from x's values.
         double[] x = s.graph().vertex(s.find("x")).value().toDoubleArray();

@@ -125,7 +125,8 @@ public final class RecordedRun {
                     GraphJacobian.of(j.output(), n.output()).pattern(sparsity)));
         }
         return new RunJacobian(of, wrt, j.output().shape(), j.wrt().shape(), p, c, Colorings.lowerBound(p, c.kind()),
-                Colorings.isValid(p, c), result, RunJacobian.compressedPattern(p, c), j.vjps(), j.jvps(), List.copyOf(between));
+                Colorings.isValid(p, c), result, RunJacobian.compressedPattern(p, c), j.vjps(), j.jvps(), !j.nodes().isEmpty(),
+                List.copyOf(between));
     }
 
     /** The complete upstream gradient the backward pass gave value {@code id}, or null when it did not reach it. */

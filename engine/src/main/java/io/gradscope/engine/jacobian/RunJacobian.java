@@ -11,7 +11,8 @@ import java.util.TreeSet;
  * ids ({@link RecordedRun#jacobian(long, long, Sparsity, ColoringChoice)}): its pattern, the
  * coloring (with the lower bound and whether it is valid), the values, the compressed matrix's
  * pattern (output × colors for a column coloring, colors × input for a row one), the products it
- * took, and the recorded values between the two with which of their elements depend on which.
+ * took, whether {@code of} depends on {@code wrt} at all, and the recorded values between the two
+ * with which of their elements depend on which.
  *
  * <pre>{@code
  * RunJacobian j = RecordedRun.of(run.trace()).jacobian(hId, w1Id, Sparsity.GLOBAL, ColoringChoice.CHEAPER);
@@ -21,7 +22,7 @@ import java.util.TreeSet;
  */
 public record RunJacobian(long of, long wrt, int[] ofShape, int[] wrtShape, Pattern pattern, Coloring coloring,
                           int lowerBound, boolean valid, SparseMatrix values, Pattern compressed, int vjps, int jvps,
-                          List<Between> between) {
+                          boolean depends, List<Between> between) {
     /**
      * A recorded value on the way from {@code wrt} to {@code of} (by its trace id): {@code fromWrt}
      * (wrt × its elements) says which of its elements depend on each element of wrt, {@code toOf}
