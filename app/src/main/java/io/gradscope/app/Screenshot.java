@@ -80,7 +80,7 @@ final class Screenshot {
                 sweep.find(select);
             }
             if ("norm".equals(System.getProperty("gradscope.screenshot.overlay"))) {
-                w.viewModel().diagnostics().setOverlay(io.gradscope.app.viewmodel.DiagnosticsViewModel.Overlay.GRADIENT_NORM);
+                w.viewModel().diagnostics().setOverlay(io.gradscope.app.viewmodel.OverlayViewModel.Overlay.GRADIENT_NORM);
             }
             String panel = System.getProperty("gradscope.screenshot.panel", "");
             if (panel.equals("hvp")) {

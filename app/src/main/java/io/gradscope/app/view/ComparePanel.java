@@ -1,5 +1,6 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.viewmodel.ComparisonViewModel;
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
@@ -60,7 +61,7 @@ public final class ComparePanel extends VBox {
         table.setPrefHeight(200);
         table.setPlaceholder(new Label("No comparison yet"));
         table.getSelectionModel().selectedItemProperty().addListener((o, a, r) -> {
-            DiagnosticsViewModel.Comparison c = vm.comparison().get();
+            ComparisonViewModel.Comparison c = vm.comparison().get();
             if (r != null && c != null && !selecting) {
                 sweep.select(c.currentVertex(r));
             }
@@ -80,7 +81,7 @@ public final class ComparePanel extends VBox {
         return c;
     }
 
-    private void showComparison(DiagnosticsViewModel.Comparison c) {
+    private void showComparison(ComparisonViewModel.Comparison c) {
         table.getItems().setAll(c == null ? java.util.List.of() : c.rows());
         otherSweep = c == null ? null : new Sweep(c.other(), c.otherGraph());
         summary.setText(c == null ? "Compare the run on screen with a second run: the same program in the other dtype, or the run "
@@ -92,7 +93,7 @@ public final class ComparePanel extends VBox {
 
     /** Both columns show the inspected node: in the run on screen and, paired, in the other run. */
     private void follow() {
-        DiagnosticsViewModel.Comparison c = vm.comparison().get();
+        ComparisonViewModel.Comparison c = vm.comparison().get();
         int v = sweep.inspectedVertex();
         Sweep s = sweep.recorded().get();
         if (c == null || s == null || v < 0) {

@@ -1,6 +1,7 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
+import io.gradscope.app.viewmodel.OverlayViewModel;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
@@ -29,11 +30,11 @@ final class DebugMenu {
         MenuItem previous = item("Compare with Previous Run", null, d::compareWithPrevious);
         MenuItem clear = item("Clear Comparison", null, d::clearComparison);
         ToggleGroup overlays = new ToggleGroup();
-        RadioMenuItem none = radio("No Colour Overlay", DiagnosticsViewModel.Overlay.NONE, d, overlays);
-        RadioMenuItem norm = radio("Colour by Gradient Norm", DiagnosticsViewModel.Overlay.GRADIENT_NORM, d, overlays);
-        RadioMenuItem diff = radio("Colour by Difference", DiagnosticsViewModel.Overlay.DIFFERENCE, d, overlays);
-        d.overlay().addListener((o, a, b) -> (b == DiagnosticsViewModel.Overlay.GRADIENT_NORM ? norm
-                : b == DiagnosticsViewModel.Overlay.DIFFERENCE ? diff : none).setSelected(true));
+        RadioMenuItem none = radio("No Colour Overlay", OverlayViewModel.Overlay.NONE, d, overlays);
+        RadioMenuItem norm = radio("Colour by Gradient Norm", OverlayViewModel.Overlay.GRADIENT_NORM, d, overlays);
+        RadioMenuItem diff = radio("Colour by Difference", OverlayViewModel.Overlay.DIFFERENCE, d, overlays);
+        d.overlay().addListener((o, a, b) -> (b == OverlayViewModel.Overlay.GRADIENT_NORM ? norm
+                : b == OverlayViewModel.Overlay.DIFFERENCE ? diff : none).setSelected(true));
         none.setSelected(true);
         menu.getItems().addAll(jump, check, new SeparatorMenuItem(), dtypes, previous, clear, new SeparatorMenuItem(), none, norm, diff,
                 new SeparatorMenuItem(), item("Hessian-Vector Product…", null, side::showHvp),
@@ -41,7 +42,7 @@ final class DebugMenu {
         return menu;
     }
 
-    private static RadioMenuItem radio(String text, DiagnosticsViewModel.Overlay o, DiagnosticsViewModel d, ToggleGroup group) {
+    private static RadioMenuItem radio(String text, OverlayViewModel.Overlay o, DiagnosticsViewModel d, ToggleGroup group) {
         RadioMenuItem r = new RadioMenuItem(text);
         r.setToggleGroup(group);
         r.setOnAction(e -> {

@@ -1,6 +1,7 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.DerivativesViewModel;
+import io.gradscope.app.viewmodel.ComparisonViewModel;
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.Sweep;
@@ -115,7 +116,7 @@ public final class NodeDetails {
                 c.skipped() == 0 ? "" : "\n" + c.skipped() + " skipped: " + c.skipReason()));
         check.getStyleClass().setAll("diagnosis", c != null && !c.ok() ? "bad" : "good");
         RunDiff.Row r = diagnostics.difference(id);
-        DiagnosticsViewModel.Comparison cmp = diagnostics.comparison().get();
+        ComparisonViewModel.Comparison cmp = diagnostics.comparison().get();
         show(diff, r == null || cmp == null ? null : String.format(Locale.ROOT,
                 "%s against %s: value differs by %s, gradient by %s (relative)", cmp.labelA(), cmp.labelB(), sci(r.valueDiff()),
                 sci(r.gradientDiff())));

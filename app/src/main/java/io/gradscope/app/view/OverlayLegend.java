@@ -1,6 +1,7 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
+import io.gradscope.app.viewmodel.OverlayViewModel;
 import java.util.Locale;
 import javafx.geometry.Insets;
 import javafx.geometry.Pos;
@@ -52,7 +53,7 @@ public final class OverlayLegend extends VBox {
     }
 
     private void refresh() {
-        DiagnosticsViewModel.Scale s = vm.scale();
+        OverlayViewModel.Scale s = vm.scale();
         setVisible(s != null);
         if (s == null) {
             return;

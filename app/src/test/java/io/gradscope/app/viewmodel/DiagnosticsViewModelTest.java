@@ -174,11 +174,11 @@ class DiagnosticsViewModelTest {
         vm.open(Path.of("../assets/examples/mlp.grad"));
         DiagnosticsViewModel d = vm.diagnostics();
         d.compareDTypes();
-        DiagnosticsViewModel.Comparison c = d.comparison().get();
+        ComparisonViewModel.Comparison c = d.comparison().get();
         assertNotNull(c);
         assertFalse(c.currentIsA(), "the run on screen is float64, the reference");
         assertEquals("float32", c.otherLabel());
-        assertEquals(DiagnosticsViewModel.Overlay.DIFFERENCE, d.overlay().get());
+        assertEquals(OverlayViewModel.Overlay.DIFFERENCE, d.overlay().get());
         SweepViewModel s = vm.sweep();
         int logits = s.recorded().get().find("logits");
         int x = s.recorded().get().find("x");
@@ -193,7 +193,7 @@ class DiagnosticsViewModelTest {
         assertTrue(d.level(logits) < 0.5, "float32's rounding on the logits is not an alarm: " + d.level(logits));
         d.clearComparison();
         assertNull(d.comparison().get());
-        assertEquals(DiagnosticsViewModel.Overlay.NONE, d.overlay().get());
+        assertEquals(OverlayViewModel.Overlay.NONE, d.overlay().get());
         assertNull(d.node("v" + logits));
     }
 
@@ -204,7 +204,7 @@ class DiagnosticsViewModelTest {
         vm.edit(SessionViewModelTest.CHAIN.replace("relu(Y)", "relu(Y * 2)"));
         vm.run();
         d.compareWithPrevious();
-        DiagnosticsViewModel.Comparison c = d.comparison().get();
+        ComparisonViewModel.Comparison c = d.comparison().get();
         assertNotNull(c);
         int h = vm.sweep().recorded().get().find("h");
         assertTrue(d.difference(h).valueDiff() > 0.5, "h doubled");
@@ -222,7 +222,7 @@ class DiagnosticsViewModelTest {
         SessionViewModel vm = new SessionViewModel(RunService.direct());
         vm.openText("deep.grad", p.toString());
         DiagnosticsViewModel d = vm.diagnostics();
-        d.setOverlay(DiagnosticsViewModel.Overlay.GRADIENT_NORM);
+        d.setOverlay(OverlayViewModel.Overlay.GRADIENT_NORM);
         SweepViewModel s = vm.sweep();
         Sweep sw = s.recorded().get();
         double previous = Double.POSITIVE_INFINITY;
@@ -241,8 +241,8 @@ class DiagnosticsViewModelTest {
         assertTrue(d.level(sw.find("h6")) > d.level(sw.find("h1")) + 0.5, "spans the scale");
         assertTrue(d.scale().title().contains("gradient"));
         // Setting the difference overlay without a comparison is refused, saying why.
-        d.setOverlay(DiagnosticsViewModel.Overlay.DIFFERENCE);
-        assertEquals(DiagnosticsViewModel.Overlay.GRADIENT_NORM, d.overlay().get());
+        d.setOverlay(OverlayViewModel.Overlay.DIFFERENCE);
+        assertEquals(OverlayViewModel.Overlay.GRADIENT_NORM, d.overlay().get());
         assertTrue(vm.status().get().startsWith("Compare two runs first"), vm.status().get());
     }
 }

@@ -1,0 +1,164 @@
+package io.gradscope.app.viewmodel;
+
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.diagnose.RunDiff;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import javafx.beans.property.ReadOnlyBooleanProperty;
+import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyObjectProperty;
+import javafx.beans.property.ReadOnlyObjectWrapper;
+
+/**
+ * The run on screen compared with a second run, value by value, by the engine's {@link RunDiff}:
+ * the same program in the other float dtype (run off the UI thread), or the run shown before it.
+ * This keeps the rows by vertex. A part of {@link DiagnosticsViewModel}.
+ */
+public final class ComparisonViewModel {
+    /**
+     * Two runs compared: {@code rows} from {@link RunDiff} (largest difference first), the other run
+     * and its graph, which side the run on screen is ({@code currentIsA}: the compared run; else
+     * the reference), and the labels of the two sides.
+     */
+    public record Comparison(String labelA, String labelB, boolean currentIsA, ProgramRun other, TraceGraph otherGraph,
+                             List<RunDiff.Row> rows) {
+        /** The label of the run on screen and of the other one. */
+        public String currentLabel() {
+            return currentIsA ? labelA : labelB;
+        }
+
+        public String otherLabel() {
+            return currentIsA ? labelB : labelA;
+        }
+
+        /** The vertex of the run on screen a row is about. */
+        public int currentVertex(RunDiff.Row r) {
+            return currentIsA ? r.vertexA() : r.vertexB();
+        }
+
+        /** The vertex of the other run a row is about. */
+        public int otherVertex(RunDiff.Row r) {
+            return currentIsA ? r.vertexB() : r.vertexA();
+        }
+    }
+
+    private final SweepViewModel sweep;
+    private final RunService service;
+    private final Consumer<String> report;
+    private final Supplier<RunService.Request> shownRequest;
+    private final Runnable changed;
+    private final ReadOnlyBooleanWrapper comparing = new ReadOnlyBooleanWrapper(this, "comparing");
+    private final ReadOnlyObjectWrapper<Comparison> comparison = new ReadOnlyObjectWrapper<>(this, "comparison");
+    private final Map<Integer, RunDiff.Row> diffByVertex = new HashMap<>();
+    private Sweep previous;
+    private int request;
+
+    ComparisonViewModel(SweepViewModel sweep, RunService service, Consumer<String> report,
+                        Supplier<RunService.Request> shownRequest, Runnable changed) {
+        this.sweep = sweep;
+        this.service = service;
+        this.report = report;
+        this.shownRequest = shownRequest;
+        this.changed = changed;
+    }
+
+    public ReadOnlyBooleanProperty comparing() {
+        return comparing.getReadOnlyProperty();
+    }
+
+    /** The comparison with a second run, or null. */
+    public ReadOnlyObjectProperty<Comparison> comparison() {
+        return comparison.getReadOnlyProperty();
+    }
+
+    /** The comparison row of a vertex, or null. */
+    public RunDiff.Row difference(int vertex) {
+        return diffByVertex.get(vertex);
+    }
+
+    /** Every vertex's comparison row. */
+    Iterable<RunDiff.Row> differences() {
+        return diffByVertex.values();
+    }
+
+    /** Runs the program on screen in the other float dtype and compares: float32 against float64. */
+    public void compareDTypes() {
+        RunService.Request r = shownRequest.get();
+        Sweep s = sweep.recorded().get();
+        if (r == null || s == null || comparing.get()) {
+            return;
+        }
+        DType other = r.dtype() == DType.FLOAT64 ? DType.FLOAT32 : DType.FLOAT64;
+        RunService.Request o = new RunService.Request(r.file(), r.source(), other, r.device());
+        int id = request;
+        comparing.set(true);
+        report.accept("Running " + r.name() + " in " + name(other) + " to compare…");
+        service.submit(() -> Program.parse(o.file(), o.source()).run(RunService.options(o)), (run, failure) -> {
+            if (id != request) {
+                return;
+            }
+            comparing.set(false);
+            if (failure != null) {
+                report.accept("Cannot compare: " + RunService.errorOf(failure).what());
+                return;
+            }
+            boolean currentIs32 = r.dtype() == DType.FLOAT32;
+            show(new Comparison("float32", "float64", currentIs32, run, TraceGraph.of(run.trace()),
+                    currentIs32 ? RunDiff.of(s.run().trace(), run.trace()) : RunDiff.of(run.trace(), s.run().trace())));
+        });
+    }
+
+    /** Compares the run on screen with the one before it (before an edit, another dtype or device). */
+    public void compareWithPrevious() {
+        Sweep s = sweep.recorded().get();
+        if (s == null) {
+            return;
+        }
+        if (previous == null) {
+            report.accept("No previous run to compare with: run again after an edit");
+            return;
+        }
+        show(new Comparison("this run", "the previous run", true, previous.run(), previous.graph(),
+                RunDiff.of(s.run().trace(), previous.run().trace())));
+    }
+
+    public void clearComparison() {
+        comparison.set(null);
+        diffByVertex.clear();
+        changed.run();
+    }
+
+    private void show(Comparison c) {
+        diffByVertex.clear();
+        for (RunDiff.Row r : c.rows()) {
+            diffByVertex.put(c.currentVertex(r), r);
+        }
+        comparison.set(c);
+        RunDiff.Row top = c.rows().isEmpty() ? null : c.rows().get(0);
+        report.accept(c.labelA() + " against " + c.labelB() + ": " + c.rows().size() + " values paired"
+                + (top == null ? "" : String.format(Locale.ROOT, "; the largest relative difference is %.3g at %s", top.score(),
+                top.title())));
+        changed.run();
+    }
+
+    private static String name(DType d) {
+        return d.toString().toLowerCase(Locale.ROOT);
+    }
+
+    /** A new run is on screen ({@code before} was): it becomes the previous run, and the comparison goes. */
+    void reset(Sweep before) {
+        request++;
+        previous = before != null ? before : previous;
+        comparing.set(false);
+        diffByVertex.clear();
+        comparison.set(null);
+    }
+}
