@@ -6,18 +6,19 @@ import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.Recorder;
+import io.gradscope.engine.trace.Trace;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Jacobians between the named values of a {@code .grad} program: one recorded run (its values
- * retained), then the {@link GraphJacobian} of one value with respect to a leaf (a param, or an
+ * Jacobians between the named values of a {@code .grad} program: one forward pass, recorded with
+ * its values, then the {@link GraphJacobian} of one value with respect to a leaf (a param, or an
  * input declared {@code grad=True}) or another named value, asked of the {@link RecordedRun} by the
- * trace's ids for the two names (as the app asks for the run it shows).
+ * trace's ids for the two names (as the app asks of the run it shows).
  *
  * <pre>{@code
  * GraphJacobian j = ProgramJacobians.of(program, options, "h", "W1");
@@ -83,12 +84,14 @@ public final class ProgramJacobians {
                 throw new BadValue(BadValue.WRT, wrt, e.getMessage());
             }
         }
-        ProgramRun r;
-        try (var on = GradMode.enable()) {
-            r = program.run(options);
+        Program.Evaluation e;
+        Trace trace;
+        try (Recorder rec = Recorder.start(true); var on = GradMode.enable()) {
+            e = program.evaluate(options);
+            trace = rec.trace();
         }
-        Tensor ofValue = named(r.values(), of, BadValue.OF);
-        Tensor wrtValue = named(r.values(), wrt, BadValue.WRT);
+        Tensor ofValue = named(e.values(), of, BadValue.OF);
+        Tensor wrtValue = named(e.values(), wrt, BadValue.WRT);
         if (!ofValue.dtype().isFloating()) {
             throw new BadValue(BadValue.OF, of, "'" + of + "' holds integers (labels): it has no Jacobian");
         }
@@ -96,7 +99,7 @@ public final class ProgramJacobians {
             throw new BadValue(BadValue.WRT, wrt, "'" + wrt + "' does not depend on any param or input(..., grad=True), "
                     + "so no derivative flows through it");
         }
-        RecordedRun run = RecordedRun.of(r.trace());
+        RecordedRun run = RecordedRun.of(trace);
         return new Named(run, run.idOf(of), run.idOf(wrt), ofValue);
     }
 

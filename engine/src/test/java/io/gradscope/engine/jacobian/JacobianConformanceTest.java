@@ -106,7 +106,7 @@ class JacobianConformanceTest {
     }
 
     /** The objective's name: the last statement's. */
-    private static String lastName(Path dir) throws IOException {
+    static String lastName(Path dir) throws IOException {
         List<String> lines = Files.readAllLines(dir.resolve("program.grad"));
         String last = lines.stream().filter(l -> l.contains("=")).reduce((a, b) -> b).orElseThrow();
         return last.substring(0, last.indexOf('=')).strip();

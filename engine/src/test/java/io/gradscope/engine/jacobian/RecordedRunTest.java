@@ -28,8 +28,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The recorded-run API against independent computations: Jacobians keyed by the trace's ids
- * against PyTorch's (gen_jacobians.py, the same references as {@link JacobianConformanceTest}),
- * asked of the one run that was recorded; the scalar graph's backward against the tensor VJPs the
+ * and Hessians against PyTorch's (gen_jacobians.py, the same references as
+ * {@link JacobianConformanceTest}), asked of the one training step that was recorded; the scalar graph's backward against the tensor VJPs the
  * backward pass recorded and against central differences in float64; the coloring choice against
  * coloring both partitions by hand.
  */
@@ -48,11 +48,15 @@ class RecordedRunTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("references")
     void aRecordedRunsJacobianByTraceIdsEqualsPyTorch(String name, Path dir, String of, String wrt, Path ref) throws IOException {
-        if (of.equals("hessian")) {
-            return;
-        }
         RecordedRun r = RecordedRun.of(run(dir).trace());
         double[] expected = Npy.readAnyOrder(ref).toDoubleArray();
+        if (of.equals("hessian")) {
+            GraphJacobian h = r.hessian(r.idOf(JacobianConformanceTest.lastName(dir)), r.idOf(wrt));
+            Pattern pattern = Hessians.pattern(h, Sparsity.GLOBAL);
+            Coloring star = new ColoringChoice(Coloring.Kind.STAR, ColoringChoice.BEST, 0).color(pattern);
+            assertClose(expected, Jacobians.compressed(h, pattern, star).toDense(), RTOL, ATOL, name + ": star " + star);
+            return;
+        }
         RunJacobian j = r.jacobian(r.idOf(of), r.idOf(wrt), Sparsity.GLOBAL, ColoringChoice.CHEAPER);
         assertEquals(expected.length, (long) j.rows() * j.cols(), name + ": size");
         assertClose(expected, j.values().toDense(), RTOL, ATOL, name + ": compressed, " + j.coloring());
