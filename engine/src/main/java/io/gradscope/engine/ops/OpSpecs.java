@@ -36,6 +36,7 @@ public final class OpSpecs {
         }
         def(fn("matmul").tensor("a").tensor("b").operator("@").torch("torch.matmul").op(a -> MatMulOp.INSTANCE));
         def(fn("pow").tensor("x").number("exponent").operator("**").torch("torch.pow(x, c)")
+                .reference("torch.pow(x, exponent)")
                 .op(a -> new PowOp(a.number("exponent"))));
     }
 
@@ -104,7 +105,10 @@ public final class OpSpecs {
     static {
         for (ReduceOp.Kind k : ReduceOp.Kind.values()) {
             String name = k.name().toLowerCase(java.util.Locale.ROOT);
+            // A reduction over every axis keeps PyTorch's own one-call form (x.sum()), as the references were made.
+            String every = k == ReduceOp.Kind.AMAX ? "" : "x." + name + "() if axis is None and not keepdim else ";
             def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
+                    .reference(every + "torch." + name + "(x, dim=axis if axis is not None else tuple(range(x.dim())), keepdim=keepdim)")
                     .note("`axis` an int, a tuple of ints, or None for all").linearIf(k != ReduceOp.Kind.AMAX)
                     .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
         }
@@ -119,23 +123,29 @@ public final class OpSpecs {
     // ---- views and shape ----------------------------------------------------------------------
 
     static {
-        def(fn("reshape").tensor("x").dims("shape", "d", "dimensions").torch("x.reshape(...)").note("one `-1` allowed")
+        def(fn("reshape").tensor("x").dims("shape", "d", "dimensions").torch("x.reshape(...)")
+                .reference("x.reshape(shape)").note("one `-1` allowed")
                 .view().linear().op(a -> new ViewOps.Reshape(a.ints("shape"))));
         def(fn("transpose").tensor("x").integer("a", -2).integer("b", -1)
                 .allOrNone("transpose(x) or transpose(x, a, b)", "a", "b")
-                .torch("x.transpose(-2, -1)` / `x.transpose(a, b)").view().linear()
+                .torch("x.transpose(-2, -1)` / `x.transpose(a, b)").reference("x.transpose(a, b)").view().linear()
                 .op(a -> ViewOps.Permute.swap(a.integer("a"), a.integer("b"))));
-        def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)").view().linear()
+        def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)")
+                .reference("x.permute(*perm)").view().linear()
                 .op(a -> new ViewOps.Permute(a.ints("perm"), null)));
         def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
                 .torch("x.narrow(axis, start, stop - start)").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
         def(fn("pad").tensor("x").integer("axis").integer("before").integer("after")
-                .torch("F.pad(x, ...)").note("`before` and `after` zeros along `axis`").linear()
+                .torch("F.pad(x, ...)")
+                .reference("F.pad(x, [0, 0] * (x.dim() - 1 - axis % x.dim()) + [before, after])")
+                .note("`before` and `after` zeros along `axis`").linear()
                 .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
-        def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
+        def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)")
+                .reference("torch.cat(tensors, dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
-        def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)").view().linear()
+        def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)")
+                .reference("x.broadcast_to(shape)").view().linear()
                 .op(a -> new ViewOps.BroadcastTo(a.ints("shape"))));
     }
 
@@ -144,13 +154,16 @@ public final class OpSpecs {
     static {
         def(fn("cross_entropy").tensor("logits").tensor("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
                 .op(a -> CrossEntropyOp.INSTANCE));
-        def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)").note("mean").op(a -> MseOp.INSTANCE));
+        def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)")
+                .reference("F.mse_loss(*torch.broadcast_tensors(a, b))").note("mean").op(a -> MseOp.INSTANCE));
         def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
                 .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
         def(fn("rms_norm").tensor("x").tensor("weight").number("eps", 1e-6)
                 .torch("x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight").op(a -> new RmsNormOp(a.number("eps"))));
         def(fn("attention").tensor("q").tensor("k").tensor("v").bool("causal", false)
                 .torch("softmax(q @ k.transpose(-2,-1) / sqrt(d) + mask, -1) @ v")
+                .reference("torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + (torch.triu(torch.full((q.shape[-2], "
+                        + "k.shape[-2]), float(\"-inf\"), dtype=q.dtype), diagonal=1) if causal else 0), -1) @ v")
                 .note("`d = q.shape[-1]`, `mask` = -inf above the diagonal when causal")
                 .op(a -> new AttentionOp(a.bool("causal"))));
     }
@@ -261,6 +274,7 @@ public final class OpSpecs {
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                     .bool("count_include_pad", true).torch("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=...)")
+                    .reference("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=count_include_pad)")
                     .linear()
                     .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));
