@@ -18,7 +18,8 @@ import zlib
 
 import numpy as np
 import torch
-import torch.nn.functional as F
+
+from torch_references import load_references
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "resources", "conformance")
 
@@ -26,16 +27,8 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "resources", "conformance")
 RESOURCES = os.path.join(os.path.dirname(__file__), "..", "resources")
 
 
-def load_references(path):
-    """Every op's PyTorch reference, as the engine's specs give it (OpSpec.reference, exported by
-    TorchReferencesTest to torch_references.json): a lambda of the op's parameters."""
-    with open(path) as f:
-        refs = json.load(f)["references"]
-    return {name: eval(text, {"torch": torch, "F": F}) for name, text in refs.items()}
-
-
 # The functions the programs call: the op table's references, and the two block contexts.
-FUNCTIONS = {**load_references(os.path.join(RESOURCES, "torch_references.json")),
+FUNCTIONS = {**load_references(),
              "checkpoint": contextlib.nullcontext, "group": lambda name: contextlib.nullcontext()}
 
 

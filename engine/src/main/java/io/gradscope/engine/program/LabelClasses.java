@@ -1,11 +1,12 @@
 package io.gradscope.engine.program;
 
+import io.gradscope.engine.ops.OpSpec;
+import io.gradscope.engine.ops.OpSpecs;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.Shapes;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The class count each {@code labels(..., classes=C)} leaf declares, followed through views, so that
@@ -13,8 +14,6 @@ import java.util.Set;
  * mismatch would depend on the seed: the drawn labels happen to fit, or not.
  */
 final class LabelClasses {
-    private static final Set<String> VIEWS = Set.of("reshape", "transpose", "permute", "slice", "broadcast_to");
-
     private record Declared(String name, int classes) {
     }
 
@@ -39,9 +38,10 @@ final class LabelClasses {
                 + Shapes.str(logits) + " have " + c + " class" + (c == 1 ? "" : "es") + " (the last dimension)";
     }
 
-    /** Carries a declaration from a view's input to the view. */
+    /** Carries a declaration from a view's input to the view (an op its spec marks a view). */
     void follow(String op, List<TensorVal> inputs, Value out) {
-        if (VIEWS.contains(op) && !inputs.isEmpty() && declared.containsKey(inputs.get(0))) {
+        OpSpec spec = OpSpecs.get(op);
+        if (spec != null && spec.view() && !inputs.isEmpty() && declared.containsKey(inputs.get(0))) {
             declared.put(out, declared.get(inputs.get(0)));
         }
     }
