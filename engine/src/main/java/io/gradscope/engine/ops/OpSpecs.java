@@ -180,10 +180,13 @@ public final class OpSpecs {
         return BY_NAME.get(name);
     }
 
-    /** The spec a program operator applies ({@code "+"}; {@code "-"} with one operand is {@code neg}). */
+    /**
+     * The spec a program operator applies to {@code operands} tensors ({@code "+"}; {@code "-"} with
+     * one is {@code neg}; {@code "**"} has one, its exponent an attribute).
+     */
     public static OpSpec byOperator(String symbol, int operands) {
         for (OpSpec s : BY_NAME.values()) {
-            if (symbol.equals(s.operator()) && s.params().size() == operands + (s.name().equals("pow") ? 1 : 0)) {
+            if (symbol.equals(s.operator()) && s.params().stream().filter(Param::isTensor).count() == operands) {
                 return s;
             }
         }
