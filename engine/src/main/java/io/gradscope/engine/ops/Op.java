@@ -111,14 +111,15 @@ public abstract class Op {
      * shapes: what recomputing it costs (the remat planner and the trade-off curve read it). A
      * multiply and an add count two. The default is what the spec says: a view costs nothing,
      * anything else one per output element (an elementwise function); ops with more work per output
-     * (products, convolutions, norms) override it. An estimate for comparing plans, not a measurement.
+     * (products, convolutions, norms) override it; an op outside the table counts as elementwise. An estimate for comparing plans, not a measurement.
      *
      * <pre>{@code
      * OpRegistry.create("matmul", Map.of()).flops(new int[][] {{512, 512}, {512, 512}}, new int[] {512, 512});   // 2·512³
      * }</pre>
      */
     public long flops(int[][] inputs, int[] output) {
-        return OpRegistry.spec(name()).view() ? 0 : Shapes.numel(output);
+        OpSpec spec = OpSpecs.get(name());
+        return spec != null && spec.view() ? 0 : Shapes.numel(output);
     }
 
     /**
