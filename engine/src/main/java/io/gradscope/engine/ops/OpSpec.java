@@ -30,10 +30,13 @@ import java.util.function.Function;
  * @param allOrNone attribute names that are given together or not at all (e.g. transpose's axes),
  *     with {@code usage} saying how
  * @param usage the signature as the program error messages show it
+ * @param classLabels the tensor parameter that holds class indices into the last dimension of the
+ *     first one (cross_entropy's labels into its logits), or null
  */
 public record OpSpec(String name, String operator, boolean callable, List<Param> params, String torch, String reference, String note,
                      boolean view,
-                     boolean elementwise, boolean linear, List<String> allOrNone, String usage, Function<OpAttrs, Op> factory) {
+                     boolean elementwise, boolean linear, List<String> allOrNone, String usage, Function<OpAttrs, Op> factory,
+                     String classLabels) {
 
     /** Builds the op from attribute values; missing ones take the spec's defaults. */
     public Op create(Map<String, Object> attrs) {
@@ -86,6 +89,7 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         private boolean elementwise;
         private List<String> allOrNone = List.of();
         private String usage;
+        private String classLabels;
 
         private Builder(String name) {
             this.name = name;
@@ -214,6 +218,12 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /** The tensor parameter {@code labels} holds class indices into the last dimension of the first tensor. */
+        Builder classLabels(String labels) {
+            this.classLabels = labels;
+            return this;
+        }
+
         /** How the op is built from its attributes. */
         Builder op(Function<OpAttrs, Op> f) {
             this.factory = f;
@@ -223,7 +233,7 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         OpSpec build() {
             return new OpSpec(name, operator, callable, List.copyOf(params), torch, PythonReference.lambda(params,
                     reference != null ? reference : PythonReference.body(torch, params)), note, view, elementwise, linear, allOrNone,
-                    usage != null ? usage : signatureOf(name, params), factory);
+                    usage != null ? usage : signatureOf(name, params), factory, classLabels);
         }
     }
 }

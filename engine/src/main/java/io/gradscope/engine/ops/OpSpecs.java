@@ -152,7 +152,7 @@ public final class OpSpecs {
     // ---- losses, norms, attention -------------------------------------------------------------
 
     static {
-        def(fn("cross_entropy").tensor("logits").tensor("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
+        def(fn("cross_entropy").tensor("logits").tensor("labels").classLabels("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
                 .op(a -> CrossEntropyOp.INSTANCE));
         def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)")
                 .reference("F.mse_loss(*torch.broadcast_tensors(a, b))").note("mean").op(a -> MseOp.INSTANCE));
