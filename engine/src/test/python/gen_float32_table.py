@@ -15,7 +15,8 @@ import json
 import os
 
 import torch
-import torch.nn.functional as F
+
+from torch_references import load_references
 
 HERE = os.path.dirname(__file__)
 RES = os.path.join(HERE, "..", "resources")
@@ -24,38 +25,13 @@ gen = torch.Generator().manual_seed(20240515)
 OPS = ("attention", "layer_norm", "rms_norm", "softmax", "log_softmax", "cross_entropy", "logsumexp", "mse")
 
 
-def attn(q, k, v, causal):
-    d = q.shape[-1]
-    s = q @ k.transpose(-2, -1) / d ** 0.5
-    if causal:
-        tq, tk = s.shape[-2], s.shape[-1]
-        s = s + torch.triu(torch.full((tq, tk), float("-inf"), dtype=s.dtype), diagonal=1)
-    return torch.softmax(s, -1) @ v
-
-
-def dims(a):
-    return tuple(a) if isinstance(a, list) else a
+REFERENCES = load_references()
 
 
 def function(op, attrs):
-    """The PyTorch function of an op-table op with its attributes."""
-    if op == "attention":
-        return lambda q, k, v: attn(q, k, v, attrs.get("causal", False))
-    if op == "layer_norm":
-        return lambda x, w, b: F.layer_norm(x, x.shape[-1:], w, b, attrs.get("eps", 1e-5))
-    if op == "rms_norm":
-        eps = attrs.get("eps", 1e-6)
-        return lambda x, w: x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * w
-    if op in ("softmax", "log_softmax"):
-        fn = torch.softmax if op == "softmax" else torch.log_softmax
-        return lambda x: fn(x, dim=attrs.get("axis", -1))
-    if op == "cross_entropy":
-        return F.cross_entropy
-    if op == "logsumexp":
-        return lambda x: torch.logsumexp(x, dim=dims(attrs.get("axis", -1)), keepdim=attrs.get("keepdim", False))
-    if op == "mse":
-        return lambda a, b: F.mse_loss(a, b) if a.shape == b.shape else F.mse_loss(*torch.broadcast_tensors(a, b))
-    raise ValueError(op)
+    """The PyTorch function of an op-table op with its attributes (its spec's reference)."""
+    ref = REFERENCES[op]
+    return lambda *xs: ref(*xs, **attrs)
 
 
 def tensor_json(t, f32=False):

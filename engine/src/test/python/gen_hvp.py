@@ -2,7 +2,8 @@
 """Hessian-vector products of the conformance cases, from PyTorch 1.13 in float64.
 
 Each case's program.grad is run as Python (the format is a Python subset): leaves load in/NAME.npy,
-functions are the PyTorch ones the format names. For every param leaf, a random vector v (seeded by
+functions are the op table's PyTorch references, read from torch_references.json (the engine's specs
+export it; see TorchReferencesTest), each first checked against the op table's rows. For every param leaf, a random vector v (seeded by
 the case and leaf name) and H·v = torch.autograd.functional.hvp of the objective with respect to
 that leaf, the other leaves held fixed, are written to ref/hvp/NAME.vector.npy and NAME.hvp.npy.
 
@@ -10,42 +11,44 @@ Run: /usr/bin/python3 engine/src/test/python/gen_hvp.py  (Debian's python3-torch
 """
 import ast
 import contextlib
+import inspect
+import json
 import os
 import zlib
 
 import numpy as np
 import torch
-import torch.nn.functional as F
+
+from torch_references import load_references
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "resources", "conformance")
 
 
-def attention(q, k, v, causal=False):
-    d = q.shape[-1]
-    s = q @ k.transpose(-2, -1) / d ** 0.5
-    if causal:
-        s = s + torch.triu(torch.full(s.shape[-2:], float("-inf"), dtype=s.dtype), diagonal=1)
-    return torch.softmax(s, -1) @ v
+RESOURCES = os.path.join(os.path.dirname(__file__), "..", "resources")
 
 
-FUNCTIONS = {
-    "relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "exp": torch.exp, "log": torch.log,
-    "gelu": lambda x: F.gelu(x, approximate="tanh"), "softplus": F.softplus, "silu": F.silu,
-    "sum": lambda x, axis=None, keepdim=False: x.sum() if axis is None and not keepdim else x.sum(dim=axis, keepdim=keepdim),
-    "mean": lambda x, axis=None, keepdim=False: x.mean() if axis is None and not keepdim else x.mean(dim=axis, keepdim=keepdim),
-    "amax": lambda x, axis=None, keepdim=False: torch.amax(x, dim=axis if axis is not None else tuple(range(x.dim())), keepdim=keepdim),
-    "logsumexp": lambda x, axis=-1, keepdim=False: torch.logsumexp(x, dim=axis, keepdim=keepdim),
-    "softmax": lambda x, axis=-1: torch.softmax(x, axis),
-    "log_softmax": lambda x, axis=-1: torch.log_softmax(x, axis),
-    "transpose": lambda x, a=-2, b=-1: x.transpose(a, b),
-    "reshape": lambda x, *d: x.reshape(d),
-    "permute": lambda x, *p: x.permute(*p),
-    "slice": lambda x, axis, start, stop: x.narrow(axis, start, stop - start),
-    "cross_entropy": F.cross_entropy, "mse": F.mse_loss,
-    "layer_norm": lambda x, w, b, eps=1e-5: F.layer_norm(x, x.shape[-1:], w, b, eps),
-    "attention": attention,
-    "checkpoint": contextlib.nullcontext, "group": lambda name: contextlib.nullcontext(),
-}
+# The functions the programs call: the op table's references, and the two block contexts.
+FUNCTIONS = {**load_references(),
+             "checkpoint": contextlib.nullcontext, "group": lambda name: contextlib.nullcontext()}
+
+
+def check_references():
+    """Each reference, called as a program calls it, gives PyTorch's value of every op-table row."""
+    with open(os.path.join(RESOURCES, "optable.json")) as f:
+        rows = json.load(f)["rows"]
+    for r in rows:
+        fn = FUNCTIONS[r["op"]]
+        xs = [torch.tensor(a["data"], dtype=torch.int64 if a["dtype"] == "int64" else torch.float64).reshape(a["shape"])
+              for a in r["inputs"]]
+        attrs = dict(r["attrs"])
+        # A dimension list (reshape's shape) is the rest of the positional arguments, as programs give it.
+        rest = [p for p in inspect.signature(fn).parameters.values() if p.kind == p.VAR_POSITIONAL]
+        if rest and rest[0].name in attrs:
+            xs += attrs.pop(rest[0].name)
+        got = fn(*xs, **attrs)
+        want = torch.tensor(r["output"]["data"], dtype=torch.float64).reshape(r["output"]["shape"])
+        assert got.shape == want.shape and torch.allclose(got.double(), want, rtol=1e-12, atol=1e-14, equal_nan=True), \
+            (r["op"], r["attrs"])
 
 
 def run(source, leaves):
@@ -72,6 +75,7 @@ def run(source, leaves):
 
 
 def main():
+    check_references()
     for case in sorted(os.listdir(ROOT)):
         folder = os.path.join(ROOT, case)
         if not os.path.isdir(folder):

@@ -1,6 +1,5 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.memory.Flops;
 import io.gradscope.engine.memory.Holds;
 import io.gradscope.engine.memory.RematPlan;
 import io.gradscope.engine.memory.StepProfile;
@@ -136,13 +135,13 @@ public final class StepLifetimes {
         f.node = out.node() != null && out.node().context() != null ? out.node() : null;
         f.id = Recorder.active() ? Recorder.idOf(out) : f.node != null ? f.node.id() : -1;
         f.source = Recorder.source();
-        List<int[]> shapes = new ArrayList<>(inputs.length);
+        int[][] shapes = new int[inputs.length][];
         f.producers = new int[inputs.length];
         for (int i = 0; i < inputs.length; i++) {
             f.producers[i] = producer.getOrDefault(inputs[i], -1);
-            shapes.add(inputs[i].shape());
+            shapes[i] = inputs[i].shape();
         }
-        f.flops = Flops.of(op.name(), shapes, out.shape());
+        f.flops = op.flops(shapes, out.shape());
         forward.add(f);
         producer.put(out, f.index);
         int k = f.index;

@@ -77,6 +77,22 @@ final class AttentionOp extends Op {
         return new VjpReads(new boolean[] {needsGrad[1], needsGrad[0], qk}, false);
     }
 
+    /**
+     * Per batch element: q·kᵀ 2·tq·tk·d, the scale, mask and softmax 5·tq·tk, and the product with v
+     * 2·tq·tk·dv (q {@code [..., tq, d]}, k {@code [..., tk, d]}, v {@code [..., tk, dv]}).
+     */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        int[] q = inputs[0];
+        int r = q.length;
+        long tq = q[r - 2];
+        long tk = inputs[1][r - 2];
+        long d = q[r - 1];
+        long dv = inputs[2][r - 1];
+        long batch = Shapes.numel(java.util.Arrays.copyOf(q, r - 2));
+        return batch * tq * tk * (2 * d + 5 + 2 * dv);
+    }
+
     @Override
     public int[] outputShape(int[][] s, DType[] dtypes) {
         Checks.arity("attention", s, 3);

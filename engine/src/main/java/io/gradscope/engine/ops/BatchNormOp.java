@@ -56,6 +56,12 @@ final class BatchNormOp extends Op {
         return Pattern.gather(channel, c);
     }
 
+    /** Per element of x: subtract the mean, divide by the deviation, the weight, the bias: 4. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 4 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("batch_norm", shapes, 5);

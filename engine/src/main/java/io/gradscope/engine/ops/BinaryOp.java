@@ -6,6 +6,7 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.List;
+import java.util.function.BinaryOperator;
 
 /**
  * Elementwise arithmetic with NumPy broadcasting. Each VJP reduces the gradient back over the
@@ -18,13 +19,13 @@ public final class BinaryOp extends Op {
     }
 
     public static final BinaryOp ADD = new BinaryOp("add", "+", BinaryKind.ADD, "da = g, db = g",
-            (a, b, y, g) -> g, (a, b, y, g) -> g);
+            (a, b, y, g) -> g, (a, b, y, g) -> g, ScalarForm.Term::add);
     public static final BinaryOp SUB = new BinaryOp("sub", "-", BinaryKind.SUB, "da = g, db = −g",
-            (a, b, y, g) -> g, (a, b, y, g) -> Ops.neg(g));
+            (a, b, y, g) -> g, (a, b, y, g) -> Ops.neg(g), ScalarForm.Term::sub);
     public static final BinaryOp MUL = new BinaryOp("mul", "*", BinaryKind.MUL, "da = g ⊙ b, db = g ⊙ a",
-            (a, b, y, g) -> Ops.mul(g, b), (a, b, y, g) -> Ops.mul(g, a));
+            (a, b, y, g) -> Ops.mul(g, b), (a, b, y, g) -> Ops.mul(g, a), ScalarForm.Term::mul);
     public static final BinaryOp DIV = new BinaryOp("div", "/", BinaryKind.DIV, "da = g / b, db = −g ⊙ a / b²",
-            (a, b, y, g) -> Ops.div(g, b), (a, b, y, g) -> Ops.neg(Ops.div(Ops.mul(g, a), Ops.mul(b, b))));
+            (a, b, y, g) -> Ops.div(g, b), (a, b, y, g) -> Ops.neg(Ops.div(Ops.mul(g, a), Ops.mul(b, b))), ScalarForm.Term::div);
 
     public static final List<BinaryOp> ALL = List.of(ADD, SUB, MUL, DIV);
 
@@ -35,8 +36,17 @@ public final class BinaryOp extends Op {
     private final String rule;
     private final Term da;
     private final Term db;
+    private final BinaryOperator<ScalarForm.Term> scalar;
 
+    /** An op whose scalar form is one step from its forward and VJP terms. */
     private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Term da, Term db) {
+        this(name, symbol, kind, rule, da, db, null);
+    }
+
+    /** @param scalar the op in the scalar engine's steps ({@code Term::add}), or null for one step */
+    private BinaryOp(String name, String symbol, BinaryKind kind, String rule, Term da, Term db,
+                     BinaryOperator<ScalarForm.Term> scalar) {
+        this.scalar = scalar;
         this.name = name;
         this.symbol = symbol;
         this.quoted = "'" + symbol + "'";
@@ -109,6 +119,23 @@ public final class BinaryOp extends Op {
         return new Tensor[] {
             ctx.needsGrad(0) ? Ops.sumTo(da.of(a, b, y, g), a) : null,
             ctx.needsGrad(1) ? Ops.sumTo(db.of(a, b, y, g), b) : null};
+    }
+
+    /** Elementwise with broadcasting: as declared, else one step from the forward and the VJP terms at g = 1. */
+    @Override
+    public ScalarForm scalarForm() {
+        return new ScalarForm.Broadcast(scalar != null ? scalar : this::step);
+    }
+
+    private ScalarForm.Term step(ScalarForm.Term a, ScalarForm.Term b) {
+        double[] v = StandIns.quietly(() -> {
+            Tensor x = StandIns.of(a.value());
+            Tensor z = StandIns.of(b.value());
+            Tensor y = Raw.binary(kind, x, z);
+            Tensor one = StandIns.of(1);
+            return new double[] {y.toDoubleArray()[0], da.of(x, z, y, one).toDoubleArray()[0], db.of(x, z, y, one).toDoubleArray()[0]};
+        });
+        return a.apply(name, v[0], v[1], b, v[2]);
     }
 
     @Override

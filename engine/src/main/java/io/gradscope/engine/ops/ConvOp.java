@@ -106,6 +106,17 @@ final class ConvOp extends Op {
         return b.build();
     }
 
+    /**
+     * A multiply and an add per weight a window meets: 2·(C_in / groups)·(kernel elements) per output
+     * element (the weight's elements per output channel), and one more where a bias is added.
+     */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        int[] wt = inputs[1];
+        long perOutput = 2 * Shapes.numel(wt) / Math.max(1, wt[0]) + (inputs.length == 3 ? 1 : 0);
+        return Shapes.numel(output) * perOutput;
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         String op = name();

@@ -54,6 +54,12 @@ final class CrossEntropyOp extends Op {
         return VjpReads.none(2);
     }
 
+    /** The log-softmax of the logits, 5 per logit; picking and averaging the rows is small beside it. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 5 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("cross_entropy", shapes, 2);

@@ -188,6 +188,12 @@ final class EmbeddingOps {
             return Pattern.scatter(target, rows * d);
         }
 
+        /** One add per element of g: its rows are added into the weight's. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            return Shapes.numel(inputs[0]);
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("embedding_dense_backward", shapes, 2);

@@ -109,6 +109,12 @@ final class FoldOps {
             return Pattern.scatter(w.sources(planes, h, wd), planes * h * wd);
         }
 
+        /** One add per input element: overlapping windows are summed. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            return Shapes.numel(inputs[0]);
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("fold", shapes, 1);

@@ -56,6 +56,12 @@ final class LayerNormOp extends Op {
         return VjpReads.of(3, false, 1);
     }
 
+    /** Per element of x: the mean 1, centring 1, the variance 2, normalizing 1, weight and bias 2: 7. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 7 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("layer_norm", shapes, 3);

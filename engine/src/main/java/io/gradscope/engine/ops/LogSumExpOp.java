@@ -55,6 +55,12 @@ final class LogSumExpOp extends Op {
         return VjpReads.of(1, true, 0);
     }
 
+    /** Per element: the maximum, subtracting it, exp, the sum: 4. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 4 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("logsumexp", shapes, 1);

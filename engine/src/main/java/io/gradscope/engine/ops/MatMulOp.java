@@ -59,6 +59,19 @@ public final class MatMulOp extends Op {
         return new VjpReads(new boolean[] {needsGrad[1], needsGrad[0]}, false);
     }
 
+    /** A multiply and an add per term: 2·k per output element, k the contracted length. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        int[] a = inputs[0];
+        return 2L * Shapes.numel(output) * a[a.length - 1];
+    }
+
+    /** Vectors and matrices (not batches): each output element the sum of its products. */
+    @Override
+    public ScalarForm scalarForm() {
+        return new ScalarForm.MatrixProduct();
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("matmul", shapes, 2);

@@ -33,6 +33,12 @@ final class MseOp extends Op {
         return VjpReads.of(2, false, 0, 1);
     }
 
+    /** Per element of the broadcast pair: subtract, square, sum: 3. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 3 * Shapes.numel(Shapes.broadcast("mse", inputs[0], inputs[1]));
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("mse", shapes, 2);

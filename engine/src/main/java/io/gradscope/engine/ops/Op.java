@@ -2,6 +2,7 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
 /**
@@ -103,6 +104,30 @@ public abstract class Op {
             return Ops.apply(this, tangents);
         }
         throw new UnsupportedOperationException(name() + ": forward mode is not available yet");
+    }
+
+    /**
+     * The estimated floating-point operations of one forward run for inputs and output of these
+     * shapes: what recomputing it costs (the remat planner and the trade-off curve read it). A
+     * multiply and an add count two. The default is what the spec says: a view costs nothing,
+     * anything else one per output element (an elementwise function); ops with more work per output
+     * (products, convolutions, norms) override it; an op outside the table counts as elementwise. An estimate for comparing plans, not a measurement.
+     *
+     * <pre>{@code
+     * OpRegistry.create("matmul", Map.of()).flops(new int[][] {{512, 512}, {512, 512}}, new int[] {512, 512});   // 2·512³
+     * }</pre>
+     */
+    public long flops(int[][] inputs, int[] output) {
+        OpSpec spec = OpSpecs.get(name());
+        return spec != null && spec.view() ? 0 : Shapes.numel(output);
+    }
+
+    /**
+     * How the op writes out as scalars (see {@link ScalarForm}), or null where it does not (or not
+     * with these attributes). The default is null; elementwise functions and matrix products give one.
+     */
+    public ScalarForm scalarForm() {
+        return null;
     }
 
     @Override

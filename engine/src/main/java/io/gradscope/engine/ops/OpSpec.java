@@ -19,6 +19,9 @@ import java.util.function.Function;
  *     inside other ops' VJPs, are not)
  * @param params tensor inputs and attributes, in call order
  * @param torch the PyTorch reference, as the docs show it
+ * @param reference the PyTorch reference as Python, a lambda of the parameters
+ *     ({@code lambda x, axis=-1: torch.softmax(x, axis)}): what the reference generators call for
+ *     the op (see {@link #reference()})
  * @param note a remark for the docs ("mean over the batch"), or empty
  * @param view whether the result shares the input's storage when it can (nothing computed)
  * @param elementwise whether it is an elementwise function of one tensor (a {@link UnaryOp})
@@ -27,9 +30,13 @@ import java.util.function.Function;
  * @param allOrNone attribute names that are given together or not at all (e.g. transpose's axes),
  *     with {@code usage} saying how
  * @param usage the signature as the program error messages show it
+ * @param classLabels the tensor parameter that holds class indices into the last dimension of the
+ *     first one (cross_entropy's labels into its logits), or null
  */
-public record OpSpec(String name, String operator, boolean callable, List<Param> params, String torch, String note, boolean view,
-                     boolean elementwise, boolean linear, List<String> allOrNone, String usage, Function<OpAttrs, Op> factory) {
+public record OpSpec(String name, String operator, boolean callable, List<Param> params, String torch, String reference, String note,
+                     boolean view,
+                     boolean elementwise, boolean linear, List<String> allOrNone, String usage, Function<OpAttrs, Op> factory,
+                     String classLabels) {
 
     /** Builds the op from attribute values; missing ones take the spec's defaults. */
     public Op create(Map<String, Object> attrs) {
@@ -74,6 +81,7 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         private boolean callable = true;
         private final List<Param> params = new ArrayList<>();
         private String torch = "";
+        private String reference;
         private String note = "";
         private Function<OpAttrs, Op> factory;
         private boolean view;
@@ -81,6 +89,7 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         private boolean elementwise;
         private List<String> allOrNone = List.of();
         private String usage;
+        private String classLabels;
 
         private Builder(String name) {
             this.name = name;
@@ -166,6 +175,15 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /**
+         * The reference as a Python expression of the parameters, where the docs' {@link #torch} text
+         * is not one ({@code x.reshape(...)}); torch and F (torch.nn.functional) are in scope.
+         */
+        Builder reference(String pythonBody) {
+            this.reference = pythonBody;
+            return this;
+        }
+
         Builder note(String remark) {
             this.note = remark;
             return this;
@@ -200,6 +218,12 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /** The tensor parameter {@code labels} holds class indices into the last dimension of the first tensor. */
+        Builder classLabels(String labels) {
+            this.classLabels = labels;
+            return this;
+        }
+
         /** How the op is built from its attributes. */
         Builder op(Function<OpAttrs, Op> f) {
             this.factory = f;
@@ -207,8 +231,9 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         }
 
         OpSpec build() {
-            return new OpSpec(name, operator, callable, List.copyOf(params), torch, note, view, elementwise, linear, allOrNone,
-                    usage != null ? usage : signatureOf(name, params), factory);
+            return new OpSpec(name, operator, callable, List.copyOf(params), torch, PythonReference.lambda(params,
+                    reference != null ? reference : PythonReference.body(torch, params)), note, view, elementwise, linear, allOrNone,
+                    usage != null ? usage : signatureOf(name, params), factory, classLabels);
         }
     }
 }

@@ -4,12 +4,14 @@ import static io.gradscope.engine.ops.OpSpec.fn;
 
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.ops.ScalarForm.Term;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * Every op, declared once. Adding an op is one entry here (and its reference rows in
@@ -34,47 +36,54 @@ public final class OpSpecs {
         }
         def(fn("matmul").tensor("a").tensor("b").operator("@").torch("torch.matmul").op(a -> MatMulOp.INSTANCE));
         def(fn("pow").tensor("x").number("exponent").operator("**").torch("torch.pow(x, c)")
+                .reference("torch.pow(x, exponent)")
                 .op(a -> new PowOp(a.number("exponent"))));
     }
 
     // ---- elementwise functions: forward, dy/dx, rule ------------------------------------------
 
-    public static final UnaryOp NEG = unary(fn("neg").operator("-").linear().torch("torch.neg"),
-            UnaryKind.NEG, "dx = −g", (x, y) -> Ops.constant(-1, x));
-    public static final UnaryOp EXP = unary(fn("exp").torch("torch.exp"), UnaryKind.EXP, "dx = g ⊙ y", (x, y) -> y);
-    public static final UnaryOp LOG = def(fn("log").torch("torch.log"), new UnaryOp("log", "log", "dx = g / x",
-            x -> Raw.unary(UnaryKind.LOG, x), (x, y) -> Ops.div(Ops.constant(1, x), x), null, true));
-    public static final UnaryOp SQRT = def(fn("sqrt").torch("torch.sqrt"), new UnaryOp("sqrt", "sqrt", "dx = g / (2·y)",
-            x -> Raw.unary(UnaryKind.SQRT, x), (x, y) -> Ops.div(Ops.constant(0.5, x), y), null, true));
+    public static final UnaryOp NEG = elementwise(fn("neg").operator("-").linear().torch("torch.neg"), f -> f
+            .kernel(UnaryKind.NEG).rule("dx = −g").derivative((x, y) -> Ops.constant(-1, x)).scalar(Term::neg));
+    public static final UnaryOp EXP = elementwise(fn("exp").torch("torch.exp"), f -> f
+            .kernel(UnaryKind.EXP).rule("dx = g ⊙ y").derivative((x, y) -> y).scalar(Term::exp));
+    public static final UnaryOp LOG = elementwise(fn("log").torch("torch.log"), f -> f
+            .forward(x -> Raw.unary(UnaryKind.LOG, x)).rule("dx = g / x").derivative((x, y) -> Ops.div(Ops.constant(1, x), x))
+            .positiveDomain().scalar(Term::log));
+    public static final UnaryOp SQRT = elementwise(fn("sqrt").torch("torch.sqrt"), f -> f
+            .forward(x -> Raw.unary(UnaryKind.SQRT, x)).rule("dx = g / (2·y)").derivative((x, y) -> Ops.div(Ops.constant(0.5, x), y))
+            .positiveDomain().scalar(t -> t.pow(0.5)));
     // NOTE: abs has subgradient sign(0) = 0 at 0, as in PyTorch.
-    public static final UnaryOp ABS = unary(fn("abs").torch("torch.abs"), UnaryKind.ABS, "dx = g ⊙ sign(x)",
-            (x, y) -> Raw.unary(UnaryKind.SIGN, x));
-    public static final UnaryOp SIN = unary(fn("sin").torch("torch.sin"), UnaryKind.SIN, "dx = g ⊙ cos(x)",
-            (x, y) -> Ops.cos(x));
-    public static final UnaryOp COS = unary(fn("cos").torch("torch.cos"), UnaryKind.COS, "dx = −g ⊙ sin(x)",
-            (x, y) -> Ops.neg(Ops.sin(x)));
-    public static final UnaryOp TANH = unary(fn("tanh").torch("torch.tanh"), UnaryKind.TANH, "dx = g ⊙ (1 − y²)",
-            (x, y) -> Ops.sub(Ops.constant(1, x), Ops.mul(y, y)));
-    public static final UnaryOp SIGMOID = unary(fn("sigmoid").torch("torch.sigmoid"), UnaryKind.SIGMOID,
-            "dx = g ⊙ y ⊙ (1 − y)", (x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)));
+    public static final UnaryOp ABS = elementwise(fn("abs").torch("torch.abs"), f -> f
+            .kernel(UnaryKind.ABS).rule("dx = g ⊙ sign(x)").derivative((x, y) -> Raw.unary(UnaryKind.SIGN, x)));
+    public static final UnaryOp SIN = elementwise(fn("sin").torch("torch.sin"), f -> f
+            .kernel(UnaryKind.SIN).rule("dx = g ⊙ cos(x)").derivative((x, y) -> Ops.cos(x)));
+    public static final UnaryOp COS = elementwise(fn("cos").torch("torch.cos"), f -> f
+            .kernel(UnaryKind.COS).rule("dx = −g ⊙ sin(x)").derivative((x, y) -> Ops.neg(Ops.sin(x))));
+    public static final UnaryOp TANH = elementwise(fn("tanh").torch("torch.tanh"), f -> f
+            .kernel(UnaryKind.TANH).rule("dx = g ⊙ (1 − y²)").derivative((x, y) -> Ops.sub(Ops.constant(1, x), Ops.mul(y, y)))
+            .scalar(Term::tanh));
+    public static final UnaryOp SIGMOID = elementwise(fn("sigmoid").torch("torch.sigmoid"), f -> f
+            .kernel(UnaryKind.SIGMOID).rule("dx = g ⊙ y ⊙ (1 − y)").derivative((x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)))
+            .scalar(t -> t.neg().exp().add(1).pow(-1)));
     // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
-    public static final UnaryOp RELU = unary(fn("relu").torch("torch.relu"), UnaryKind.RELU, "dx = g ⊙ [x > 0]",
-            (x, y) -> Raw.unary(UnaryKind.STEP, x));
-    public static final UnaryOp GELU = def(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), new UnaryOp("gelu", "gelu",
-            "dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))",
-            x -> Raw.unary(UnaryKind.GELU, x), OpSpecs::geluDerivative, (x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x), false));
+    public static final UnaryOp RELU = elementwise(fn("relu").torch("torch.relu"), f -> f
+            .kernel(UnaryKind.RELU).rule("dx = g ⊙ [x > 0]").derivative((x, y) -> Raw.unary(UnaryKind.STEP, x)).scalar(Term::relu));
+    public static final UnaryOp GELU = elementwise(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), f -> f
+            .forward(x -> Raw.unary(UnaryKind.GELU, x))
+            .rule("dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))")
+            .derivative(OpSpecs::geluDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x)));
     // NOTE: above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
-    public static final UnaryOp SOFTPLUS = def(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"),
-            new UnaryOp("softplus", "softplus", "dx = g ⊙ sigmoid(x)  (g where x > 20)", x -> Raw.unary(UnaryKind.SOFTPLUS, x),
-                    OpSpecs::softplusDerivative, (x, y) -> Raw.unary(UnaryKind.SOFTPLUS_GRAD, x), false));
+    public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
+            .forward(x -> Raw.unary(UnaryKind.SOFTPLUS, x)).rule("dx = g ⊙ sigmoid(x)  (g where x > 20)")
+            .derivative(OpSpecs::softplusDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.SOFTPLUS_GRAD, x)));
     // Written from primitives: x · sigmoid(x) needs no kernel of its own.
-    public static final UnaryOp SILU = def(fn("silu").torch("F.silu(x)"), new UnaryOp("silu", "silu",
-            "dx = g ⊙ s ⊙ (1 + x ⊙ (1 − s)), s = sigmoid(x)",
-            x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.SIGMOID, x)),
-            (x, y) -> {
+    public static final UnaryOp SILU = elementwise(fn("silu").torch("F.silu(x)"), f -> f
+            .forward(x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.SIGMOID, x)))
+            .rule("dx = g ⊙ s ⊙ (1 + x ⊙ (1 − s)), s = sigmoid(x)")
+            .derivative((x, y) -> {
                 Tensor s = Ops.sigmoid(x);
                 return Ops.mul(s, Ops.add(Ops.mul(x, Ops.sub(Ops.constant(1, x), s)), 1));
-            }, null, false));
+            }));
 
     static {
         // NOTE: the gradient is 0 at min_val and max_val themselves, as in PyTorch's hardtanh_backward.
@@ -82,11 +91,12 @@ public final class OpSpecs {
                 .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
                     double lo = a.number("min_val");
                     double hi = a.number("max_val");
-                    return new UnaryOp("hardtanh", a.label(), "dx = g ⊙ [min_val < x < max_val]",
-                            x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
-                                    Raw.scalarLike(x, hi)),
-                            (x, y) -> Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)),
-                                    Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)), null, false);
+                    return UnaryOp.named("hardtanh").label(a.label()).rule("dx = g ⊙ [min_val < x < max_val]")
+                            .forward(x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
+                                    Raw.scalarLike(x, hi)))
+                            .derivative((x, y) -> Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)),
+                                    Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)))
+                            .build();
                 }));
     }
 
@@ -95,7 +105,10 @@ public final class OpSpecs {
     static {
         for (ReduceOp.Kind k : ReduceOp.Kind.values()) {
             String name = k.name().toLowerCase(java.util.Locale.ROOT);
+            // A reduction over every axis keeps PyTorch's own one-call form (x.sum()), as the references were made.
+            String every = k == ReduceOp.Kind.AMAX ? "" : "x." + name + "() if axis is None and not keepdim else ";
             def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
+                    .reference(every + "torch." + name + "(x, dim=axis if axis is not None else tuple(range(x.dim())), keepdim=keepdim)")
                     .note("`axis` an int, a tuple of ints, or None for all").linearIf(k != ReduceOp.Kind.AMAX)
                     .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
         }
@@ -110,38 +123,47 @@ public final class OpSpecs {
     // ---- views and shape ----------------------------------------------------------------------
 
     static {
-        def(fn("reshape").tensor("x").dims("shape", "d", "dimensions").torch("x.reshape(...)").note("one `-1` allowed")
+        def(fn("reshape").tensor("x").dims("shape", "d", "dimensions").torch("x.reshape(...)")
+                .reference("x.reshape(shape)").note("one `-1` allowed")
                 .view().linear().op(a -> new ViewOps.Reshape(a.ints("shape"))));
         def(fn("transpose").tensor("x").integer("a", -2).integer("b", -1)
                 .allOrNone("transpose(x) or transpose(x, a, b)", "a", "b")
-                .torch("x.transpose(-2, -1)` / `x.transpose(a, b)").view().linear()
+                .torch("x.transpose(-2, -1)` / `x.transpose(a, b)").reference("x.transpose(a, b)").view().linear()
                 .op(a -> ViewOps.Permute.swap(a.integer("a"), a.integer("b"))));
-        def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)").view().linear()
+        def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)")
+                .reference("x.permute(*perm)").view().linear()
                 .op(a -> new ViewOps.Permute(a.ints("perm"), null)));
         def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
                 .torch("x.narrow(axis, start, stop - start)").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
         def(fn("pad").tensor("x").integer("axis").integer("before").integer("after")
-                .torch("F.pad(x, ...)").note("`before` and `after` zeros along `axis`").linear()
+                .torch("F.pad(x, ...)")
+                .reference("F.pad(x, [0, 0] * (x.dim() - 1 - axis % x.dim()) + [before, after])")
+                .note("`before` and `after` zeros along `axis`").linear()
                 .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
-        def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
+        def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)")
+                .reference("torch.cat(tensors, dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
-        def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)").view().linear()
+        def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)")
+                .reference("x.broadcast_to(shape)").view().linear()
                 .op(a -> new ViewOps.BroadcastTo(a.ints("shape"))));
     }
 
     // ---- losses, norms, attention -------------------------------------------------------------
 
     static {
-        def(fn("cross_entropy").tensor("logits").tensor("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
+        def(fn("cross_entropy").tensor("logits").tensor("labels").classLabels("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
                 .op(a -> CrossEntropyOp.INSTANCE));
-        def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)").note("mean").op(a -> MseOp.INSTANCE));
+        def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)")
+                .reference("F.mse_loss(*torch.broadcast_tensors(a, b))").note("mean").op(a -> MseOp.INSTANCE));
         def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
                 .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
         def(fn("rms_norm").tensor("x").tensor("weight").number("eps", 1e-6)
                 .torch("x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight").op(a -> new RmsNormOp(a.number("eps"))));
         def(fn("attention").tensor("q").tensor("k").tensor("v").bool("causal", false)
                 .torch("softmax(q @ k.transpose(-2,-1) / sqrt(d) + mask, -1) @ v")
+                .reference("torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + (torch.triu(torch.full((q.shape[-2], "
+                        + "k.shape[-2]), float(\"-inf\"), dtype=q.dtype), diagonal=1) if causal else 0), -1) @ v")
                 .note("`d = q.shape[-1]`, `mask` = -inf above the diagonal when causal")
                 .op(a -> new AttentionOp(a.bool("causal"))));
     }
@@ -158,10 +180,13 @@ public final class OpSpecs {
         return BY_NAME.get(name);
     }
 
-    /** The spec a program operator applies ({@code "+"}; {@code "-"} with one operand is {@code neg}). */
+    /**
+     * The spec a program operator applies to {@code operands} tensors ({@code "+"}; {@code "-"} with
+     * one is {@code neg}; {@code "**"} has one, its exponent an attribute).
+     */
     public static OpSpec byOperator(String symbol, int operands) {
         for (OpSpec s : BY_NAME.values()) {
-            if (symbol.equals(s.operator()) && s.params().size() == operands + (s.name().equals("pow") ? 1 : 0)) {
+            if (symbol.equals(s.operator()) && s.params().stream().filter(Param::isTensor).count() == operands) {
                 return s;
             }
         }
@@ -196,6 +221,12 @@ public final class OpSpecs {
         return op;
     }
 
+    /** An elementwise function of one tensor without attributes, its parts given to {@code parts} by label. */
+    private static UnaryOp elementwise(OpSpec.Builder b, UnaryOperator<UnaryOp.Builder> parts) {
+        return def(b, parts.apply(UnaryOp.named(b.name())).build());
+    }
+
+    /** The positional form, kept for entries written before {@link #elementwise}. */
     private static UnaryOp unary(OpSpec.Builder b, UnaryKind kind, String rule, UnaryOp.Derivative derivative) {
         return def(b, UnaryOp.kernel(b.name(), kind, rule, derivative));
     }
@@ -225,8 +256,9 @@ public final class OpSpecs {
 
     // ---- what real models need (the ONNX import): convolution, pooling, batch norm, lookups ---
 
-    public static final UnaryOp ERF = def(fn("erf").torch("torch.erf"), new UnaryOp("erf", "erf", "dx = g ⊙ 2/√π·exp(−x²)",
-            Erf::forward, (x, y) -> Ops.mul(Ops.exp(Ops.neg(Ops.mul(x, x))), Erf.TWO_OVER_SQRT_PI), null, false));
+    public static final UnaryOp ERF = elementwise(fn("erf").torch("torch.erf"), f -> f
+            .forward(Erf::forward).rule("dx = g ⊙ 2/√π·exp(−x²)")
+            .derivative((x, y) -> Ops.mul(Ops.exp(Ops.neg(Ops.mul(x, x))), Erf.TWO_OVER_SQRT_PI)));
 
     static {
         for (int d = 1; d <= 2; d++) {
@@ -245,6 +277,7 @@ public final class OpSpecs {
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                     .bool("count_include_pad", true).torch("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=...)")
+                    .reference("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=count_include_pad)")
                     .linear()
                     .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));

@@ -225,6 +225,22 @@ public final class Ops {
         return unary(OpSpecs.SOFTPLUS, x);
     }
 
+    /** F.silu: {@code x · sigmoid(x)}. */
+    public static Tensor silu(Tensor x) {
+        return unary(OpSpecs.SILU, x);
+    }
+
+    /**
+     * F.hardtanh: x clamped to {@code [minVal, maxVal]}; the gradient is 0 outside and at the ends.
+     *
+     * <pre>{@code
+     * Ops.hardtanh(x, -1, 1);   // F.hardtanh(x)
+     * }</pre>
+     */
+    public static Tensor hardtanh(Tensor x, double minVal, double maxVal) {
+        return run(OpRegistry.create("hardtanh", java.util.Map.of("min_val", minVal, "max_val", maxVal)), x);
+    }
+
     // ---- reductions -----------------------------------------------------------------------
 
     /** Sum over {@code axes} (null: all). */
@@ -370,6 +386,38 @@ public final class Ops {
     /** F.avg_pool2d; a null stride is the kernel size. */
     public static Tensor avgPool2d(Tensor x, int[] kernel, int[] stride, int[] padding, boolean countIncludePad) {
         return run(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), x);
+    }
+
+    /** F.max_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
+    public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation) {
+        return run(new PoolOps.MaxPool(1, Window.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
+                new int[] {dilation})), x);
+    }
+
+    /** F.avg_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
+    public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean countIncludePad) {
+        return run(new PoolOps.AvgPool(1, Window.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
+                new int[] {1}), countIncludePad), x);
+    }
+
+    /**
+     * F.unfold: the sliding windows of {@code [N, C, H, W]} as columns, {@code [N, C·kH·kW, L]}; each
+     * attribute one integer for both axes or one per axis.
+     *
+     * <pre>{@code
+     * Ops.unfold(x, new int[] {3}, new int[] {1}, new int[] {1}, new int[] {1});   // F.unfold(x, 3, padding=1)
+     * }</pre>
+     */
+    public static Tensor unfold(Tensor x, int[] kernel, int[] dilation, int[] padding, int[] stride) {
+        return run(new FoldOps.Unfold(Window.of("unfold", 2, kernel, stride, padding, dilation)), x);
+    }
+
+    /**
+     * F.fold: columns {@code [N, C·kH·kW, L]} summed back into {@code [N, C, height, width]}, the
+     * adjoint of {@link #unfold}.
+     */
+    public static Tensor fold(Tensor x, int height, int width, int[] kernel, int[] dilation, int[] padding, int[] stride) {
+        return run(new FoldOps.Fold(Window.of("fold", 2, kernel, stride, padding, dilation), height, width), x);
     }
 
     public static Tensor batchNorm(Tensor x, Tensor runningMean, Tensor runningVar, Tensor weight, Tensor bias, double eps) {

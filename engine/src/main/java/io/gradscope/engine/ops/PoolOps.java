@@ -27,6 +27,12 @@ final class PoolOps {
             this.w = w;
         }
 
+        /** One comparison (max) or add (avg) per window element per output element. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            return Shapes.numel(output) * w.kh * w.kw;
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity(name(), shapes, 1);

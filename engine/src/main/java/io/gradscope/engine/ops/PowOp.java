@@ -49,6 +49,12 @@ final class PowOp extends Op {
         return VjpReads.of(1, false, 0);
     }
 
+    /** x ** c for each element. */
+    @Override
+    public ScalarForm scalarForm() {
+        return new ScalarForm.Elementwise(t -> t.pow(exponent));
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity("pow", shapes, 1);

@@ -74,6 +74,18 @@ public final class ReduceOp extends Op {
         return kind == Kind.AMAX ? VjpReads.of(1, true, 0) : VjpReads.none(1);
     }
 
+    /** One add (or comparison) per input element. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return Shapes.numel(inputs[0]);
+    }
+
+    /** sum and mean over every element (no axes, no kept dimensions). */
+    @Override
+    public ScalarForm scalarForm() {
+        return kind != Kind.AMAX && axes == null && !keepdim ? new ScalarForm.Total(kind == Kind.MEAN) : null;
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);

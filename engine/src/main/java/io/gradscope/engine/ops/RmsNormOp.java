@@ -5,6 +5,7 @@ import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
 /** {@code x * rsqrt(mean(x²) + eps) * weight} over the last axis; the saved rsqrt is reused by the VJP. */
@@ -41,6 +42,12 @@ final class RmsNormOp extends Op {
     public VjpReads vjpReads(boolean[] needsGrad) {
         // x̂ and rstd are saved (dx reads both, dw only x̂); the weight scales g (for dx).
         return VjpReads.of(2, false, needsGrad[0] ? new int[] {1} : new int[0]).savedOnly(needsGrad[0] || needsGrad[1], needsGrad[0]);
+    }
+
+    /** Per element of x: the mean square 2, scaling 1, the weight 1: 4. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 4 * Shapes.numel(inputs[0]);
     }
 
     @Override

@@ -73,6 +73,12 @@ final class SoftmaxOp extends Op {
         return VjpReads.of(1, true);
     }
 
+    /** Per element: the maximum, subtracting it, exp, the sum, dividing (or subtracting the log): 5. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 5 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);

@@ -5,6 +5,7 @@ import io.gradscope.engine.backend.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
+import java.util.function.UnaryOperator;
 
 /**
  * An elementwise function of one tensor. It gives its derivative once, {@code dy/dx} as a tensor
@@ -31,28 +32,118 @@ public final class UnaryOp extends Op {
     private final Derivative derivative;
     private final Derivative fused;
     private final boolean positiveDomain;
-    private UnaryKind kind;
+    private final UnaryOperator<ScalarForm.Term> scalar;
+    private final UnaryKind kind;
+
+    private UnaryOp(Builder b) {
+        this.name = b.name;
+        this.label = b.label != null ? b.label : b.name;
+        this.rule = b.rule;
+        this.forward = b.forward;
+        this.derivative = b.derivative;
+        this.fused = b.fused;
+        this.positiveDomain = b.positiveDomain;
+        this.scalar = b.scalar;
+        this.kind = b.kind;
+        if (rule == null || forward == null || derivative == null) {
+            throw new IllegalStateException(name + ": an elementwise function needs its rule, forward and derivative");
+        }
+    }
 
     /**
+     * The positional form, kept for entries written before {@link #named}: prefer the builder.
+     *
      * @param fused the derivative as one kernel, or null; used when no graph of the gradient is recorded
      * @param positiveDomain whether the function is defined only for positive inputs (log, sqrt)
      */
     UnaryOp(String name, String label, String rule, Forward forward, Derivative derivative, Derivative fused,
             boolean positiveDomain) {
-        this.name = name;
-        this.label = label;
-        this.rule = rule;
-        this.forward = forward;
-        this.derivative = derivative;
-        this.fused = fused;
-        this.positiveDomain = positiveDomain;
+        this(named(name).label(label).rule(rule).forward(forward).derivative(derivative).fusedDerivative(fused)
+                .positiveDomainIf(positiveDomain));
     }
 
-    /** A function with a kernel of its own. */
+    /** A function with a kernel of its own (the positional form; prefer {@link #named}). */
     static UnaryOp kernel(String name, UnaryKind kind, String rule, Derivative derivative) {
-        UnaryOp op = new UnaryOp(name, name, rule, x -> Raw.unary(kind, x), derivative, null, false);
-        op.kind = kind;
-        return op;
+        return named(name).kernel(kind).rule(rule).derivative(derivative).build();
+    }
+
+    /** Starts the function {@code name}; each part is then given by its label. */
+    static Builder named(String name) {
+        return new Builder(name);
+    }
+
+    /** An elementwise function's parts, each given by name. */
+    static final class Builder {
+        private final String name;
+        private String label;
+        private String rule;
+        private Forward forward;
+        private Derivative derivative;
+        private Derivative fused;
+        private boolean positiveDomain;
+        private UnaryOperator<ScalarForm.Term> scalar;
+        private UnaryKind kind;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /** The name with attributes, for display ({@code "hardtanh(min_val=0)"}); the name by default. */
+        Builder label(String text) {
+            this.label = text;
+            return this;
+        }
+
+        /** The VJP as short text: {@code "dx = g ⊙ y"}. */
+        Builder rule(String text) {
+            this.rule = text;
+            return this;
+        }
+
+        /** The forward is the backend's kernel {@code k}, whose fused backward is used where the backend has one. */
+        Builder kernel(UnaryKind k) {
+            this.kind = k;
+            this.forward = x -> Raw.unary(k, x);
+            return this;
+        }
+
+        /** The forward in backend primitives. */
+        Builder forward(Forward f) {
+            this.forward = f;
+            return this;
+        }
+
+        /** {@code dy/dx} from the input and the output, in differentiable {@link Ops} functions. */
+        Builder derivative(Derivative d) {
+            this.derivative = d;
+            return this;
+        }
+
+        /** {@code dy/dx} as one kernel, used when no graph of the gradient is recorded (null: none). */
+        Builder fusedDerivative(Derivative d) {
+            this.fused = d;
+            return this;
+        }
+
+        /** Defined only for positive inputs (log, sqrt): the sample inputs stay positive. */
+        Builder positiveDomain() {
+            return positiveDomainIf(true);
+        }
+
+        Builder positiveDomainIf(boolean positive) {
+            this.positiveDomain = positive;
+            return this;
+        }
+
+        /** The function in the scalar engine's steps ({@code t -> t.tanh()}); by default one step from the derivative. */
+        Builder scalar(UnaryOperator<ScalarForm.Term> f) {
+            this.scalar = f;
+            return this;
+        }
+
+        UnaryOp build() {
+            return new UnaryOp(this);
+        }
     }
 
     @Override
@@ -83,6 +174,31 @@ public final class UnaryOp extends Op {
             Tensor d = derivative(ctx, false);
             return Dependencies.diagonalWhere(d.viewExpand(ctx.input(0).shape()).toDoubleArray());
         }
+    }
+
+    /**
+     * Each element its own scalar step: as declared, else one step whose value and derivative are the
+     * op's own forward and derivative at that element.
+     */
+    @Override
+    public ScalarForm scalarForm() {
+        if (scalar != null) {
+            return new ScalarForm.Elementwise(scalar);
+        }
+        return new ScalarForm.Elementwise(t -> {
+            double[] yd = valueAndDerivative(t.value());
+            return t.apply(name, yd[0], yd[1]);
+        });
+    }
+
+    /** f(x) and f'(x) at one float64 value, computed by the forward and derivative (nothing recorded). */
+    private double[] valueAndDerivative(double at) {
+        return StandIns.quietly(() -> {
+            Tensor x = StandIns.of(at);
+            Tensor y = forward.of(x);
+            Tensor d = (fused != null ? fused : derivative).of(x, y);
+            return new double[] {y.toDoubleArray()[0], d.toDoubleArray()[0]};
+        });
     }
 
     /** Whether the function is defined only for positive inputs. */
@@ -126,23 +242,19 @@ public final class UnaryOp extends Op {
     }
 
     private boolean probeReads(boolean input) {
-        try (var paused = io.gradscope.engine.trace.Recorder.pause();
-             var off = io.gradscope.engine.autograd.GradMode.disable()) {
-            return io.gradscope.engine.memory.Allocations.unannounced(() -> {
-                Tensor x = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 0.5, 1);
-                Tensor y = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 0.5, 1);
-                Tensor g = Tensor.full(DType.FLOAT64, io.gradscope.engine.tensor.Device.CPU, 1, 1);
-                OpContext ctx = new OpContext(x);
-                ctx.setOutput(y);
-                (input ? x : y).storage().release();
-                try {
-                    vjp(ctx, g);
-                    return false;
-                } catch (io.gradscope.engine.tensor.Storage.Released e) {
-                    return true;
-                }
-            });
-        }
+        return StandIns.quietly(() -> {
+            Tensor x = StandIns.of(0.5);
+            Tensor y = StandIns.of(0.5);
+            OpContext ctx = new OpContext(x);
+            ctx.setOutput(y);
+            (input ? x : y).storage().release();
+            try {
+                vjp(ctx, StandIns.of(1));
+                return false;
+            } catch (io.gradscope.engine.tensor.Storage.Released e) {
+                return true;
+            }
+        });
     }
 
     @Override

@@ -1,11 +1,13 @@
 package io.gradscope.engine.program;
 
+import io.gradscope.engine.ops.OpSpec;
+import io.gradscope.engine.ops.OpSpecs;
+import io.gradscope.engine.ops.Param;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.Shapes;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The class count each {@code labels(..., classes=C)} leaf declares, followed through views, so that
@@ -13,8 +15,6 @@ import java.util.Set;
  * mismatch would depend on the seed: the drawn labels happen to fit, or not.
  */
 final class LabelClasses {
-    private static final Set<String> VIEWS = Set.of("reshape", "transpose", "permute", "slice", "broadcast_to");
-
     private record Declared(String name, int classes) {
     }
 
@@ -24,24 +24,35 @@ final class LabelClasses {
         declared.put(labels, new Declared(name, classes));
     }
 
-    /** What is wrong with applying {@code op} to {@code inputs} (shapes already checked), or null. */
+    /**
+     * What is wrong with applying {@code op} to {@code inputs} (shapes already checked), or null: an
+     * op whose spec says one input holds class labels (cross_entropy) meeting more declared classes
+     * than the first input's last dimension has.
+     */
     String problem(String op, List<TensorVal> inputs) {
-        if (!op.equals("cross_entropy") || inputs.size() != 2 || inputs.get(0).shape().length == 0) {
+        OpSpec spec = OpSpecs.get(op);
+        if (spec == null || spec.classLabels() == null) {
             return null;
         }
-        Declared d = declared.get(inputs.get(1));
-        int[] logits = inputs.get(0).shape();
-        int c = logits[logits.length - 1];
+        List<Param> tensors = spec.params().stream().filter(p -> p.kind() == Param.Kind.TENSOR).toList();
+        int at = tensors.indexOf(spec.param(spec.classLabels()));
+        if (at < 1 || inputs.size() <= at || inputs.get(0).shape().length == 0) {
+            return null;
+        }
+        Declared d = declared.get(inputs.get(at));
+        int[] scores = inputs.get(0).shape();
+        int c = scores[scores.length - 1];
         if (d == null || d.classes() <= c) {
             return null;
         }
-        return "cross_entropy: the labels '" + d.name() + "' are declared with classes=" + d.classes() + " but the logits "
-                + Shapes.str(logits) + " have " + c + " class" + (c == 1 ? "" : "es") + " (the last dimension)";
+        return op + ": the labels '" + d.name() + "' are declared with classes=" + d.classes() + " but the " + tensors.get(0).name()
+                + " " + Shapes.str(scores) + " have " + c + " class" + (c == 1 ? "" : "es") + " (the last dimension)";
     }
 
-    /** Carries a declaration from a view's input to the view. */
+    /** Carries a declaration from a view's input to the view (an op its spec marks a view). */
     void follow(String op, List<TensorVal> inputs, Value out) {
-        if (VIEWS.contains(op) && !inputs.isEmpty() && declared.containsKey(inputs.get(0))) {
+        OpSpec spec = OpSpecs.get(op);
+        if (spec != null && spec.view() && !inputs.isEmpty() && declared.containsKey(inputs.get(0))) {
             declared.put(out, declared.get(inputs.get(0)));
         }
     }

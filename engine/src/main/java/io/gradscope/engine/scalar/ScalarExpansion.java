@@ -2,6 +2,7 @@ package io.gradscope.engine.scalar;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.ops.Op;
+import io.gradscope.engine.ops.ScalarForm;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
@@ -11,8 +12,8 @@ import java.util.List;
  * A small tensor op written out as its scalar graph: every input element a {@link Value}, every
  * output element a {@code Value} built from them, so the tensor VJP can be seen as the sum over
  * scalar paths (matmul's dA[i][k] = Σⱼ G[i][j]·B[k][j] is the sum of the paths through each
- * product). Supports the elementwise arithmetic and functions of the Value engine, matmul, and
- * sum and mean over all elements.
+ * product). Each op says how it writes out ({@link Op#scalarForm()}): elementwise functions and
+ * arithmetic, matmul of vectors and matrices, sum and mean over all elements.
  *
  * <pre>{@code
  * ScalarExpansion e = ScalarExpansion.of(op, a, b);
@@ -44,42 +45,112 @@ public record ScalarExpansion(List<List<Value>> inputs, List<Value> outputs, int
             }
             vs.add(l);
         }
-        String name = op.name();
-        if (!op.label().equals(name)) {
-            throw unsupported(op);
+        ScalarForm form = op.scalarForm();
+        if (form instanceof ScalarForm.Elementwise e) {
+            return new ScalarExpansion(vs, vs.get(0).stream().map(x -> value(e.f().apply(new Term(x)))).toList(), in[0].shape());
         }
-        return switch (name) {
-            case "add", "sub", "mul", "div" -> binary(name, vs, in);
-            case "matmul" -> matmul(vs, in);
-            case "sum", "mean" -> {
-                Value s = vs.get(0).stream().reduce(Value::add).orElse(new Value(0, ""));
-                yield new ScalarExpansion(vs, List.of(name.equals("sum") ? s : s.mul(1.0 / Math.max(1, vs.get(0).size()))),
-                        new int[0]);
-            }
-            default -> new ScalarExpansion(vs, vs.get(0).stream().map(x -> unary(op, x)).toList(), in[0].shape());
-        };
+        if (form instanceof ScalarForm.Broadcast b) {
+            return broadcast(op.name(), b, vs, in);
+        }
+        if (form instanceof ScalarForm.MatrixProduct) {
+            return matmul(vs, in);
+        }
+        if (form instanceof ScalarForm.Total t) {
+            Value s = vs.get(0).stream().reduce(Value::add).orElse(new Value(0, ""));
+            return new ScalarExpansion(vs, List.of(t.mean() ? s.mul(1.0 / Math.max(1, vs.get(0).size())) : s), new int[0]);
+        }
+        throw new GradscopeException(op.label() + ": expanding into scalars covers elementwise functions, + − × ÷, matmul of "
+                + "vectors and matrices, and sum and mean over all elements");
     }
 
-    private static GradscopeException unsupported(Op op) {
-        return new GradscopeException(op.label() + ": expanding into scalars covers + − × ÷, exp, log, tanh, relu, sigmoid, "
-                + "neg, sqrt, matmul, and sum and mean over all elements");
+    /** A Value as the op's scalar form sees it. */
+    private record Term(Value v) implements ScalarForm.Term {
+        private static Value of(ScalarForm.Term t) {
+            return ((Term) t).v;
+        }
+
+        @Override
+        public double value() {
+            return v.data();
+        }
+
+        @Override
+        public ScalarForm.Term add(ScalarForm.Term o) {
+            return new Term(v.add(of(o)));
+        }
+
+        @Override
+        public ScalarForm.Term sub(ScalarForm.Term o) {
+            return new Term(v.sub(of(o)));
+        }
+
+        @Override
+        public ScalarForm.Term mul(ScalarForm.Term o) {
+            return new Term(v.mul(of(o)));
+        }
+
+        @Override
+        public ScalarForm.Term div(ScalarForm.Term o) {
+            return new Term(v.div(of(o)));
+        }
+
+        @Override
+        public ScalarForm.Term add(double c) {
+            return new Term(v.add(c));
+        }
+
+        @Override
+        public ScalarForm.Term mul(double c) {
+            return new Term(v.mul(c));
+        }
+
+        @Override
+        public ScalarForm.Term neg() {
+            return new Term(v.neg());
+        }
+
+        @Override
+        public ScalarForm.Term pow(double c) {
+            return new Term(v.pow(c));
+        }
+
+        @Override
+        public ScalarForm.Term exp() {
+            return new Term(v.exp());
+        }
+
+        @Override
+        public ScalarForm.Term log() {
+            return new Term(v.log());
+        }
+
+        @Override
+        public ScalarForm.Term tanh() {
+            return new Term(v.tanh());
+        }
+
+        @Override
+        public ScalarForm.Term relu() {
+            return new Term(v.relu());
+        }
+
+        @Override
+        public ScalarForm.Term apply(String name, double value, double derivative) {
+            return new Term(v.apply(name, value, derivative));
+        }
+
+        @Override
+        public ScalarForm.Term apply(String name, double value, double dThis, ScalarForm.Term other, double dOther) {
+            return new Term(v.apply(name, value, dThis, of(other), dOther));
+        }
     }
 
-    private static Value unary(Op op, Value x) {
-        return switch (op.name()) {
-            case "neg" -> x.neg();
-            case "exp" -> x.exp();
-            case "log" -> x.log();
-            case "tanh" -> x.tanh();
-            case "relu" -> x.relu();
-            case "sqrt" -> x.pow(0.5);
-            case "sigmoid" -> x.neg().exp().add(1).pow(-1);
-            default -> throw unsupported(op);
-        };
+    private static Value value(ScalarForm.Term t) {
+        return Term.of(t);
     }
 
     /** Elementwise with NumPy broadcasting. */
-    private static ScalarExpansion binary(String name, List<List<Value>> vs, Tensor[] in) {
+    private static ScalarExpansion broadcast(String name, ScalarForm.Broadcast form, List<List<Value>> vs, Tensor[] in) {
         int[] shape = Shapes.broadcast(name, in[0].shape(), in[1].shape());
         int n = (int) Shapes.numel(shape);
         List<Value> out = new ArrayList<>(n);
@@ -87,12 +158,7 @@ public record ScalarExpansion(List<List<Value>> inputs, List<Value> outputs, int
             int[] idx = unravel(k, shape);
             Value a = vs.get(0).get(broadcastIndex(idx, in[0].shape()));
             Value b = vs.get(1).get(broadcastIndex(idx, in[1].shape()));
-            out.add(switch (name) {
-                case "add" -> a.add(b);
-                case "sub" -> a.sub(b);
-                case "mul" -> a.mul(b);
-                default -> a.div(b);
-            });
+            out.add(value(form.f().apply(new Term(a), new Term(b))));
         }
         return new ScalarExpansion(vs, out, shape);
     }

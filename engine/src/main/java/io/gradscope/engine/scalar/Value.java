@@ -135,6 +135,26 @@ public final class Value {
         return out;
     }
 
+    /**
+     * A function of this value as one step called {@code op}, given its value and its derivative
+     * here (an op's own rule, where no chain of the steps above spells it out).
+     */
+    public Value apply(String op, double value, double derivative) {
+        Value out = of(value, op, this);
+        out.backwardStep = () -> grad += derivative * out.grad;
+        return out;
+    }
+
+    /** A function of this value and {@code o} as one step, given its value and both partial derivatives here. */
+    public Value apply(String op, double value, double dThis, Value o, double dOther) {
+        Value out = of(value, op, this, o);
+        out.backwardStep = () -> {
+            grad += dThis * out.grad;
+            o.grad += dOther * out.grad;
+        };
+        return out;
+    }
+
     /** Every value this one depends on (itself included), operands before users. */
     public List<Value> topologicalOrder() {
         List<Value> order = new ArrayList<>();
