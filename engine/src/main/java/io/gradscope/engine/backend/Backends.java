@@ -17,13 +17,9 @@ public final class Backends {
 
     private static final String CPU_CLASS = "io.gradscope.engine.backend.cpu.CpuBackend";
     private static final String CUDA_CLASS = "io.gradscope.engine.backend.cuda.CudaBackend";
-    /** By {@link Device#ordinal()}: the backends that registered (the meta one from the start). */
+    /** By {@link Device#ordinal()}: the backends that registered. */
     private static final AtomicReferenceArray<Backend> BY_DEVICE = new AtomicReferenceArray<>(Device.values().length);
     private static volatile String cudaProblem;
-
-    static {
-        register(MetaBackend.INSTANCE);
-    }
 
     /**
      * Makes {@code backend} the one of its device, and its allocator the one the memory accounting
@@ -42,7 +38,8 @@ public final class Backends {
         if (device == Device.META) {
             return MetaBackend.INSTANCE;
         }
-        return cuda();
+        Backend b = BY_DEVICE.get(device.ordinal());
+        return b != null ? b : cuda();
     }
 
     /**
