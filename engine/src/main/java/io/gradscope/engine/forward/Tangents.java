@@ -131,10 +131,11 @@ public final class Tangents {
     }
 
     /**
-     * Called after an op ran (forward mode's op observer), while a level is active: when any input has a tangent, the output gets
-     * {@code op.jvp} of the input tangents (zeros standing in for floating inputs without one).
+     * Forward mode's op observer, after an op ran while a level is active: when any input has a
+     * tangent, the output gets {@code op.jvp} of the input tangents (zeros standing in for floating
+     * inputs without one).
      */
-    public static void propagate(Op op, OpContext ctx, Tensor out) {
+    private static void propagate(Op op, OpContext ctx, Tensor out) {
         Level l = CURRENT.get();
         Tensor[] t = new Tensor[ctx.inputs().size()];
         boolean any = false;
