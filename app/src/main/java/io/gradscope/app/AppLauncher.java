@@ -1,7 +1,7 @@
 package io.gradscope.app;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.InputFiles;
+import io.gradscope.engine.InputFiles;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.logging.Level;

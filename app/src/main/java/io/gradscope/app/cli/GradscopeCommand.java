@@ -69,7 +69,7 @@ public final class GradscopeCommand implements Callable<Integer> {
         }
         if (ex instanceof java.nio.file.FileSystemException f) {
             err.println("error: " + oneLine((f.getFile() != null ? f.getFile() + ": " : "")
-                    + io.gradscope.engine.program.InputFiles.reason(f)
+                    + io.gradscope.engine.InputFiles.reason(f)
                     + (f.getOtherFile() != null ? " (" + f.getOtherFile() + ")" : "")));
             return 2;
         }

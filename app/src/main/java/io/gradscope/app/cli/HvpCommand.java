@@ -1,5 +1,6 @@
 package io.gradscope.app.cli;
 
+import io.gradscope.app.service.Direction;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.program.Directional;

@@ -51,7 +51,7 @@ public final class ImportCommand implements Callable<Integer> {
      */
     @Override
     public Integer call() throws java.io.IOException {
-        String problem = io.gradscope.engine.program.InputFiles.problem(model);
+        String problem = io.gradscope.engine.InputFiles.problem(model);
         if (problem != null) {
             throw new GradscopeException("cannot read " + model + " (" + problem + ")");
         }

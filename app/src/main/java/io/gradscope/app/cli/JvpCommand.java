@@ -1,5 +1,6 @@
 package io.gradscope.app.cli;
 
+import io.gradscope.app.service.Direction;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Npy;

@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.InputFiles;
+import io.gradscope.engine.InputFiles;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileVisitResult;

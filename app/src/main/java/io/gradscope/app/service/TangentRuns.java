@@ -1,6 +1,5 @@
 package io.gradscope.app.service;
 
-import io.gradscope.app.cli.Direction;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Leaf;

@@ -5,7 +5,7 @@ import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.onnx.NodeOrigin;
-import io.gradscope.engine.program.InputFiles;
+import io.gradscope.engine.InputFiles;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import java.io.IOException;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.app.cli.Direction;
+import io.gradscope.app.service.Direction;
 import io.gradscope.app.service.TangentChoice;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.app.cli.Direction;
+import io.gradscope.app.service.Direction;
 import io.gradscope.app.service.RunService;
 import io.gradscope.app.service.TangentChoice;
 import io.gradscope.engine.forward.Hvp;

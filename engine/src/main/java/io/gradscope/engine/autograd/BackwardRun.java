@@ -1,11 +1,11 @@
 package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.memory.StorageRole;
 import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -141,7 +141,7 @@ public final class BackwardRun {
         table.setUpstream(at, null);
         stepped[done] = node;
         finalGradients[done] = g;
-        Tangents.recordUpstream(node.id(), g);
+        StepObservers.upstream(node.id(), g);
         boolean publish = event || Recorder.active();
         List<TraceEvent.Contribution> sent = publish ? new ArrayList<>() : null;
         if (node.isLeaf()) {
@@ -201,7 +201,7 @@ public final class BackwardRun {
      * tangents are carried): then those values must outlive the step, and are not released.
      */
     private boolean differentiating() {
-        return createGraph || io.gradscope.engine.forward.Tangents.active();
+        return createGraph || OpObservers.differentiating();
     }
 
     // See Note [Fan-out accumulation].

@@ -2,18 +2,24 @@ package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.OpObserver;
+import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.ValueIds;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One vertex of the recorded graph: an op applied to inputs, or a leaf that needs a gradient. Ids
- * grow with creation, so creation order is a topological order (inputs before outputs).
+ * come from {@link ValueIds} and grow with creation, so creation order is a topological order
+ * (inputs before outputs).
  */
 public final class Node {
-    private static final AtomicLong SEQUENCE = new AtomicLong();
+    static {
+        // Note [Op observers]: no tensor needs a gradient before this class starts (a leaf's node is made here).
+        OpObservers.install(OpObserver.AUTOGRAD, Node::record);
+    }
 
-    private final long id = SEQUENCE.incrementAndGet();
+    private final long id = ValueIds.next();
     private final Op op;
     private final OpContext context;
     private final Tensor output;
@@ -30,17 +36,25 @@ public final class Node {
         return new Node(null, null, t);
     }
 
+    /**
+     * Autograd's {@link OpObserver}: gives {@code out} its node when recording is on and an input
+     * needs a gradient.
+     */
+    private static void record(Op op, OpContext ctx, Tensor out, int mode) {
+        if ((mode & GradMode.ENABLED) == 0) {
+            return;
+        }
+        for (int i = 0, n = ctx.inputCount(); i < n; i++) {
+            if (ctx.inputAt(i).requiresGrad()) {
+                out.attach(new Node(op, ctx, out));
+                return;
+            }
+        }
+    }
+
     /** The node of an op's output. */
     public static Node of(Op op, OpContext context, Tensor output) {
         return new Node(op, context, output);
-    }
-
-    /**
-     * Takes the next id of the nodes' sequence without making a node: the trace names values that
-     * have no node with it, so one id never means two values.
-     */
-    public static long reserveId() {
-        return SEQUENCE.incrementAndGet();
     }
 
     public long id() {

@@ -1,5 +1,6 @@
 package io.gradscope.engine.backend;
 
+import io.gradscope.engine.memory.Allocator;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
@@ -9,18 +10,21 @@ import io.gradscope.engine.tensor.Tensor;
 /**
  * Memory and the small set of primitive kernels every op is built from. Tensors passed in may have
  * any strides (zero strides for broadcast inputs); outputs are written through their strides.
- * A backend only computes: shapes are checked and gradients recorded by the op table.
+ * A backend only computes: shapes are checked and gradients recorded by the op table. A backend
+ * is its device's {@link Allocator}, which it registers as it starts ({@link Backends#register}).
  */
-public interface Backend {
+public interface Backend extends Allocator {
     Device device();
 
     /** A zero-filled storage; the allocation is accounted and reported as a trace event. */
+    @Override
     Storage allocate(DType dtype, long numel, MemoryCategory category);
 
     /**
      * A storage whose elements are unspecified (a reused block keeps what it held): for an output
      * the kernel writes in full. Backends that cannot tell the difference zero it anyway.
      */
+    @Override
     default Storage allocateUninitialized(DType dtype, long numel, MemoryCategory category) {
         return allocate(dtype, numel, category);
     }
@@ -29,6 +33,7 @@ public interface Backend {
     long liveBytes();
 
     /** Bytes the backend's allocator holds: the active bytes, and blocks cached for reuse. */
+    @Override
     default long reservedBytes() {
         return liveBytes();
     }

@@ -1,25 +1,62 @@
 package io.gradscope.engine.backend;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.cpu.CpuBackend;
+import io.gradscope.engine.memory.Allocators;
 import io.gradscope.engine.tensor.Device;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
-/** The backend for each device. */
+/**
+ * The backend for each device. Backends register themselves as they start ({@link #register}):
+ * this class names none of the implementations in code, so {@code backend} does not depend on
+ * {@code backend.cpu} or {@code backend.cuda}, which depend on it. The CPU and CUDA backends are
+ * loaded by name on first use; nothing of JCuda is loaded before a CUDA tensor is asked for.
+ */
 public final class Backends {
     private Backends() {
     }
 
-    private static volatile Backend cuda;
+    private static final String CPU_CLASS = "io.gradscope.engine.backend.cpu.CpuBackend";
+    private static final String CUDA_CLASS = "io.gradscope.engine.backend.cuda.CudaBackend";
+    /** By {@link Device#ordinal()}: the backends that registered. */
+    private static final AtomicReferenceArray<Backend> BY_DEVICE = new AtomicReferenceArray<>(Device.values().length);
     private static volatile String cudaProblem;
 
+    /**
+     * Makes {@code backend} the one of its device, and its allocator the one the memory accounting
+     * asks ({@link Allocators}). A backend calls this once, as it starts.
+     */
+    public static void register(Backend backend) {
+        BY_DEVICE.set(backend.device().ordinal(), backend);
+        Allocators.register(backend.device(), backend);
+    }
+
+    /** The backend of {@code device}, started on first use (see {@link #cuda()} for CUDA's failures). */
     public static Backend of(Device device) {
         if (device == Device.CPU) {
-            return CpuBackend.INSTANCE;
+            return Cpu.BACKEND;
         }
         if (device == Device.META) {
             return MetaBackend.INSTANCE;
         }
-        return cuda();
+        Backend b = BY_DEVICE.get(device.ordinal());
+        return b != null ? b : cuda();
+    }
+
+    /**
+     * The CPU backend, loaded by name as this holder starts (the first CPU tensor); it registers
+     * itself as its class starts. A constant once loaded: every op asks for it.
+     */
+    private static final class Cpu {
+        static final Backend BACKEND = load();
+
+        private static Backend load() {
+            try {
+                Class.forName(CPU_CLASS, true, Backends.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException("the CPU backend is missing: " + e.getMessage(), e);
+            }
+            return java.util.Objects.requireNonNull(BY_DEVICE.get(Device.CPU.ordinal()), "the CPU backend did not register");
+        }
     }
 
     /**
@@ -27,6 +64,7 @@ public final class Backends {
      * driver or the natives this is a {@link GradscopeException} "CUDA unavailable: REASON".
      */
     public static synchronized Backend cuda() {
+        Backend cuda = BY_DEVICE.get(Device.CUDA.ordinal());
         if (cuda != null) {
             return cuda;
         }
@@ -34,8 +72,9 @@ public final class Backends {
             throw new GradscopeException("CUDA unavailable: " + cudaProblem);
         }
         try {
-            Class<?> c = Class.forName("io.gradscope.engine.backend.cuda.CudaBackend");
+            Class<?> c = Class.forName(CUDA_CLASS);
             cuda = (Backend) c.getMethod("start").invoke(null);
+            register(cuda);
             return cuda;
         } catch (java.lang.reflect.InvocationTargetException e) {
             Throwable t = e.getCause();

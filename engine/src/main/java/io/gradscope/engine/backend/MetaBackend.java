@@ -17,6 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class MetaBackend implements Backend {
     public static final MetaBackend INSTANCE = new MetaBackend();
 
+    static {
+        Backends.register(INSTANCE);
+    }
+
     private final AtomicLong live = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
 

@@ -1,8 +1,11 @@
 package io.gradscope.engine.forward;
 
 import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.autograd.StepObservers;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.ops.OpObserver;
+import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;
@@ -30,6 +33,24 @@ public final class Tangents {
     private static final ThreadLocal<Level> CURRENT = new ThreadLocal<>();
     /** Levels opened and not yet closed, on all threads: none, and {@link #active()} looks nothing up. */
     private static final java.util.concurrent.atomic.AtomicInteger OPEN = new java.util.concurrent.atomic.AtomicInteger();
+
+    static {
+        // Note [Op observers] (in OpObservers): no level can be open before this class starts.
+        OpObservers.install(OpObserver.FORWARD_MODE, new OpObserver() {
+            @Override
+            public void applied(Op op, OpContext ctx, Tensor out, int mode) {
+                if (active()) {
+                    propagate(op, ctx, out);
+                }
+            }
+
+            @Override
+            public boolean differentiating() {
+                return active();
+            }
+        });
+        StepObservers.install(Tangents::recordUpstream);
+    }
 
     private Tangents() {
     }
@@ -110,10 +131,11 @@ public final class Tangents {
     }
 
     /**
-     * Called by {@code Ops.apply} after an op ran: when any input has a tangent, the output gets
-     * {@code op.jvp} of the input tangents (zeros standing in for floating inputs without one).
+     * Forward mode's op observer, after an op ran while a level is active: when any input has a
+     * tangent, the output gets {@code op.jvp} of the input tangents (zeros standing in for floating
+     * inputs without one).
      */
-    public static void propagate(Op op, OpContext ctx, Tensor out) {
+    private static void propagate(Op op, OpContext ctx, Tensor out) {
         Level l = CURRENT.get();
         Tensor[] t = new Tensor[ctx.inputs().size()];
         boolean any = false;

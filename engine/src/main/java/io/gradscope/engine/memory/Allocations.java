@@ -1,6 +1,5 @@
 package io.gradscope.engine.memory;
 
-import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
@@ -150,7 +149,7 @@ public final class Allocations {
     }
 
     private static long reserved(Storage s) {
-        return Backends.of(s.device()).reservedBytes();
+        return Allocators.of(s.device()).reservedBytes();
     }
 
     private static void announce(Storage s, State st) {
@@ -252,7 +251,7 @@ public final class Allocations {
                     s.setCategory(keepCategory);
                     if (gradientsOf != null) {
                         Tensor of = at < gradientsOf.size() ? gradientsOf.get(at) : null;
-                        s.describeAs(of != null && of.node() != null ? of.node().id() : -1, lastRole, keep.get(at));
+                        s.describeAs(of != null ? of.nodeId() : -1, lastRole, keep.get(at));
                     } else {
                         s.describeAs(owner, at == keep.size() - 1 ? lastRole : otherRole, keep.get(at));
                     }

@@ -48,6 +48,11 @@ public final class OpContext {
         return in.length;
     }
 
+    /** The recorded inputs' array itself, for this package: never changed, never handed out. */
+    Tensor[] inputArray() {
+        return in;
+    }
+
     /** Recorded input {@code i} (as {@code inputs().get(i)}, without making the list). */
     public Tensor inputAt(int i) {
         return in[i];

@@ -2,8 +2,6 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.GradMode;
-import io.gradscope.engine.autograd.Node;
-import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.MemoryCategory;
 import io.gradscope.engine.memory.StorageRole;
@@ -11,13 +9,13 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
-import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The differentiable functions: each applies one op of the table and, when an input needs a
- * gradient, records a {@link Node}.
+ * The differentiable functions: each applies one op of the table; the {@link OpObserver}s then
+ * record the output's autograd node when an input needs a gradient, publish the trace's event and
+ * carry forward mode's tangents.
  *
  * <pre>{@code
  * Tensor x = Tensor.of(new double[] {1, -2, 3, -4}, 2, 2);
@@ -47,17 +45,10 @@ public final class Ops {
         }
         int mode = GradMode.mode();
         boolean backward = (mode & GradMode.IN_BACKWARD) != 0;
-        boolean record = false;
-        if ((mode & GradMode.ENABLED) != 0) {
-            for (Tensor t : inputs) {
-                record |= t.requiresGrad();
-            }
-        }
         OpContext ctx = OpContext.owning(inputs);
         Tensor out = null;
         Allocations.Scope scope = Allocations.open(backward ? MemoryCategory.GRADIENT : MemoryCategory.ACTIVATION);
         boolean closed = false;
-        boolean recording = false;
         try {
             try (var off = GradMode.disable()) {
                 out = op.forward(ctx, inputs);
@@ -68,22 +59,19 @@ public final class Ops {
                 }
             }
             ctx.setOutput(out);
-            if (record) {
-                out.attach(Node.of(op, ctx, out));
+            for (OpObserver o : OpObservers.early()) {
+                o.applied(op, ctx, out, mode);
             }
             closed = true;
-            recording = Recorder.active();
-            closeScope(scope, ctx.keptWith(out), out, StorageRole.VALUE, backward || !recording);
+            closeScope(scope, ctx.keptWith(out), out, StorageRole.VALUE, backward || !Recorder.active());
         } finally {
             if (!closed) {
                 scope.close(ctx.keptWith(out));
             }
         }
-        if (!backward && recording) {
-            Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), inputs, out));
-        }
-        if (Tangents.active()) {
-            Tangents.propagate(op, ctx, out);
+        // Note [Op observers]: autograd recorded the node above; the trace's event and forward mode's tangent here.
+        for (OpObserver o : OpObservers.late()) {
+            o.applied(op, ctx, out, mode);
         }
         return out;
     }
@@ -94,7 +82,7 @@ public final class Ops {
      * pass the enclosing step decides, so no id is made there; nor when nothing records: {@code byNode}).
      */
     private static void closeScope(Allocations.Scope scope, List<Tensor> keep, Tensor out, StorageRole role, boolean byNode) {
-        long owner = out == null ? -1 : byNode ? (out.node() != null ? out.node().id() : -1) : Recorder.name(out);
+        long owner = out == null ? -1 : byNode ? out.nodeId() : Recorder.name(out);
         scope.close(keep, owner, role, true);
     }
 
@@ -129,7 +117,7 @@ public final class Ops {
      * Otherwise an op may use its fused kernels.
      */
     public static boolean differentiating() {
-        return GradMode.isEnabled() || Tangents.active();
+        return GradMode.isEnabled() || OpObservers.differentiating();
     }
 
     /** A 0-d constant of {@code like}'s dtype. */

@@ -1,6 +1,7 @@
 package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.InputFiles;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Shapes;

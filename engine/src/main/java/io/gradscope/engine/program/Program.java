@@ -1,6 +1,7 @@
 package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.InputFiles;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Gradients;
 import io.gradscope.engine.autograd.StepLifetimes;

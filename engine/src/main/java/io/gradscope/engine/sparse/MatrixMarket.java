@@ -40,7 +40,7 @@ public final class MatrixMarket {
 
     /** Reads a coordinate file; a malformed one is an error naming the file and line. */
     public static Matrix read(Path file) {
-        String problem = io.gradscope.engine.program.InputFiles.problem(file);
+        String problem = io.gradscope.engine.InputFiles.problem(file);
         if (problem != null) {
             throw new GradscopeException("cannot read " + file + ": " + problem);
         }

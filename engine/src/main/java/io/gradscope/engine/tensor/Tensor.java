@@ -241,6 +241,15 @@ public final class Tensor {
         return node;
     }
 
+    /**
+     * The id of {@link #node()}, or -1 for a constant: what the trace and the memory accounting
+     * know the value by, without needing the node itself.
+     */
+    public long nodeId() {
+        Node n = node;
+        return n == null ? -1 : n.id();
+    }
+
     /** Attaches the node that produced this tensor; used by the op machinery. */
     public void attach(Node n) {
         this.node = n;

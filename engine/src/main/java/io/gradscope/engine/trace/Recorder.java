@@ -1,6 +1,5 @@
 package io.gradscope.engine.trace;
 
-import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -136,21 +135,22 @@ public final class Recorder implements AutoCloseable {
      * it while recording; -1 for a value never named (a literal constant).
      */
     public static long idOf(Tensor t) {
-        if (t.node() != null) {
-            return t.node().id();
+        long node = t.nodeId();
+        if (node >= 0) {
+            return node;
         }
         Long id = CONTEXT.get().ids.get(t);
         return id == null ? -1 : id;
     }
 
     /**
-     * The id of {@code t}, giving it one from the nodes' sequence when it has neither a node nor an
+     * The id of {@code t}, giving it one from {@link ValueIds} when it has neither a node nor an
      * id yet; the id lasts until the outermost recorder of this thread closes.
      */
     public static long name(Tensor t) {
         long id = idOf(t);
         if (id < 0) {
-            id = Node.reserveId();
+            id = ValueIds.next();
             CONTEXT.get().ids.put(t, id);
         }
         return id;

@@ -1,6 +1,7 @@
 package io.gradscope.engine.backend.cpu;
 
 import io.gradscope.engine.backend.Backend;
+import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.backend.UnaryKind;
@@ -15,6 +16,10 @@ import java.util.Arrays;
 /** The CPU backend: Java primitive arrays, loops over rows, matmul on the shared pool. */
 public final class CpuBackend implements Backend {
     public static final CpuBackend INSTANCE = new CpuBackend();
+
+    static {
+        Backends.register(INSTANCE);
+    }
 
     private final CpuAllocator allocator = new CpuAllocator();
 

@@ -1,4 +1,4 @@
-package io.gradscope.engine.program;
+package io.gradscope.engine;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;

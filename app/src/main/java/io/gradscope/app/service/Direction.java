@@ -1,4 +1,4 @@
-package io.gradscope.app.cli;
+package io.gradscope.app.service;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.program.Npy;
@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /**
- * A direction in a leaf's space, as the command line names it: {@code ones}, {@code random}
+ * A direction in a leaf's space, as the command line and the window name it: {@code ones}, {@code random}
  * (standard normal, from the run's seed), {@code onehot:I} (element I of the flattened leaf) or a
  * {@code .npy} file of the leaf's shape.
  */
