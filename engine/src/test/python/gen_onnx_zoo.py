@@ -223,6 +223,22 @@ class Recurrent(nn.Module):
         return self.rnn(x)[0]
 
 
+class Activations(nn.Module):
+    """The activations of torch.nn that export as ONNX operators of their own (and a few composed ones), each on a linear layer."""
+
+    def __init__(self, d=12):
+        super().__init__()
+        acts = [nn.LeakyReLU(0.1), nn.ELU(0.7), nn.SELU(), nn.PReLU(d), nn.Softsign(), nn.Hardsigmoid(), nn.Hardswish(),
+                nn.Mish(), nn.ReLU6(), nn.SiLU(), nn.Hardtanh(-0.5, 0.8), nn.GELU(approximate="tanh")]
+        self.layers = nn.ModuleList(nn.Linear(d, d) for _ in acts)
+        self.acts = nn.ModuleList(acts)
+
+    def forward(self, x):
+        for lin, act in zip(self.layers, self.acts):
+            x = act(lin(x) * 3)
+        return x
+
+
 def encoder_layer(d=16, heads=4, ff=32, norm_first=False):
     return nn.TransformerEncoderLayer(d, heads, dim_feedforward=ff, dropout=0.0, batch_first=True, norm_first=norm_first)
 
@@ -251,9 +267,12 @@ MODELS = {
     "embed_norm_gelu": (lambda: EmbedNormGelu(), "ids", 13),
     "lstm": (lambda: Recurrent("lstm"), (2, 4, 5), 13),
     "gru": (lambda: Recurrent("gru"), (2, 4, 5), 13),
+    "lstm_bidirectional": (lambda: Recurrent("lstm", bidirectional=True), (2, 4, 5), 14),
+    "gru_bidirectional": (lambda: Recurrent("gru", bidirectional=True), (2, 4, 5), 14),
+    "activations": (lambda: Activations(), (4, 12), 14),
 }
 
-NO_FOLDING = {"lstm", "gru"}  # the exporter would fold the gate reordering of the weights into new initializers
+NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional"}  # the exporter would fold the gate reordering of the weights into new initializers
 
 
 def vgg11_narrow():

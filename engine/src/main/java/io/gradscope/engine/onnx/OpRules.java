@@ -27,7 +27,8 @@ final class OpRules {
             "Sigmoid", "Tanh", "Exp", "Log", "Abs", "Neg", "Sin", "Cos", "Softplus", "Reciprocal", "Softmax", "LogSoftmax",
             "ReduceMean", "ReduceSum", "ReduceMax", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Expand", "Concat",
             "Split", "Slice", "Gather", "Constant", "Identity", "Dropout", "Where", "Equal", "Less", "Greater", "Not", "And", "Or",
-            "Cast", "Shape", "Size", "Range", "ConstantOfShape", "Min", "Max", "Pad", "Clip", "Sum");
+            "Cast", "Shape", "Size", "Range", "ConstantOfShape", "Min", "Max", "Pad", "Clip", "Sum", "LSTM", "GRU", "HardSigmoid",
+            "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign");
 
     private static final Map<String, String> UNARY = Map.ofEntries(Map.entry("Relu", "relu"), Map.entry("Sigmoid", "sigmoid"),
             Map.entry("Tanh", "tanh"), Map.entry("Sqrt", "sqrt"), Map.entry("Erf", "erf"), Map.entry("Exp", "exp"),
@@ -40,12 +41,16 @@ final class OpRules {
     private final ArithmeticRules arithmetic;
     private final NormRules norms;
     private final ShapeRules shapes;
+    private final RecurrentRules recurrent;
+    private final ActivationRules activations;
 
     OpRules(Translator t) {
         this.t = t;
         this.arithmetic = new ArithmeticRules(this);
         this.norms = new NormRules(this);
         this.shapes = new ShapeRules(this);
+        this.recurrent = new RecurrentRules(this);
+        this.activations = new ActivationRules(this);
     }
 
     /** Writes node {@code n}; false (after reporting it) when it cannot. */
@@ -111,6 +116,8 @@ final class OpRules {
                     : "Cast of a computed tensor to " + OnnxFile.typeName((int) at.i("to", 0));
             case "Pad" -> shapes.pad(n, at);
             case "Clip" -> arithmetic.clip(n, at);
+            case "LSTM", "GRU" -> recurrent.recurrent(n, at, op.equals("LSTM"));
+            case "HardSigmoid", "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign" -> activations.write(n, op, at);
             default -> op + " of computed tensors (the import folds it only when its inputs are known)";
         };
     }

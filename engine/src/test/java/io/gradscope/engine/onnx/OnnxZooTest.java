@@ -17,6 +17,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,6 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * largest magnitude, and the dot product one of 1e-6 times the sum of |g_i r_i|: the exported graphs
  * keep their constants in float32 (GELU's 1/√2, attention's 1/√d), which moves a gradient by about
  * 1e-8 of its scale from PyTorch's float64 run of the same module.
+ *
+ * <p>{@code -Dzoo.only=resnet18,gru} runs only the models named.
  */
 class OnnxZooTest {
     static final double RTOL = 1e-6;
@@ -48,8 +51,11 @@ class OnnxZooTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"resnet18", "vgg11", "squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x0_5", "densenet121", "googlenet",
         "efficientnet_b0", "mobilenet_v3_small", "resnet50", "vit_b_16", "encoder_layer", "encoder_layer_mask", "encoder",
-        "encoder_mask", "multihead_attention", "gpt_block", "embed_norm_gelu", "lstm", "gru"})
+        "encoder_mask", "multihead_attention", "gpt_block", "embed_norm_gelu", "lstm", "gru", "lstm_bidirectional", "gru_bidirectional",
+        "activations"})
     void gradientsOfEveryParameterEqualPyTorchInFloat64(String model, @TempDir Path out) throws IOException {
+        String only = System.getProperty("zoo.only", "");
+        Assumptions.assumeTrue(only.isEmpty() || java.util.Arrays.asList(only.split(",")).contains(model), "-Dzoo.only=" + only);
         Path dir = resource(model);
         Path onnx = ZooWeights.fill(dir.resolve("model.onnx"), out.resolve("model.onnx"));
         OnnxImport.Result r = OnnxImport.run(onnx, out.resolve("import"), OnnxImport.Options.defaults());
