@@ -5,7 +5,7 @@ gradients of the objective (the sum of the first output) w.r.t. every parameter.
 
 A model's weights are far too big to commit (resnet50: 25M parameters). Instead every parameter and
 buffer gets values from a counter-based generator (splitmix64, below) that the Java test repeats
-exactly (ZooWeights.java): the committed model.onnx keeps each such initializer's name, type and
+exactly (GeneratedWeights.java): the committed model.onnx keeps each such initializer's name, type and
 shape, with no data and a doc_string giving its recipe
 
     gradscope-zoo splitmix seed=S lo=LO hi=HI shape=D0,D1,... transpose=0|1
@@ -21,6 +21,8 @@ reference.json. The reference runs the same float32 weights and input in float64
 
 Run: /usr/bin/python3 engine/src/test/python/gen_onnx_zoo.py [--full DIR] [NAME ...]
      --full DIR also writes each model with its weights to DIR/NAME.onnx (for gradscope import/run).
+     --bench DIR writes only the bench's models (resnet18 at 224x224, a 4-layer transformer encoder), stripped:
+       /usr/bin/python3 engine/src/test/python/gen_onnx_zoo.py --bench app/src/main/resources/io/gradscope/app/cli/bench
 """
 import json
 import math
@@ -44,7 +46,7 @@ SAMPLES = 6
 
 
 def splitmix(seed, n):
-    """n doubles in [0, 1): u_i = (mix(seed * C1 + (i + 1) * GOLDEN) >> 11) * 2^-53 (ZooWeights.uniform)."""
+    """n doubles in [0, 1): u_i = (mix(seed * C1 + (i + 1) * GOLDEN) >> 11) * 2^-53 (GeneratedWeights.uniform)."""
     with np.errstate(over="ignore"):
         base = np.uint64((seed * 0xD1B54A32D192ED03) & M64)
         z = base + (np.arange(1, n + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
@@ -285,8 +287,46 @@ def vgg11_narrow():
     return m
 
 
+# `gradscope bench`'s training steps (app/src/main/resources/io/gradscope/app/cli/bench/), weights generated
+BENCH = {
+    "resnet18_224": (lambda: tv.resnet18(weights=None), (1, 3, 224, 224), 13),
+    "transformer_encoder": (lambda: nn.TransformerEncoder(encoder_layer(256, 8, 1024), 4, enable_nested_tensor=False),
+                            (8, 128, 256), 13),
+}
+
+
+def export_bench(d):
+    """The bench's models, weights stripped (no references: the bench times them)."""
+    os.makedirs(d, exist_ok=True)
+    for k, (name, (make, shape, opset)) in enumerate(BENCH.items()):
+        model = make().eval()
+        recipes = fill(model, 900 + k)
+        path = os.path.join(d, name + ".onnx")
+        torch.onnx.export(model, (torch.zeros(*shape),), path, opset_version=opset, training=torch.onnx.TrainingMode.PRESERVE,
+                          input_names=["input"], output_names=["output"])
+        m = onnx.load(path)
+        values = {n: p.detach().numpy() for n, p in list(model.named_parameters()) + list(model.named_buffers())}
+        for t in m.graph.initializer:
+            if t.data_type != onnx.TensorProto.FLOAT:
+                continue
+            a = onnx.numpy_helper.to_array(t)
+            for n, v in values.items():
+                if n in recipes and v.size == a.size and (np.array_equal(v, a) or v.ndim == 2 and np.array_equal(v.T, a)):
+                    tr = not np.array_equal(v, a) if v.shape == a.shape else True
+                    s, lo, hi = recipes[n]
+                    t.ClearField("raw_data")
+                    t.doc_string = "gradscope-zoo splitmix seed=%d lo=%r hi=%r shape=%s transpose=%d" % (
+                        s, lo, hi, ",".join(str(k) for k in v.shape), tr)
+                    break
+        onnx.save(m, path)
+        print(name, len(m.graph.node), "nodes,", os.path.getsize(path) // 1024, "KB")
+
+
 def main():
     args = sys.argv[1:]
+    if "--bench" in args:
+        export_bench(args[args.index("--bench") + 1])
+        return
     full = None
     if "--full" in args:
         i = args.index("--full")

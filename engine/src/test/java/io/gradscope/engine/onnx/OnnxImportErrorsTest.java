@@ -84,18 +84,18 @@ class OnnxImportErrorsTest {
     @Test
     void everyUnsupportedOperatorIsNamedWithItsNodesAndCount() throws IOException {
         ModelBuilder b = small()
-                .node("LSTM", "/rnn/LSTM", new String[] {"y"}, new String[] {"l1"})
-                .node("LSTM", "/rnn2/LSTM", new String[] {"l1"}, new String[] {"l2"})
+                .node("Resize", "/up/Resize", new String[] {"y"}, new String[] {"l1"})
+                .node("Resize", "/up2/Resize", new String[] {"l1"}, new String[] {"l2"})
                 .node("NonMaxSuppression", "/nms", new String[] {"l2"}, new String[] {"l3"})
                 .domainNode("Attention", "com.microsoft", "/attn", "l3", "l4");
-        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: LSTM ×2 (/rnn/LSTM, /rnn2/LSTM); "
+        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: Resize ×2 (/up/Resize, /up2/Resize); "
                 + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
     }
 
     @Test
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
-                .node("MaxPool", "/p1/MaxPool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
+                .node("AveragePool", "/p1/AveragePool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
                         integer("ceil_mode", 1))
                 .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
                 .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
@@ -104,8 +104,8 @@ class OnnxImportErrorsTest {
                 .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
-        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); MaxPool with ceil_mode=1 where "
-                + "it adds a window ×1 (/p1/MaxPool); Pad in reflect mode ×1 (/pad)", m);
+        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with ceil_mode=1 where "
+                + "it adds a window ×1 (/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
     }
 
     private ModelBuilder external(String location) {

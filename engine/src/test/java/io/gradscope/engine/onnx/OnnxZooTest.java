@@ -27,7 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * PyTorch 1.13 exports them, imported and run in float64. The objective and, for every parameter, its
  * gradient's norm, its dot product with a fixed pseudo-random vector, its largest magnitude and six
  * sampled elements equal PyTorch's float64 results to rtol 1e-6 (the weights are generated, see
- * {@link ZooWeights}; the gradients are too big to commit whole).
+ * {@link GeneratedWeights}; the gradients are too big to commit whole).
  *
  * <p>NOTE: a sampled element near zero also gets an absolute tolerance of 1e-7 times the gradient's
  * largest magnitude, and the dot product one of 1e-6 times the sum of |g_i r_i|: the exported graphs
@@ -57,7 +57,7 @@ class OnnxZooTest {
         String only = System.getProperty("zoo.only", "");
         Assumptions.assumeTrue(only.isEmpty() || java.util.Arrays.asList(only.split(",")).contains(model), "-Dzoo.only=" + only);
         Path dir = resource(model);
-        Path onnx = ZooWeights.fill(dir.resolve("model.onnx"), out.resolve("model.onnx"));
+        Path onnx = GeneratedWeights.fill(dir.resolve("model.onnx"), out.resolve("model.onnx"));
         OnnxImport.Result r = OnnxImport.run(onnx, out.resolve("import"), OnnxImport.Options.defaults());
         JsonNode ref = new ObjectMapper().readTree(dir.resolve("reference.json").toFile());
         String input = r.inputs().get("input");
@@ -86,7 +86,7 @@ class OnnxZooTest {
 
     /** Checks one gradient against its reference summary; returns the largest relative error seen. */
     static double checkGradient(double[] x, JsonNode c, String what) {
-        double[] r = ZooWeights.uniform(999, x.length);
+        double[] r = GeneratedWeights.uniform(999, x.length);
         double norm = 0;
         double dot = 0;
         double max = 0;

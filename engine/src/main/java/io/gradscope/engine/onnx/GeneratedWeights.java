@@ -14,19 +14,25 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The weights of the zoo's models (src/test/resources/onnx-zoo), generated rather than committed: an
- * initializer whose doc_string reads {@code gradscope-zoo splitmix seed=S lo=LO hi=HI shape=D0,D1
- * transpose=0|1} gets {@code lo + (hi - lo) * u_i} (float32), the same values
+ * Weights generated rather than stored, for models too big to keep with their weights (the test zoo
+ * in src/test/resources/onnx-zoo, the bench's models): an initializer whose doc_string reads
+ * {@code gradscope-zoo splitmix seed=S lo=LO hi=HI shape=D0,D1 transpose=0|1} gets
+ * {@code lo + (hi - lo) * u_i} (float32, u from {@link #uniform}), the same values
  * src/test/python/gen_onnx_zoo.py gave the PyTorch module before exporting it.
+ *
+ * <pre>{@code
+ * Path full = GeneratedWeights.fill(Path.of("resnet18.onnx"), Path.of("/tmp/resnet18-full.onnx"));
+ * OnnxImport.run(full, Path.of("/tmp/resnet18"), OnnxImport.Options.defaults());
+ * }</pre>
  */
-final class ZooWeights {
-    static final String TAG = "gradscope-zoo splitmix ";
+public final class GeneratedWeights {
+    private static final String TAG = "gradscope-zoo splitmix ";
 
-    private ZooWeights() {
+    private GeneratedWeights() {
     }
 
     /** {@code n} doubles in [0, 1) from splitmix64 over a counter (gen_onnx_zoo.py's splitmix). */
-    static double[] uniform(long seed, int n) {
+    public static double[] uniform(long seed, int n) {
         long base = seed * 0xD1B54A32D192ED03L;
         double[] u = new double[n];
         for (int i = 0; i < n; i++) {
@@ -40,7 +46,7 @@ final class ZooWeights {
     }
 
     /** Writes {@code stripped} with every generated initializer filled in to {@code out}; returns {@code out}. */
-    static Path fill(Path stripped, Path out) throws IOException {
+    public static Path fill(Path stripped, Path out) throws IOException {
         OnnxMl.ModelProto model;
         try (InputStream in = Files.newInputStream(stripped)) {
             model = OnnxMl.ModelProto.parseFrom(in);
