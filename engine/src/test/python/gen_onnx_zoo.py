@@ -264,7 +264,7 @@ MODELS = {
     "encoder": (lambda: nn.TransformerEncoder(encoder_layer(), 2, enable_nested_tensor=False), (2, 6, 16), 13),
     "encoder_mask": (lambda: Masked(nn.TransformerEncoder(encoder_layer(), 2, enable_nested_tensor=False), 6, "bool"),
                      (2, 6, 16), 15),
-    "multihead_attention": (lambda: SelfAttention(16, 4), (2, 6, 16), 13),
+    "multihead_attention": (lambda: SelfAttention(16, 4), (2, 6, 16), 16),
     "gpt_block": (lambda: GPTBlock(), (2, 6, 16), 14),
     "embed_norm_gelu": (lambda: EmbedNormGelu(), "ids", 13),
     "lstm": (lambda: Recurrent("lstm"), (2, 4, 5), 13),

@@ -108,6 +108,21 @@ class OnnxImportErrorsTest {
                 + "it adds a window ×1 (/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
     }
 
+    @Test
+    void recurrentLayersOutsideWhatTheUnrollingWritesAreNamed() throws IOException {
+        // x [T=3, B=1, I=2]; W [1, 3H, I], R [1, 3H, H] with H = 2
+        ModelBuilder b = new ModelBuilder().input("x", 3, 1, 2)
+                .initializer(floats("W", new int[] {1, 6, 2}, new float[12])).initializer(floats("R", new int[] {1, 6, 2}, new float[12]))
+                .initializer(floats("W4", new int[] {1, 8, 2}, new float[16])).initializer(floats("R4", new int[] {1, 8, 2}, new float[16]))
+                .initializer(floats("P", new int[] {1, 6}, new float[6]))
+                .node("GRU", "/gru/GRU", new String[] {"x", "W", "R"}, new String[] {"g"}, integer("hidden_size", 2))
+                .node("LSTM", "/lstm/LSTM", new String[] {"x", "W4", "R4", "", "", "", "", "P"}, new String[] {"l"},
+                        integer("hidden_size", 2))
+                .node("Add", "/add", new String[] {"g", "l"}, new String[] {"y"}).output("y", 3, 1, 1, 2);
+        assertEquals("rnn.onnx: cannot import: 2 nodes the import does not support: GRU with linear_before_reset=0 ×1 (/gru/GRU); "
+                + "LSTM with peepholes ×1 (/lstm/LSTM)", refused(b.write(dir.resolve("rnn.onnx"))));
+    }
+
     private ModelBuilder external(String location) {
         OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
                 .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
