@@ -57,6 +57,15 @@ final class RecurrentRules {
             return op + " with weights of shape " + java.util.Arrays.toString(w.shape()) + " for hidden_size " + hidden;
         }
         Tensor b = t.present(n, 3) ? r.floatTensor(n, 3) : null;
+        // every leaf declared before the first step: one declared later would split the node's group in two
+        Tensor h0 = t.present(n, 5) ? t.tensor(n, 5, LeafKind.CONSTANT) : null;
+        Tensor c0 = lstm && t.present(n, 6) ? t.tensor(n, 6, LeafKind.CONSTANT) : null;
+        if (h0 == null || (lstm && c0 == null)) {
+            int[] shape = {dirs, batch, hidden};
+            Tensor zeros = t.constant("zero_state", Const.of(shape, new double[dirs * batch * hidden], Const.FLOAT));
+            h0 = h0 == null ? zeros : h0;
+            c0 = lstm && c0 == null ? zeros : c0;
+        }
         List<String> ys = new ArrayList<>();
         List<String> lastH = new ArrayList<>();
         List<String> lastC = new ArrayList<>();
@@ -72,32 +81,33 @@ final class RecurrentRules {
             String rb = bd == null ? null : "slice(" + bd + ", 0, " + gh + ", " + 2 * gh + ")";
             // the input projection of every step at once; LSTM adds both biases here, GRU keeps Rb_h inside r ⊙ (...)
             String bias = wb == null ? "" : lstm ? " + " + wb + " + " + rb : " + " + wb;
-            Tensor xw = t.step(n, p + "xw", x.name() + " @ transpose(" + wd + ")" + bias, new int[] {steps, batch, gh});
-            String h = state(n, 5, d, dirs, p + "h0", bh);
-            String c = lstm ? state(n, 6, d, dirs, p + "c0", bh) : null;
+            String h = state(n, h0, d, dirs, p + "h0", bh);
+            String c = lstm ? state(n, c0, d, dirs, p + "c0", bh) : null;
+            Tensor xw = t.step(n, null, p + "xw", x.name() + " @ transpose(" + wd + ")" + bias, new int[] {steps, batch, gh});
             String[] hs = new String[steps];
             for (int k = 0; k < steps; k++) {
                 int s = reverse ? steps - 1 - k : k;
                 String q = p + "t" + s + "_";
+                String step = p + "t" + s;
                 String xs = "reshape(slice(" + xw.name() + ", 0, " + s + ", " + (s + 1) + "), " + batch + ", " + gh + ")";
-                Tensor hr = t.step(n, q + "hr", h + " @ transpose(" + rd + ")" + (rb == null || lstm ? "" : " + " + rb),
+                Tensor hr = t.step(n, step, q + "hr", h + " @ transpose(" + rd + ")" + (rb == null || lstm ? "" : " + " + rb),
                         new int[] {batch, gh});
                 if (lstm) {
-                    Tensor g = t.step(n, q + "gates", xs + " + " + hr.name(), new int[] {batch, gh});
+                    Tensor g = t.step(n, step, q + "gates", xs + " + " + hr.name(), new int[] {batch, gh});
                     String i = "sigmoid(" + gate(g.name(), 0, hidden) + ")";
-                    String o = t.step(n, q + "o", "sigmoid(" + gate(g.name(), 1, hidden) + ")", bh).name();
+                    String o = t.step(n, step, q + "o", "sigmoid(" + gate(g.name(), 1, hidden) + ")", bh).name();
                     String f = "sigmoid(" + gate(g.name(), 2, hidden) + ")";
                     String cc = "tanh(" + gate(g.name(), 3, hidden) + ")";
-                    c = t.step(n, q + "c", f + " * " + c + " + " + i + " * " + cc, bh).name();
-                    h = t.step(n, q + "h", o + " * tanh(" + c + ")", bh).name();
+                    c = t.step(n, step, q + "c", f + " * " + c + " + " + i + " * " + cc, bh).name();
+                    h = t.step(n, step, q + "h", o + " * tanh(" + c + ")", bh).name();
                 } else {
-                    Tensor xv = t.step(n, q + "x", xs, new int[] {batch, gh});
-                    String z = t.step(n, q + "z", "sigmoid(" + gate(xv.name(), 0, hidden) + " + " + gate(hr.name(), 0, hidden) + ")",
+                    Tensor xv = t.step(n, step, q + "x", xs, new int[] {batch, gh});
+                    String z = t.step(n, step, q + "z", "sigmoid(" + gate(xv.name(), 0, hidden) + " + " + gate(hr.name(), 0, hidden) + ")",
                             bh).name();
                     String rr = "sigmoid(" + gate(xv.name(), 1, hidden) + " + " + gate(hr.name(), 1, hidden) + ")";
-                    String hh = t.step(n, q + "n", "tanh(" + gate(xv.name(), 2, hidden) + " + " + rr + " * " + gate(hr.name(), 2, hidden)
+                    String hh = t.step(n, step, q + "n", "tanh(" + gate(xv.name(), 2, hidden) + " + " + rr + " * " + gate(hr.name(), 2, hidden)
                             + ")", bh).name();
-                    h = t.step(n, q + "h", "(1 - " + z + ") * " + hh + " + " + z + " * " + h, bh).name();
+                    h = t.step(n, step, q + "h", "(1 - " + z + ") * " + hh + " + " + z + " * " + h, bh).name();
                 }
                 hs[s] = "reshape(" + h + ", 1, 1, " + batch + ", " + hidden + ")";
             }
@@ -125,14 +135,9 @@ final class RecurrentRules {
         return "slice(" + x + ", 1, " + k * hidden + ", " + (k + 1) * hidden + ")";
     }
 
-    /** The initial hidden or cell state of direction d: input {@code i} (zeros when absent). */
-    private String state(OnnxMl.NodeProto n, int i, int d, int dirs, String part, int[] bh) {
-        if (!t.present(n, i)) {
-            int size = bh[0] * bh[1];
-            return t.constant(part, Const.of(bh, new double[size], Const.FLOAT)).name();
-        }
-        Tensor s = t.tensor(n, i, LeafKind.CONSTANT);
-        return t.step(n, part, pick(s.name(), d, dirs, bh), bh).name();
+    /** Direction d of the initial hidden or cell state {@code s} [D, B, H]. */
+    private String state(OnnxMl.NodeProto n, Tensor s, int d, int dirs, String part, int[] bh) {
+        return t.step(n, null, part, pick(s.name(), d, dirs, bh), bh).name();
     }
 
     private void emit(OnnxMl.NodeProto n, int k, List<String> parts, int axis, int[] shape) {

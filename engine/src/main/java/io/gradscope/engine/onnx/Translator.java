@@ -425,11 +425,19 @@ final class Translator {
 
     /**
      * An intermediate statement of node {@code n} (a step of an unrolled recurrence), named after the
-     * node and {@code part}; bound to no output.
+     * node and {@code part}, in a group named after the node (and in its subgroup {@code sub} when not
+     * null: one per time step); bound to no output.
      */
-    Tensor step(OnnxMl.NodeProto n, String part, String expr, int[] shape) {
+    Tensor step(OnnxMl.NodeProto n, String sub, String part, String expr, int[] shape) {
         String name = text.name(baseName(n, -1) + "_" + part);
-        text.add(groups, name, expr, comment);
+        String[] parts = n.getName().split("/");
+        String label = parts.length == 0 || parts[parts.length - 1].isEmpty() ? n.getOpType() : parts[parts.length - 1];
+        List<String> g = new ArrayList<>(groups);
+        g.add(label);
+        if (sub != null) {
+            g.add(sub);
+        }
+        text.add(g, name, expr, comment);
         return new Tensor(name, shape, false);
     }
 
