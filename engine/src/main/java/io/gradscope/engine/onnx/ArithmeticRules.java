@@ -98,10 +98,27 @@ final class ArithmeticRules {
         return null;
     }
 
+    /**
+     * MatMul. A stack of rows times a matrix (a linear layer on [B, T, D]) is written as one matrix
+     * product on the rows flattened, {@code reshape(reshape(x, B·T, D) @ W, B, T, N)}: the same values
+     * and gradients, but one GEMM forward and one per gradient (the system's BLAS where it is used)
+     * instead of B products and a sum over them for W's gradient.
+     */
     String matmul(OnnxMl.NodeProto n) {
         Tensor a = r.floatTensor(n, 0);
         Tensor b = r.floatTensor(n, 1);
-        t.emit(n, 0, a.name() + " @ " + b.name(), r.shape(n, "matmul", Map.of(), a, b), false);
+        int[] shape = r.shape(n, "matmul", Map.of(), a, b);
+        if (a.rank() > 2 && b.rank() == 2) {
+            int[] as = a.shape();
+            int rows = 1;
+            for (int i = 0; i < as.length - 1; i++) {
+                rows *= as[i];
+            }
+            t.emit(n, 0, "reshape(reshape(" + a.name() + ", " + rows + ", " + as[as.length - 1] + ") @ " + b.name() + ", "
+                    + Translator.dimsText(shape, false) + ")", shape, false);
+            return null;
+        }
+        t.emit(n, 0, a.name() + " @ " + b.name(), shape, false);
         return null;
     }
 
