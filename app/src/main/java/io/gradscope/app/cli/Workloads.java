@@ -68,6 +68,7 @@ final class Workloads {
         w.add(new Workload("layernorm_fwdbwd_ms", "ms", 10, Workloads::layerNorm));
         w.add(new Workload("softmax_fwdbwd_ms", "ms", 10, Workloads::softmax));
         w.add(new Workload("graph_10k_build_backward_ms", "ms", 5, () -> Workloads::graph10k));
+        w.addAll(ModelWorkloads.all());
         w.addAll(DerivativeWorkloads.all());
         w.addAll(JacobianWorkloads.all());
         return w;

@@ -145,9 +145,41 @@ def graph_10k():
     return run
 
 
+def model_step(make, shape):
+    """A training step of a whole model: forward, the sum of its output, backward (eval mode: batch norm uses its
+    running statistics, as the imported program does)."""
+    def setup():
+        try:
+            model = make().eval()
+        except ImportError as e:
+            return None
+        x = torch.randn(*shape)
+
+        def run():
+            t0 = time.perf_counter()
+            model(x).sum().backward()
+            for p in model.parameters():
+                p.grad = None
+            return ms(t0)
+        return run
+    return setup
+
+
+def resnet18():
+    import torchvision
+    return torchvision.models.resnet18(weights=None)
+
+
+def transformer_encoder():
+    layer = torch.nn.TransformerEncoderLayer(256, 8, dim_feedforward=1024, dropout=0.0, batch_first=True)
+    return torch.nn.TransformerEncoder(layer, 4, enable_nested_tensor=False)
+
+
 NAMED = {
     "op_overhead_us": (op_overhead, 300),
     "mlp_step_ms": (mlp_step, 5),
+    "resnet18_step_ms": (model_step(resnet18, (1, 3, 224, 224)), 3),
+    "transformer_encoder_step_ms": (model_step(transformer_encoder, (8, 128, 256)), 3),
     "layernorm_fwdbwd_ms": (layer_norm, 3),
     "softmax_fwdbwd_ms": (softmax, 3),
     "graph_10k_build_backward_ms": (graph_10k, 3),

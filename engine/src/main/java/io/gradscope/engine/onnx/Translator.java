@@ -403,6 +403,11 @@ final class Translator {
 
     /** The statement name for output {@code k} of node {@code n}. */
     String statementName(OnnxMl.NodeProto n, int k) {
+        return text.name(baseName(n, k));
+    }
+
+    /** The name {@link #statementName} starts from (not yet reserved). */
+    private String baseName(OnnxMl.NodeProto n, int k) {
         List<String> mods = modules(n.getName());
         List<String> g = groupsOf(mods);
         String[] parts = n.getName().split("/");
@@ -415,7 +420,25 @@ final class Translator {
         } else {
             base = String.join("_", g) + "_" + ProgramText.lower(opPart);
         }
-        return text.name(n.getOutputCount() > 1 ? base + "_" + k : base);
+        return n.getOutputCount() > 1 && k >= 0 ? base + "_" + k : base;
+    }
+
+    /**
+     * An intermediate statement of node {@code n} (a step of an unrolled recurrence), named after the
+     * node and {@code part}, in a group named after the node (and in its subgroup {@code sub} when not
+     * null: one per time step); bound to no output.
+     */
+    Tensor step(OnnxMl.NodeProto n, String sub, String part, String expr, int[] shape) {
+        String name = text.name(baseName(n, -1) + "_" + part);
+        String[] parts = n.getName().split("/");
+        String label = parts.length == 0 || parts[parts.length - 1].isEmpty() ? n.getOpType() : parts[parts.length - 1];
+        List<String> g = new ArrayList<>(groups);
+        g.add(label);
+        if (sub != null) {
+            g.add(sub);
+        }
+        text.add(g, name, expr, comment);
+        return new Tensor(name, shape, false);
     }
 
     /** Binds output {@code k} of {@code n} to {@code expr} (shape and kind as given); returns the tensor. */

@@ -82,6 +82,11 @@ final class ModelBuilder {
         return OnnxMl.AttributeProto.newBuilder().setName(name).setType(OnnxMl.AttributeProto.AttributeType.INT).setI(v).build();
     }
 
+    static OnnxMl.AttributeProto string(String name, String v) {
+        return OnnxMl.AttributeProto.newBuilder().setName(name).setType(OnnxMl.AttributeProto.AttributeType.STRING)
+                .setS(com.google.protobuf.ByteString.copyFromUtf8(v)).build();
+    }
+
     ModelBuilder opset(int v) {
         this.opset = v;
         return this;

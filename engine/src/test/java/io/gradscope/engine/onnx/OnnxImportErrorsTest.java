@@ -84,18 +84,18 @@ class OnnxImportErrorsTest {
     @Test
     void everyUnsupportedOperatorIsNamedWithItsNodesAndCount() throws IOException {
         ModelBuilder b = small()
-                .node("LSTM", "/rnn/LSTM", new String[] {"y"}, new String[] {"l1"})
-                .node("LSTM", "/rnn2/LSTM", new String[] {"l1"}, new String[] {"l2"})
+                .node("Resize", "/up/Resize", new String[] {"y"}, new String[] {"l1"})
+                .node("Resize", "/up2/Resize", new String[] {"l1"}, new String[] {"l2"})
                 .node("NonMaxSuppression", "/nms", new String[] {"l2"}, new String[] {"l3"})
                 .domainNode("Attention", "com.microsoft", "/attn", "l3", "l4");
-        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: LSTM ×2 (/rnn/LSTM, /rnn2/LSTM); "
+        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: Resize ×2 (/up/Resize, /up2/Resize); "
                 + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
     }
 
     @Test
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
-                .node("MaxPool", "/p1/MaxPool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
+                .node("AveragePool", "/p1/AveragePool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
                         integer("ceil_mode", 1))
                 .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
                 .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
@@ -104,8 +104,23 @@ class OnnxImportErrorsTest {
                 .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
-        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); MaxPool with ceil_mode=1 where "
-                + "it adds a window ×1 (/p1/MaxPool); Pad in reflect mode ×1 (/pad)", m);
+        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with ceil_mode=1 where "
+                + "it adds a window ×1 (/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
+    }
+
+    @Test
+    void recurrentLayersOutsideWhatTheUnrollingWritesAreNamed() throws IOException {
+        // x [T=3, B=1, I=2]; W [1, 3H, I], R [1, 3H, H] with H = 2
+        ModelBuilder b = new ModelBuilder().input("x", 3, 1, 2)
+                .initializer(floats("W", new int[] {1, 6, 2}, new float[12])).initializer(floats("R", new int[] {1, 6, 2}, new float[12]))
+                .initializer(floats("W4", new int[] {1, 8, 2}, new float[16])).initializer(floats("R4", new int[] {1, 8, 2}, new float[16]))
+                .initializer(floats("P", new int[] {1, 6}, new float[6]))
+                .node("GRU", "/gru/GRU", new String[] {"x", "W", "R"}, new String[] {"g"}, integer("hidden_size", 2))
+                .node("LSTM", "/lstm/LSTM", new String[] {"x", "W4", "R4", "", "", "", "", "P"}, new String[] {"l"},
+                        integer("hidden_size", 2))
+                .node("Add", "/add", new String[] {"g", "l"}, new String[] {"y"}).output("y", 3, 1, 1, 2);
+        assertEquals("rnn.onnx: cannot import: 2 nodes the import does not support: GRU with linear_before_reset=0 ×1 (/gru/GRU); "
+                + "LSTM with peepholes ×1 (/lstm/LSTM)", refused(b.write(dir.resolve("rnn.onnx"))));
     }
 
     private ModelBuilder external(String location) {

@@ -1,0 +1,89 @@
+package io.gradscope.app.cli;
+
+import io.gradscope.app.cli.Workloads.Workload;
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.onnx.GeneratedWeights;
+import io.gradscope.engine.onnx.OnnxImport;
+import io.gradscope.engine.program.MemoryOptions;
+import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.DoubleSupplier;
+import java.util.stream.Stream;
+
+/**
+ * The bench's whole-model training steps: a model exported from PyTorch (bench/*.onnx, weights
+ * generated, see {@link GeneratedWeights}) imported as a program the way {@code gradscope import} does,
+ * then run forward and backward (the sum of its output) in float32, values released as a training
+ * run releases them. torch_bench.py times the same torchvision / torch.nn module, forward plus backward.
+ */
+final class ModelWorkloads {
+    private ModelWorkloads() {
+    }
+
+    static List<Workload> all() {
+        return List.of(new Workload("resnet18_step_ms", "ms", 3, () -> step("resnet18_224")),
+                new Workload("transformer_encoder_step_ms", "ms", 3, () -> step("transformer_encoder")));
+    }
+
+    private static DoubleSupplier step(String model) {
+        try {
+            Path dir = Files.createTempDirectory("gradscope-bench-" + model);
+            Path stripped = dir.resolve("stripped.onnx");
+            try (InputStream in = ModelWorkloads.class.getResourceAsStream("bench/" + model + ".onnx")) {
+                if (in == null) {
+                    throw new GradscopeException("the bench's model bench/" + model + ".onnx is missing from the build");
+                }
+                Files.copy(in, stripped);
+            }
+            Path full = GeneratedWeights.fill(stripped, dir.resolve("model.onnx"));
+            Path out = dir.resolve("import");
+            OnnxImport.Result r = OnnxImport.run(full, out, new OnnxImport.Options("sum", Map.of(), true));
+            Program p = Program.load(r.program());
+            // the leaves read once, as a training loop holds its parameters
+            Map<String, Tensor> leaves = new HashMap<>();
+            try (Stream<Path> files = Files.list(out.resolve("params"))) {
+                for (Path f : files.toList()) {
+                    String name = f.getFileName().toString().replaceFirst("\\.npy$", "");
+                    Tensor t = Npy.read(f);
+                    leaves.put(name, t.dtype() == DType.INT64 ? t : t.to(DType.FLOAT32));
+                }
+            }
+            int[] shape = p.check(DType.FLOAT32).stream().filter(l -> l.name().equals(r.inputs().get("input"))).findFirst()
+                    .orElseThrow().shape();
+            leaves.put(r.inputs().get("input"), Workloads.random(DType.FLOAT32, 21, 1, shape));
+            // the program checks that its leaves' files exist (their values come from the map): removed at exit
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> remove(dir)));
+            RunOptions options = new RunOptions(DType.FLOAT32, 0, leaves);
+            MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
+            return () -> {
+                long t0 = System.nanoTime();
+                p.run(options, memory, (phase, done, total) -> { });
+                return (System.nanoTime() - t0) / 1e6;
+            };
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void remove(Path dir) {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path f : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException ignored) {
+            // a temporary folder; the OS cleans it up
+        }
+    }
+}
