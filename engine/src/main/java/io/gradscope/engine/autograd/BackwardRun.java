@@ -1,9 +1,10 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.ops.Ops;

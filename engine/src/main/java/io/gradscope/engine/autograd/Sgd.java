@@ -1,5 +1,6 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
 import io.gradscope.engine.ops.Ops;

@@ -1,5 +1,6 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Storage;
 

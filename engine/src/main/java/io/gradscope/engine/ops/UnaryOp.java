@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.backend.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;

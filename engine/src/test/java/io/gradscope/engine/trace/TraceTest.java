@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.backend.Backends;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

@@ -1,4 +1,4 @@
-package io.gradscope.engine.memory;
+package io.gradscope.engine.tensor;
 
 /**
  * What a block of memory holds, for the memory timeline. The first four are the program's own
