@@ -2,9 +2,6 @@ package io.gradscope.engine.tensor;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Node;
-import io.gradscope.engine.backend.Backend;
-import io.gradscope.engine.backend.Backends;
-import io.gradscope.engine.memory.Allocations;
 import java.util.Arrays;
 
 /**
@@ -41,7 +38,7 @@ public final class Tensor {
     public static Tensor zeros(DType dtype, Device device, int... shape) {
         Shapes.checkValid("tensor", shape);
         Backend b = Backends.of(device);
-        Storage s = b.allocate(dtype, Shapes.numel(shape), Allocations.currentCategory());
+        Storage s = b.allocate(dtype, Shapes.numel(shape), MemoryCategory.current());
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
@@ -52,7 +49,7 @@ public final class Tensor {
     public static Tensor empty(DType dtype, Device device, int... shape) {
         Shapes.checkValid("tensor", shape);
         Backend b = Backends.of(device);
-        Storage s = b.allocateUninitialized(dtype, Shapes.numel(shape), Allocations.currentCategory());
+        Storage s = b.allocateUninitialized(dtype, Shapes.numel(shape), MemoryCategory.current());
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
@@ -62,7 +59,7 @@ public final class Tensor {
      */
     public static Tensor emptyLike(Tensor like) {
         Storage s = Backends.of(like.device()).allocateUninitialized(like.dtype(), Shapes.numel(like.shape),
-                Allocations.currentCategory());
+                MemoryCategory.current());
         return new Tensor(s, like.shape, like.hasRowMajorStrides() ? like.strides : Shapes.contiguousStrides(like.shape), 0);
     }
 

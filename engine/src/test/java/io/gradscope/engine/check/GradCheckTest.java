@@ -8,7 +8,7 @@ import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.ops.Raw;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.ops.Ops;
