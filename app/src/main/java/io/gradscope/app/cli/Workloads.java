@@ -180,7 +180,7 @@ final class Workloads {
         Holds step = new Holds(false);
         try (var on = step.install()) {
             Tensor y = forward.get();
-            Node n = y.node();
+            Node n = Node.of(y);
             try (var off = GradMode.disable()) {
                 n.op().vjp(n.context(), upstream);
             }

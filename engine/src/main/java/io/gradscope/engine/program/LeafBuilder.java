@@ -1,5 +1,6 @@
 package io.gradscope.engine.program;
 
+import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
@@ -96,7 +97,7 @@ final class LeafBuilder {
             made = make(leaf, dt, values);
             if (leaf.grad()) {
                 made.setRequiresGrad(true);
-                made.node().setLabel(name);
+                Node.of(made).setLabel(name);
             }
         } catch (ProgramException e) {
             throw e;
