@@ -1,4 +1,4 @@
-// Gradscope's CUDA kernels: every primitive of the Backend interface (engine/.../backend/Backend.java).
+// Gradscope's CUDA kernels: every primitive of the Backend interface (engine/.../tensor/Backend.java).
 // Compiled to PTX by build-ptx.sh (nvcc) and committed, so a machine without nvcc still runs them;
 // loaded with cuModuleLoadData by CudaBackend. Float and double share templates; names carry _f32/_f64.
 //
@@ -52,10 +52,10 @@ __device__ __forceinline__ void for_each_element(const int* meta, long long n, F
     }
 }
 
-// Unary kinds, in the order of io.gradscope.engine.backend.UnaryKind.
+// Unary kinds, in the order of io.gradscope.engine.tensor.UnaryKind.
 enum { U_NEG, U_EXP, U_LOG, U_SQRT, U_ABS, U_SIGN, U_SIN, U_COS, U_TANH, U_SIGMOID, U_RELU, U_STEP, U_SOFTPLUS,
        U_SOFTPLUS_GRAD, U_GELU, U_GELU_GRAD, U_POW, U_FINITE_OR_ZERO };
-// Binary kinds, in the order of io.gradscope.engine.backend.BinaryKind.
+// Binary kinds, in the order of io.gradscope.engine.tensor.BinaryKind.
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_EQ, B_GT };
 
 __device__ __forceinline__ double sigmoid_d(double v) {

@@ -53,7 +53,7 @@ public final class BenchCommand implements Callable<Integer> {
         List<Workloads.Workload> workloads = switch (device) {
             case "cpu" -> Workloads.all();
             case "cuda" -> {
-                io.gradscope.engine.backend.Backends.cuda();
+                io.gradscope.engine.tensor.Backends.cuda();
                 yield Workloads.cuda();
             }
             default -> throw new io.gradscope.engine.GradscopeException("--device must be cpu or cuda, not '" + device + "'");

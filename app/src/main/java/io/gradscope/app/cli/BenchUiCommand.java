@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.app.UiBench;
+import io.gradscope.app.launch.UiBench;
 import io.gradscope.engine.GradscopeException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

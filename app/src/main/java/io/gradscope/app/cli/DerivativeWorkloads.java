@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Program;

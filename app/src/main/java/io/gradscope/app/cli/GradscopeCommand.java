@@ -31,7 +31,7 @@ public final class GradscopeCommand implements Callable<Integer> {
     /** Without a command: the desktop app on the default program. */
     @Override
     public Integer call() {
-        return io.gradscope.app.AppLauncher.launch(null, screenshot);
+        return io.gradscope.app.launch.AppLauncher.launch(null, screenshot);
     }
 
     /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.program.MemoryReport;
 import io.gradscope.engine.program.Program;

@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.app.AppLauncher;
+import io.gradscope.app.launch.AppLauncher;
 import io.gradscope.app.service.ModelImport;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

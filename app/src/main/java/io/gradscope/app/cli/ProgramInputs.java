@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;
 import io.gradscope.engine.program.Npy;

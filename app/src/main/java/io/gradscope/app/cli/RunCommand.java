@@ -2,7 +2,7 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;

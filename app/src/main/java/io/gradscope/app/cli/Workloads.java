@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.autograd.Sgd;
 import io.gradscope.engine.memory.Holds;
@@ -181,7 +181,7 @@ final class Workloads {
         Holds step = new Holds(false);
         try (var on = step.install()) {
             Tensor y = forward.get();
-            Node n = y.node();
+            Node n = Node.of(y);
             try (var off = GradMode.disable()) {
                 n.op().vjp(n.context(), upstream);
             }

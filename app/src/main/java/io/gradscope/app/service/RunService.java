@@ -3,7 +3,7 @@ package io.gradscope.app.service;
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.onnx.OnnxImport;

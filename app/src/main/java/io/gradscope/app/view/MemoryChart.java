@@ -3,7 +3,7 @@ package io.gradscope.app.view;
 import io.gradscope.app.viewmodel.MemoryOverlay;
 import io.gradscope.app.viewmodel.MemoryTrack;
 import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import java.util.List;
 import java.util.function.IntConsumer;

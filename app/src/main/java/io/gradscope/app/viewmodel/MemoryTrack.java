@@ -1,7 +1,7 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.tensor.Shapes;

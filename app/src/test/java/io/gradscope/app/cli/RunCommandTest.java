@@ -134,7 +134,7 @@ class RunCommandTest {
     void badOptionsAreClearErrors() throws IOException {
         Path p = program("W = param(2)\nloss = sum(W)\n");
         assertOneLineError(Cli.run("run", p.toString(), "--dtype", "float16"), "error: --dtype must be float32 or float64, not 'float16'");
-        if (!io.gradscope.engine.backend.Backends.cudaAvailable()) {
+        if (!io.gradscope.engine.tensor.Backends.cudaAvailable()) {
             Cli.Result r0 = Cli.run("run", p.toString(), "--device", "cuda");
             assertEquals(2, r0.status());
             assertTrue(r0.err().startsWith("error: CUDA unavailable: ") && r0.err().strip().lines().count() == 1, r0.err());

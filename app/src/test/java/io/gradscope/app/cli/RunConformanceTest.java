@@ -38,8 +38,8 @@ class RunConformanceTest {
     @ParameterizedTest(name = "{0} {1} {4}")
     @MethodSource("cases")
     void matchesPyTorch(String name, String dtype, double rtol, double atol, String device, @TempDir Path tmp) throws IOException {
-        org.junit.jupiter.api.Assumptions.assumeTrue(device.equals("cpu") || io.gradscope.engine.backend.Backends.cudaAvailable(),
-                () -> "CUDA unavailable: " + io.gradscope.engine.backend.Backends.cudaProblem());
+        org.junit.jupiter.api.Assumptions.assumeTrue(device.equals("cpu") || io.gradscope.engine.tensor.Backends.cudaAvailable(),
+                () -> "CUDA unavailable: " + io.gradscope.engine.tensor.Backends.cudaProblem());
         Path dir = CASES.resolve(name);
         List<String> args = new ArrayList<>(List.of("run", dir.resolve("program.grad").toString(), "--dtype", dtype,
                 "--device", device, "--out", tmp.toString()));

@@ -150,7 +150,7 @@ class AppWindowTest {
 
     @Test
     void withoutAGpuCudaFallsBackToTheCpuWithANotice(FxRobot robot) throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.backend.Backends.cudaAvailable(), "a GPU is present");
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.tensor.Backends.cudaAvailable(), "a GPU is present");
         robot.interact(() -> window.viewModel().setDevice(Device.CUDA));
         openAndWait(robot, Path.of("../assets/examples/backprop_chain.grad"));
         String text = window.statusBar().getText();
@@ -162,8 +162,8 @@ class AppWindowTest {
     @Test
     void switchedToCudaTheRunAndTheInspectorUseTheDevice(FxRobot robot) throws Exception {
         // In CI this runs on the CUDA driver stand-in (the tests' CPU libcuda.so.1).
-        org.junit.jupiter.api.Assumptions.assumeTrue(io.gradscope.engine.backend.Backends.cudaAvailable(),
-                () -> "CUDA unavailable: " + io.gradscope.engine.backend.Backends.cudaProblem());
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.gradscope.engine.tensor.Backends.cudaAvailable(),
+                () -> "CUDA unavailable: " + io.gradscope.engine.tensor.Backends.cudaProblem());
         robot.interact(() -> window.viewModel().setDevice(Device.CUDA));
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         assertEquals(null, window.viewModel().error().get());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.Colorings;
 import io.gradscope.engine.jacobian.Jacobians;

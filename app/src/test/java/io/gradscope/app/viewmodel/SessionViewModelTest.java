@@ -192,7 +192,7 @@ class SessionViewModelTest {
 
     @Test
     void withoutAGpuCudaFallsBackToTheCpuWithANotice() {
-        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.backend.Backends.cudaAvailable(), "a GPU is present");
+        org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.tensor.Backends.cudaAvailable(), "a GPU is present");
         SessionViewModel vm = new SessionViewModel(RunService.direct());
         vm.setDevice(Device.CUDA);
         vm.openText("chain.grad", CHAIN);

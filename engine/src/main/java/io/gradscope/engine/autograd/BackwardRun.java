@@ -1,9 +1,10 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.ops.Ops;
@@ -65,7 +66,7 @@ public final class BackwardRun {
         if (!objective.requiresGrad()) {
             throw new GradscopeException("the objective does not depend on anything that needs a gradient");
         }
-        Node root = objective.node();
+        Node root = Node.of(objective);
         // Count, for every reachable node, the edges from its consumers (iteratively: chains can be long).
         Deque<Node> stack = new ArrayDeque<>();
         stack.push(root);
@@ -74,7 +75,7 @@ public final class BackwardRun {
             OpContext c = stack.pop().context();
             for (int i = 0, k = c == null ? 0 : c.inputCount(); i < k; i++) {
                 Tensor in = c.inputAt(i);
-                Node m = in.node();
+                Node m = Node.of(in);
                 if (m == null || !in.requiresGrad()) {
                     continue;
                 }
@@ -154,7 +155,7 @@ public final class BackwardRun {
             Tensor[] grads = vjp(node, ctx, g);
             for (int i = 0, k = ctx.inputCount(); i < k; i++) {
                 Tensor in = ctx.inputAt(i);
-                Node target = in.node();
+                Node target = Node.of(in);
                 if (target == null || !in.requiresGrad()) {
                     continue;
                 }

@@ -1,9 +1,12 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.OpObserver;
 import io.gradscope.engine.ops.OpObservers;
+import io.gradscope.engine.tensor.GradNode;
+import io.gradscope.engine.tensor.LeafNodes;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.ValueIds;
 import java.util.List;
@@ -13,10 +16,11 @@ import java.util.List;
  * come from {@link ValueIds} and grow with creation, so creation order is a topological order
  * (inputs before outputs).
  */
-public final class Node {
+public final class Node implements GradNode {
     static {
         // Note [Op observers]: no tensor needs a gradient before this class starts (a leaf's node is made here).
         OpObservers.install(OpObserver.AUTOGRAD, Node::record);
+        LeafNodes.register(Node::leaf);
     }
 
     private final long id = ValueIds.next();
@@ -52,15 +56,22 @@ public final class Node {
         }
     }
 
+    /** The node that produced {@code t} (or its leaf node); null for constants. */
+    public static Node of(Tensor t) {
+        return (Node) t.node();
+    }
+
     /** The node of an op's output. */
     public static Node of(Op op, OpContext context, Tensor output) {
         return new Node(op, context, output);
     }
 
+    @Override
     public long id() {
         return id;
     }
 
+    @Override
     public boolean isLeaf() {
         return op == null;
     }

@@ -31,7 +31,7 @@ final class NodeLiveness {
         consumers.put(n, 0);
         for (Tensor in : inputs) {
             if (in.node() != null && consumers.containsKey(in.node())) {
-                consumers.merge(in.node(), 1, Integer::sum);
+                consumers.merge(Node.of(in), 1, Integer::sum);
             }
         }
     }
@@ -48,7 +48,7 @@ final class NodeLiveness {
             return false;
         }
         programHolds.remove(t);
-        Node n = t.node();
+        Node n = Node.of(t);
         if (n != null && consumers.containsKey(n)) {
             dieIfUnused(n);
         }
@@ -67,7 +67,7 @@ final class NodeLiveness {
             consumers.remove(n);
             died.accept(n);
             for (Tensor in : n.inputs()) {
-                Node m = in.node();
+                Node m = Node.of(in);
                 if (m != null && consumers.containsKey(m)) {
                     consumers.merge(m, -1, Integer::sum);
                     todo.push(m);

@@ -1,7 +1,8 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.BinaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;

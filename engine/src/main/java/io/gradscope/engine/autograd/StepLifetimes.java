@@ -132,7 +132,7 @@ public final class StepLifetimes {
         f.op = op;
         f.inputs = inputs.clone();
         f.out = out;
-        f.node = out.node() != null && out.node().context() != null ? out.node() : null;
+        f.node = Node.of(out) != null && Node.of(out).context() != null ? Node.of(out) : null;
         f.id = Recorder.active() ? Recorder.idOf(out) : f.node != null ? f.node.id() : -1;
         f.source = Recorder.source();
         int[][] shapes = new int[inputs.length][];

@@ -1,7 +1,7 @@
 package io.gradscope.engine.check;
 
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.Ops;

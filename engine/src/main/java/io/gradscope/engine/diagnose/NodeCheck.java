@@ -1,7 +1,7 @@
 package io.gradscope.engine.diagnose;
 
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.check.GradCheck;
 import io.gradscope.engine.ops.Op;

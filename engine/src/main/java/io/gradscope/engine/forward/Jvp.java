@@ -1,6 +1,6 @@
 package io.gradscope.engine.forward;
 
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.function.Function;
 

@@ -1,6 +1,6 @@
 package io.gradscope.engine.forward;
 
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.StepObservers;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;

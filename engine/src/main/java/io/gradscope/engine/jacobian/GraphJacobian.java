@@ -1,6 +1,6 @@
 package io.gradscope.engine.jacobian;
 
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.sparse.Pattern;

@@ -1,7 +1,7 @@
 package io.gradscope.engine.jacobian;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.Names;

@@ -143,7 +143,7 @@ public final class RecordedRun {
      * reach it; a {@link GradscopeException} when the expansion does not cover its op or it is too large.
      */
     public ScalarExpansion scalarBackward(long id) {
-        Node node = value(id).node();
+        Node node = Node.of(value(id));
         Tensor up = upstream.get(id);
         if (node == null || node.isLeaf() || up == null) {
             return null;

@@ -34,8 +34,8 @@ final class Subgraph {
     private Subgraph(Tensor of, Tensor wrt, List<Node> nodes) {
         this.of = of;
         this.wrt = wrt;
-        this.wrtNode = wrt.node();
-        this.ofNode = nodes.isEmpty() ? null : of.node();
+        this.wrtNode = Node.of(wrt);
+        this.ofNode = nodes.isEmpty() ? null : Node.of(of);
         this.nodes = List.copyOf(nodes);
         this.members = new HashSet<>(nodes);
         this.consumers = new HashMap<>();
@@ -51,7 +51,7 @@ final class Subgraph {
 
     /** The node of {@code in} when it is a member and carries a gradient, else null. */
     Node member(Tensor in) {
-        Node m = in.node();
+        Node m = Node.of(in);
         return m != null && in.requiresGrad() && members.contains(m) ? m : null;
     }
 
@@ -63,8 +63,8 @@ final class Subgraph {
         if (!of.dtype().isFloating()) {
             throw new GradscopeException("only a float tensor has a Jacobian, not " + of.dtype());
         }
-        Node target = wrt.node();
-        Node root = of.node();
+        Node target = Node.of(wrt);
+        Node root = Node.of(of);
         if (root == null || !of.requiresGrad() || root.id() < target.id()) {
             return new Subgraph(of, wrt, List.of());
         }
@@ -81,7 +81,7 @@ final class Subgraph {
                 continue;
             }
             for (Tensor in : n.inputs()) {
-                Node m = in.node();
+                Node m = Node.of(in);
                 if (m != null && in.requiresGrad() && m.id() >= target.id() && seen.add(m)) {
                     stack.push(m);
                 }

@@ -1,5 +1,8 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.tensor.Allocators;
+import io.gradscope.engine.tensor.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
@@ -39,6 +42,10 @@ public final class Allocations {
     }
 
     private static final io.gradscope.engine.PerThread<State> STATE = new io.gradscope.engine.PerThread<>(State::new);
+
+    static {
+        MemoryCategory.setCurrent(Allocations::currentCategory);
+    }
 
     private Allocations() {
     }

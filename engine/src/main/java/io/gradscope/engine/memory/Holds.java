@@ -1,5 +1,6 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;

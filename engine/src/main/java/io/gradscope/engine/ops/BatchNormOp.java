@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;

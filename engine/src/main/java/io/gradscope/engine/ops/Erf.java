@@ -1,7 +1,7 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.Tensor;
 
 /**

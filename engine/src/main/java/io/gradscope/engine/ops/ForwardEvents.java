@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

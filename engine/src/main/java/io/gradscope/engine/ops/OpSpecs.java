@@ -2,8 +2,8 @@ package io.gradscope.engine.ops;
 
 import static io.gradscope.engine.ops.OpSpec.fn;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.ops.ScalarForm.Term;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;

@@ -1,10 +1,9 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;

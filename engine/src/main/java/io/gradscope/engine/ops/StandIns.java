@@ -1,6 +1,5 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

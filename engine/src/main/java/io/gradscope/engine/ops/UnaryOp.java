@@ -1,7 +1,6 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.autograd.GradMode;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;

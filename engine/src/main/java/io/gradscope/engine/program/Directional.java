@@ -2,7 +2,7 @@ package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.ops.Ops;

@@ -258,7 +258,7 @@ final class Evaluator {
             Recorder.at(pos.line(), pos.column());
             Tensor t = Ops.apply(op, ts);
             if (t.node() != null) {
-                nodePos.put(t.node(), pos);
+                nodePos.put(Node.of(t), pos);
             }
             TensorVal made = holds.made(result(op, inputs, new TensorVal(t.shape(), t.dtype(), t), grad));
             holds.opRan(op, ts, t, inputs);

@@ -211,8 +211,8 @@ final class Interpreter {
                 throw error(a.value().pos(), "'" + name + "' must be a tensor or a number, not " + Value.kind(v));
             }
             TensorVal t = (TensorVal) v;
-            if (t.tensor() != null && t.tensor().node() != null && t.tensor().node().label() == null) {
-                t.tensor().node().setLabel(name);
+            if (t.tensor() != null && Node.of(t.tensor()) != null && Node.of(t.tensor()).label() == null) {
+                Node.of(t.tensor()).setLabel(name);
             }
             if (traced(t) >= 0) {
                 Recorder.at(a.pos().line(), a.pos().column());

@@ -1,10 +1,11 @@
 package io.gradscope.engine.program;
 
+import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.program.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
@@ -96,7 +97,7 @@ final class LeafBuilder {
             made = make(leaf, dt, values);
             if (leaf.grad()) {
                 made.setRequiresGrad(true);
-                made.node().setLabel(name);
+                Node.of(made).setLabel(name);
             }
         } catch (ProgramException e) {
             throw e;

@@ -1,10 +1,10 @@
 package io.gradscope.engine.program;
 
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
 import java.util.Arrays;

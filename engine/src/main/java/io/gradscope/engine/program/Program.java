@@ -149,7 +149,7 @@ public final class Program {
 
     /** Runs the forward pass only, recording nothing, and returns the objective (for finite differences). */
     public Tensor forward(RunOptions options) {
-        try (var off = io.gradscope.engine.autograd.GradMode.disable()) {
+        try (var off = io.gradscope.engine.ops.GradMode.disable()) {
             Interpreter in = new Interpreter(file, false, options);
             in.run(statements);
             return ((TensorVal) in.objective).tensor();
@@ -255,7 +255,7 @@ public final class Program {
 
     private static RematPlanner.Prediction prediction(ProgramRun metaRun) {
         io.gradscope.engine.memory.MemoryTimeline t = metaRun.timeline();
-        return new RematPlanner.Prediction(t.peakBytes(), t.maxOf(io.gradscope.engine.memory.MemoryCategory.ACTIVATION));
+        return new RematPlanner.Prediction(t.peakBytes(), t.maxOf(io.gradscope.engine.tensor.MemoryCategory.ACTIVATION));
     }
 
     private static final Progress NO_PROGRESS = (phase, done, total) -> { };

@@ -1,6 +1,5 @@
 package io.gradscope.engine.tensor;
 
-import io.gradscope.engine.memory.MemoryCategory;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,7 +21,7 @@ public final class Storage {
     private MemoryCategory category;
     private volatile boolean released;
     private long owner = -1;
-    private io.gradscope.engine.memory.StorageRole role = io.gradscope.engine.memory.StorageRole.OTHER;
+    private StorageRole role = StorageRole.OTHER;
     private int[] shape;
     private boolean quiet;
 
@@ -107,7 +106,7 @@ public final class Storage {
         return owner;
     }
 
-    public io.gradscope.engine.memory.StorageRole role() {
+    public StorageRole role() {
         return role;
     }
 
@@ -116,15 +115,15 @@ public final class Storage {
         return shape != null ? shape.clone() : new int[] {(int) Math.min(numel, Integer.MAX_VALUE)};
     }
 
-    /** As {@link #describe(long, io.gradscope.engine.memory.StorageRole, int[])} with {@code t}'s shape. */
-    public void describeAs(long owner, io.gradscope.engine.memory.StorageRole role, Tensor t) {
+    /** As {@link #describe(long, StorageRole, int[])} with {@code t}'s shape. */
+    public void describeAs(long owner, StorageRole role, Tensor t) {
         this.owner = owner;
         this.role = role;
         this.shape = t.shapeShared();
     }
 
     /** Records what the storage is, for the memory timeline (the allocation's announcer calls this). */
-    public void describe(long owner, io.gradscope.engine.memory.StorageRole role, int[] shape) {
+    public void describe(long owner, StorageRole role, int[] shape) {
         this.owner = owner;
         this.role = role;
         this.shape = shape == null ? null : shape.clone();

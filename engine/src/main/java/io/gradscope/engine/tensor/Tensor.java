@@ -1,10 +1,6 @@
 package io.gradscope.engine.tensor;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.Node;
-import io.gradscope.engine.backend.Backend;
-import io.gradscope.engine.backend.Backends;
-import io.gradscope.engine.memory.Allocations;
 import java.util.Arrays;
 
 /**
@@ -25,7 +21,7 @@ public final class Tensor {
     private final int[] strides;
     private final int offset;
     private boolean requiresGrad;
-    private Node node;
+    private GradNode node;
     private Tensor grad;
 
     public Tensor(Storage storage, int[] shape, int[] strides, int offset) {
@@ -41,7 +37,7 @@ public final class Tensor {
     public static Tensor zeros(DType dtype, Device device, int... shape) {
         Shapes.checkValid("tensor", shape);
         Backend b = Backends.of(device);
-        Storage s = b.allocate(dtype, Shapes.numel(shape), Allocations.currentCategory());
+        Storage s = b.allocate(dtype, Shapes.numel(shape), MemoryCategory.current());
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
@@ -52,7 +48,7 @@ public final class Tensor {
     public static Tensor empty(DType dtype, Device device, int... shape) {
         Shapes.checkValid("tensor", shape);
         Backend b = Backends.of(device);
-        Storage s = b.allocateUninitialized(dtype, Shapes.numel(shape), Allocations.currentCategory());
+        Storage s = b.allocateUninitialized(dtype, Shapes.numel(shape), MemoryCategory.current());
         return new Tensor(s, shape.clone(), Shapes.contiguousStrides(shape), 0);
     }
 
@@ -62,7 +58,7 @@ public final class Tensor {
      */
     public static Tensor emptyLike(Tensor like) {
         Storage s = Backends.of(like.device()).allocateUninitialized(like.dtype(), Shapes.numel(like.shape),
-                Allocations.currentCategory());
+                MemoryCategory.current());
         return new Tensor(s, like.shape, like.hasRowMajorStrides() ? like.strides : Shapes.contiguousStrides(like.shape), 0);
     }
 
@@ -232,12 +228,15 @@ public final class Tensor {
             throw new GradscopeException("requiresGrad can only be set on a leaf tensor");
         }
         requiresGrad = on;
-        node = on ? Node.leaf(this) : null;
+        node = on ? LeafNodes.make(this) : null;
         return this;
     }
 
-    /** The node that produced this tensor (or its leaf node); null for constants. */
-    public Node node() {
+    /**
+     * The node that produced this tensor (or its leaf node); null for constants. Autograd's
+     * {@code Node.of(tensor)} gives it as the {@code Node} it is.
+     */
+    public GradNode node() {
         return node;
     }
 
@@ -246,12 +245,12 @@ public final class Tensor {
      * know the value by, without needing the node itself.
      */
     public long nodeId() {
-        Node n = node;
+        GradNode n = node;
         return n == null ? -1 : n.id();
     }
 
     /** Attaches the node that produced this tensor; used by the op machinery. */
-    public void attach(Node n) {
+    public void attach(GradNode n) {
         this.node = n;
         this.requiresGrad = true;
     }

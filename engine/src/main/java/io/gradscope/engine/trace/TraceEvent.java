@@ -1,7 +1,7 @@
 package io.gradscope.engine.trace;
 
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
 import java.util.List;

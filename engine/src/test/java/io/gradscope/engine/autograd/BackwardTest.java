@@ -1,5 +1,6 @@
 package io.gradscope.engine.autograd;
 
+import io.gradscope.engine.ops.GradMode;
 import static io.gradscope.engine.Assertions2.assertBitsEqual;
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;

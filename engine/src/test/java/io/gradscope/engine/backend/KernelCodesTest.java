@@ -1,5 +1,7 @@
 package io.gradscope.engine.backend;
 
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 

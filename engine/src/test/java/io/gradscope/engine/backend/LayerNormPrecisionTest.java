@@ -1,5 +1,6 @@
 package io.gradscope.engine.backend;
 
+import io.gradscope.engine.tensor.Backends;
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 

@@ -8,7 +8,7 @@ import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.ops.Raw;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import org.junit.jupiter.api.Test;
@@ -55,9 +55,9 @@ class GradCheckTest {
     void checksARecordedNodeAtItsCapturedInputs() {
         Tensor a = Tensor.of(new double[] {0.5, 1.5, -1, 2}, 2, 2).setRequiresGrad(true);
         Tensor b = Tensor.of(new double[] {1, -2, 0.5, 3}, 2, 2).setRequiresGrad(true);
-        Node n = Ops.matmul(a, b).node();
+        Node n = Node.of(Ops.matmul(a, b));
         assertTrue(GradCheck.checkNode(n).ok());
-        Node wrong = Ops.apply(new WrongSin(), a).node();
+        Node wrong = Node.of(Ops.apply(new WrongSin(), a));
         assertFalse(GradCheck.checkNode(wrong).ok());
     }
 }

@@ -43,7 +43,7 @@ class HvpTest {
             // ∂/∂x of the i-th gradient element, numerically: the gradient of x ↦ ⟨∇F(x), eᵢ⟩ is row i of H.
             double[] numeric = GradCheck.numericGradient(in -> {
                 Tensor x = Tensor.of(in[0].toDoubleArray(), 2, 3).setRequiresGrad(true);
-                try (var on = io.gradscope.engine.autograd.GradMode.enable()) {
+                try (var on = io.gradscope.engine.ops.GradMode.enable()) {
                     io.gradscope.engine.autograd.Backward.run(F.apply(x));
                 }
                 return Tensor.of(new double[] {x.grad().toDoubleArray()[row]});

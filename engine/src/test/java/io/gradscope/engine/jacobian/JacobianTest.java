@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.GradMode;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.RunOptions;

@@ -1,5 +1,7 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.tensor.StorageRole;
+import io.gradscope.engine.tensor.MemoryCategory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 

@@ -1,5 +1,6 @@
 package io.gradscope.engine.memory;
 
+import io.gradscope.engine.tensor.MemoryCategory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.program.MemoryReport;

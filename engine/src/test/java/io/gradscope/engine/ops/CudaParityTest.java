@@ -4,7 +4,7 @@ import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;

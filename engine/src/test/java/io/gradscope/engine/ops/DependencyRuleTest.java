@@ -1,5 +1,6 @@
 package io.gradscope.engine.ops;
 
+import io.gradscope.engine.autograd.Node;
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -141,7 +142,7 @@ class DependencyRuleTest {
                 assertEquals(0, global.nnz(), s + ": an input without a derivative depends on nothing");
                 continue;
             }
-            Pattern local = s.op().localDependencies(i, run[0].node().context());
+            Pattern local = s.op().localDependencies(i, Node.of(run[0]).context());
             Pattern dense = dense(run[0], run[i + 1], s + " input " + i);
             assertTrue(local.subsetOf(global), s + ": local pattern outside the global one, input " + i);
             assertEquals(dense, local, s + ": local pattern vs the dense Jacobian's nonzeros, input " + i);

@@ -2,7 +2,6 @@ package io.gradscope.engine.ops;
 
 import static io.gradscope.engine.Assertions2.assertClose;
 
-import io.gradscope.engine.autograd.GradMode;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Random;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.forward.Tangents;
-import io.gradscope.engine.memory.StorageRole;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

@@ -4,7 +4,7 @@ import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.BlockCache;
 import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Shapes;

@@ -1,11 +1,11 @@
 package io.gradscope.engine.backend.cpu;
 
-import io.gradscope.engine.backend.Backend;
-import io.gradscope.engine.backend.Backends;
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
-import io.gradscope.engine.backend.UnaryKind;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.Backend;
+import io.gradscope.engine.tensor.Backends;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.ReduceKind;
+import io.gradscope.engine.tensor.UnaryKind;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Shapes;

@@ -1,7 +1,7 @@
 package io.gradscope.engine.backend.cpu;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /** Elementwise math on double buffers; the kind is switched once per chunk, never per element. */
 final class Elementwise {

@@ -1,7 +1,7 @@
 package io.gradscope.engine.backend.cpu;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * Float32 elementwise kernels straight on the arrays, for rows of any stride: the Vector API

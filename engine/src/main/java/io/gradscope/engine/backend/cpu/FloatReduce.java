@@ -3,7 +3,7 @@ package io.gradscope.engine.backend.cpu;
 import static io.gradscope.engine.backend.cpu.FloatMath.BLOCK;
 import static io.gradscope.engine.backend.cpu.FloatMath.LANES;
 
-import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Arrays;
 

@@ -176,7 +176,7 @@ final class VectorFloat {
     // ---- elementwise ------------------------------------------------------------------------------
 
     /** y = op(a, b) for contiguous a, b; false for kinds without a vector kernel. */
-    static boolean binary(io.gradscope.engine.backend.BinaryKind k, float[] a, int ao, float[] b, int bo, float[] y, int yo, int n) {
+    static boolean binary(io.gradscope.engine.tensor.BinaryKind k, float[] a, int ao, float[] b, int bo, float[] y, int yo, int n) {
         int end = n - n % L;
         int i = 0;
         switch (k) {
@@ -191,7 +191,7 @@ final class VectorFloat {
     }
 
     /** y = op(a, s) (or op(s, a) with {@code scalarFirst}) for contiguous a. */
-    static boolean binaryScalar(io.gradscope.engine.backend.BinaryKind k, float[] a, int ao, float s, boolean scalarFirst,
+    static boolean binaryScalar(io.gradscope.engine.tensor.BinaryKind k, float[] a, int ao, float s, boolean scalarFirst,
                                 float[] y, int yo, int n) {
         int end = n - n % L;
         int i = 0;
@@ -225,7 +225,7 @@ final class VectorFloat {
     }
 
     /** y = f(x) for contiguous x; false for kinds without a vector kernel. */
-    static boolean unary(io.gradscope.engine.backend.UnaryKind k, double p, float[] x, int xo, float[] y, int yo, int n) {
+    static boolean unary(io.gradscope.engine.tensor.UnaryKind k, double p, float[] x, int xo, float[] y, int yo, int n) {
         int end = n - n % L;
         int i = 0;
         FloatVector zero = FloatVector.zero(S);

@@ -7,7 +7,7 @@ import static jcuda.driver.JCudaDriver.cuMemsetD8;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.BlockCache;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Storage;

@@ -12,13 +12,13 @@ import static jcuda.driver.JCudaDriver.cuMemcpyHtoD;
 import static jcuda.driver.JCudaDriver.cuModuleGetFunction;
 import static jcuda.driver.JCudaDriver.cuModuleLoadData;
 
-import io.gradscope.engine.backend.Backend;
+import io.gradscope.engine.tensor.Backend;
 import io.gradscope.engine.backend.BatchOffsets;
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
-import io.gradscope.engine.backend.UnaryKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.ReduceKind;
+import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.backend.cuda.CachingAllocator.Scratch;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Storage;
@@ -40,7 +40,7 @@ import jcuda.driver.JCudaDriver;
  * The same engine on an NVIDIA GPU through JCuda's driver API: one context on device 0, the
  * kernels of assets/kernels/gradscope.cu loaded from their committed PTX, device memory from a
  * caching allocator whose allocations produce the same accounting events as the CPU backend.
- * Loaded by reflection from {@link io.gradscope.engine.backend.Backends} only when asked for.
+ * Loaded by reflection from {@link io.gradscope.engine.tensor.Backends} only when asked for.
  */
 public final class CudaBackend implements Backend {
     private final CUcontext context = new CUcontext();

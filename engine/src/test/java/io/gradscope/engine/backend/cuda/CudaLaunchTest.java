@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

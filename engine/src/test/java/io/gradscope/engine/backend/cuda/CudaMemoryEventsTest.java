@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

@@ -3,8 +3,8 @@ package io.gradscope.engine.backend.cuda;
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gradscope.engine.backend.Backends;
-import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.Backends;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.memory.MemoryCategory;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;

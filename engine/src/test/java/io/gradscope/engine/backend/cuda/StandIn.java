@@ -2,7 +2,7 @@ package io.gradscope.engine.backend.cuda;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gradscope.engine.backend.Backends;
+import io.gradscope.engine.tensor.Backends;
 
 /**
  * The CPU stand-in for the CUDA driver (engine/src/test/native/cuda-standin), as tests see it: its

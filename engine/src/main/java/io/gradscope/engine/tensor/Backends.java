@@ -1,21 +1,21 @@
-package io.gradscope.engine.backend;
+package io.gradscope.engine.tensor;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.Allocators;
-import io.gradscope.engine.tensor.Device;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The backend for each device. Backends register themselves as they start ({@link #register}):
- * this class names none of the implementations in code, so {@code backend} does not depend on
- * {@code backend.cpu} or {@code backend.cuda}, which depend on it. The CPU and CUDA backends are
- * loaded by name on first use; nothing of JCuda is loaded before a CUDA tensor is asked for.
+ * this class names none of the implementations in code, so {@code tensor} does not depend on
+ * {@code backend}, {@code backend.cpu} or {@code backend.cuda}, which depend on it. The CPU, meta and
+ * CUDA backends are loaded by name on first use; nothing of JCuda is loaded before a CUDA tensor is
+ * asked for.
  */
 public final class Backends {
     private Backends() {
     }
 
     private static final String CPU_CLASS = "io.gradscope.engine.backend.cpu.CpuBackend";
+    private static final String META_CLASS = "io.gradscope.engine.backend.MetaBackend";
     private static final String CUDA_CLASS = "io.gradscope.engine.backend.cuda.CudaBackend";
     /** By {@link Device#ordinal()}: the backends that registered. */
     private static final AtomicReferenceArray<Backend> BY_DEVICE = new AtomicReferenceArray<>(Device.values().length);
@@ -36,7 +36,7 @@ public final class Backends {
             return Cpu.BACKEND;
         }
         if (device == Device.META) {
-            return MetaBackend.INSTANCE;
+            return Meta.BACKEND;
         }
         Backend b = BY_DEVICE.get(device.ordinal());
         return b != null ? b : cuda();
@@ -47,16 +47,22 @@ public final class Backends {
      * itself as its class starts. A constant once loaded: every op asks for it.
      */
     private static final class Cpu {
-        static final Backend BACKEND = load();
+        static final Backend BACKEND = load(CPU_CLASS, Device.CPU);
+    }
 
-        private static Backend load() {
-            try {
-                Class.forName(CPU_CLASS, true, Backends.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                throw new IllegalStateException("the CPU backend is missing: " + e.getMessage(), e);
-            }
-            return java.util.Objects.requireNonNull(BY_DEVICE.get(Device.CPU.ordinal()), "the CPU backend did not register");
+    /** The meta backend (shapes only), loaded by name as the CPU one is. */
+    private static final class Meta {
+        static final Backend BACKEND = load(META_CLASS, Device.META);
+    }
+
+    /** Loads {@code className}, whose class registers the backend of {@code device} as it starts. */
+    private static Backend load(String className, Device device) {
+        try {
+            Class.forName(className, true, Backends.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("the " + device + " backend is missing: " + e.getMessage(), e);
         }
+        return java.util.Objects.requireNonNull(BY_DEVICE.get(device.ordinal()), "the " + device + " backend did not register");
     }
 
     /**

@@ -1,4 +1,4 @@
-package io.gradscope.app;
+package io.gradscope.app.launch;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package io.gradscope.app;
+package io.gradscope.app.launch;
 
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.view.GraphPanel;

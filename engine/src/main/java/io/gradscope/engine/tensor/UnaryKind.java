@@ -1,4 +1,4 @@
-package io.gradscope.engine.backend;
+package io.gradscope.engine.tensor;
 
 /** Elementwise primitives of one input. {@code POW} takes the exponent as its parameter. */
 public enum UnaryKind {

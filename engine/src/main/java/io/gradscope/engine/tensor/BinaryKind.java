@@ -1,4 +1,4 @@
-package io.gradscope.engine.backend;
+package io.gradscope.engine.tensor;
 
 /** Elementwise primitives of two inputs. Comparisons give 1 or 0 in the output's dtype. */
 public enum BinaryKind {

@@ -1,4 +1,4 @@
-package io.gradscope.engine.backend;
+package io.gradscope.engine.tensor;
 
 /** Reductions over axes. MAX propagates NaN, as PyTorch's amax. */
 public enum ReduceKind {

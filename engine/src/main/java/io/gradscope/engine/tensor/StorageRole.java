@@ -1,4 +1,4 @@
-package io.gradscope.engine.memory;
+package io.gradscope.engine.tensor;
 
 /** What a storage is to the value it belongs to, for the memory timeline's "live at the peak" table. */
 public enum StorageRole {

@@ -1,4 +1,4 @@
-package io.gradscope.engine.autograd;
+package io.gradscope.engine.ops;
 
 /**
  * Whether ops record nodes on this thread, and whether a backward pass is running.
@@ -77,7 +77,8 @@ public final class GradMode {
         return s.set(true, s.backward);
     }
 
-    static Restore set(boolean enabled, boolean backward) {
+    /** Sets both flags until the returned {@link Restore} is closed (the backward pass: recording only with {@code createGraph}). */
+    public static Restore set(boolean enabled, boolean backward) {
         return STATE.get().set(enabled, backward);
     }
 }

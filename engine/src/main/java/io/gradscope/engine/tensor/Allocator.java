@@ -1,7 +1,5 @@
-package io.gradscope.engine.memory;
+package io.gradscope.engine.tensor;
 
-import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Storage;
 
 /**
  * What the memory accounting needs of a device's allocator: storages, and how many bytes it holds

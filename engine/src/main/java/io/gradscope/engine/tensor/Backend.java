@@ -1,11 +1,5 @@
-package io.gradscope.engine.backend;
+package io.gradscope.engine.tensor;
 
-import io.gradscope.engine.memory.Allocator;
-import io.gradscope.engine.memory.MemoryCategory;
-import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Device;
-import io.gradscope.engine.tensor.Storage;
-import io.gradscope.engine.tensor.Tensor;
 
 /**
  * Memory and the small set of primitive kernels every op is built from. Tensors passed in may have

@@ -1,6 +1,5 @@
-package io.gradscope.engine.memory;
+package io.gradscope.engine.tensor;
 
-import io.gradscope.engine.tensor.Device;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
