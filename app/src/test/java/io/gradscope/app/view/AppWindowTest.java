@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.export.Exporter;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.tensor.TensorStats;
@@ -16,42 +15,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The app headless (TestFX + Monocle): open an example, step the whole sweep by keyboard, read the inspector. */
-@ExtendWith(ApplicationExtension.class)
-class AppWindowTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
-    private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
-                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
+class AppWindowTest extends WindowFixture {
     @Test
     void stepsTheWholeBackwardSweepWithTheKeyboard(FxRobot robot) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));

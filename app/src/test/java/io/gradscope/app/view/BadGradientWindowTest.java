@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.diagnose.FiniteOrigin;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -20,42 +19,15 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.MouseButton;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** Finding the bad gradient in the window (TestFX + Monocle): the origin, a node's scalars, gradient checks, two runs. */
-@ExtendWith(ApplicationExtension.class)
-class BadGradientWindowTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
-    private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
-                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
+class BadGradientWindowTest extends WindowFixture {
     /** A case of the faults corpus, by title, as a program file. */
     private static Path fault(Path dir, String title) throws Exception {
         for (io.gradscope.app.viewmodel.FaultCorpus.Fault f : io.gradscope.app.viewmodel.FaultCorpus.faults()) {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gradscope.app.cli.Direction;
 import io.gradscope.app.service.TangentChoice;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Program;
@@ -21,34 +20,14 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** Forward mode and H·v in the window (TestFX + Monocle): the numbers on screen are the engine's. */
-@ExtendWith(ApplicationExtension.class)
-class ForwardModeWindowTest {
+class ForwardModeWindowTest extends WindowFixture {
     private static final RunOptions F64 = new RunOptions(DType.FLOAT64, 0, Map.of());
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
 
     private void waitForRun() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();

@@ -21,31 +21,15 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
-import javafx.scene.Scene;
 import javafx.scene.input.MouseButton;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The Jacobian view in the window (TestFX + Monocle): the MLP's hidden layer, against the engine's dense Jacobian. */
-@ExtendWith(ApplicationExtension.class)
-class JacobianWindowTest {
+class JacobianWindowTest extends WindowFixture {
     private static final Path MLP = Path.of("../assets/examples/mlp.grad");
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
 
     private JacobianViewModel jacobian() {
         return window.viewModel().jacobian();
@@ -128,7 +112,7 @@ class JacobianWindowTest {
         });
         assertEquals(r.pattern(), MatrixMarket.read(mtx).pattern());
         BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
-        assertEquals((int) Math.round(panel.spy().getWidth()), img.getWidth());
+        assertEquals(panel.spy().getWidth(), img.getWidth(), 1, "the PNG's width");
         assertTrue(Files.size(png) > 0);
         // The wheel zooms in about the pointer (a positive deltaY: TestFX's DOWN on the glass robot): fewer nonzeros in view.
         robot.moveTo(screen);

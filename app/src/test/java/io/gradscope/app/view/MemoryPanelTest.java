@@ -15,14 +15,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /**
@@ -30,19 +25,7 @@ import org.testfx.util.WaitForAsyncUtils;
  * its cursor; stepping into a checkpoint segment walks through its recomputed ops, which the graph
  * outlines; the trade-off curve and a compared run.
  */
-@ExtendWith(ApplicationExtension.class)
-class MemoryPanelTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
+class MemoryPanelTest extends WindowFixture {
     private void open(FxRobot robot) throws Exception {
         robot.interact(() -> window.viewModel().open(Path.of("../assets/examples/residual_checkpoint.grad")));
         WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
