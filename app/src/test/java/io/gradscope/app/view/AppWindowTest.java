@@ -14,7 +14,6 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javafx.scene.input.KeyCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,7 +111,7 @@ class AppWindowTest extends WindowFixture {
         robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
         robot.interact(() -> window.editor().area().requestFocus());
         robot.press(KeyCode.CONTROL).press(KeyCode.ENTER).release(KeyCode.ENTER).release(KeyCode.CONTROL);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().error().get() == null && sweep().recorded().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(!robot.lookup("#editor-error").queryLabeled().isVisible());
@@ -165,14 +164,14 @@ class AppWindowTest extends WindowFixture {
         int before = window.graphPanel().currentLayout().nodes().size();
         // The layout of a collapse comes off the FX thread.
         robot.interact(() -> sweep().collapseAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.graphPanel().currentLayout().collapsed().isEmpty());
+        waitUntil(() -> !window.graphPanel().currentLayout().collapsed().isEmpty());
         WaitForAsyncUtils.waitForFxEvents();
         int after = window.graphPanel().currentLayout().nodes().size();
         assertTrue(window.graphPanel().currentLayout().nodes().containsKey("g:attention"));
         assertTrue(window.graphPanel().scene().indexOf("g:attention") >= 0, "drawn");
         assertTrue(after < before, before + " -> " + after);
         robot.interact(() -> sweep().expandAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.graphPanel().currentLayout().collapsed().isEmpty());
+        waitUntil(() -> window.graphPanel().currentLayout().collapsed().isEmpty());
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(before, window.graphPanel().currentLayout().nodes().size());
         Path png = tmp.resolve("graph.png");

@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javafx.scene.input.MouseButton;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
@@ -44,7 +43,7 @@ class BadGradientWindowTest extends WindowFixture {
     void anAbsorbedInfinityIsANoteNotAnAlarm(FxRobot robot, @TempDir Path tmp) throws Exception {
         Path file = Files.writeString(tmp.resolve("mask.grad"), "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n");
         openAndWait(robot, file);
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+        waitUntil(() -> window.viewModel().diagnostics().finite().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var bar = robot.lookup("#finding-bar").query();
         assertTrue(bar.isVisible());
@@ -52,7 +51,7 @@ class BadGradientWindowTest extends WindowFixture {
         String text = robot.lookup("#finding-text").queryLabeled().getText();
         assertTrue(text.startsWith("ℹ An infinity born at neg (line 3) is absorbed"), text);
         openAndWait(robot, fault(tmp, "log of a negative"));
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !window.viewModel().diagnostics().finite().get().absorbed());
+        waitUntil(() -> !window.viewModel().diagnostics().finite().get().absorbed());
         WaitForAsyncUtils.waitForFxEvents();
         assertFalse(bar.getPseudoClassStates().contains(javafx.css.PseudoClass.getPseudoClass("absorbed")));
         String alarm = robot.lookup("#finding-text").queryLabeled().getText();
@@ -64,7 +63,7 @@ class BadGradientWindowTest extends WindowFixture {
         for (String title : new String[] {"log of a negative", "sqrt at zero: finite forward, infinite gradient"}) {
             Path file = fault(tmp, title);
             openAndWait(robot, file);
-            WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+            waitUntil(() -> window.viewModel().diagnostics().finite().get() != null);
             WaitForAsyncUtils.waitForFxEvents();
             FiniteOrigin.Finding f = window.viewModel().diagnostics().finite().get().origin();
             assertNotNull(f, title);
@@ -101,7 +100,7 @@ class BadGradientWindowTest extends WindowFixture {
         Sweep s = sweep().recorded().get();
         int y = s.find("Y");
         var panel = window.graphPanel();
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> panel.boxOnScreen("v" + y) != null && panel.canvas().getWidth() > 0);
+        waitUntil(() -> panel.boxOnScreen("v" + y) != null && panel.canvas().getWidth() > 0);
         WaitForAsyncUtils.waitForFxEvents();
         double[] box = panel.boxOnScreen("v" + y);
         robot.clickOn(panel.canvas().localToScreen(box[0] + box[2] / 2, box[1] + box[3] / 2), MouseButton.SECONDARY);
@@ -135,7 +134,7 @@ class BadGradientWindowTest extends WindowFixture {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         robot.clickOn("Debug");
         ForwardModeWindowTest.chooseInMenu(robot, "Check Gradients");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().checked() > 0
+        waitUntil(() -> window.viewModel().diagnostics().checked() > 0
                 && !window.viewModel().diagnostics().checking().get());
         WaitForAsyncUtils.waitForFxEvents();
         Sweep s = sweep().recorded().get();
@@ -150,7 +149,7 @@ class BadGradientWindowTest extends WindowFixture {
         // Float32 against float64: the Compare tab, the table ranked, both runs' logits side by side.
         robot.clickOn("Compare");
         robot.clickOn("#compare-dtypes");
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().comparison().get() != null);
+        waitUntil(() -> window.viewModel().diagnostics().comparison().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var c = window.viewModel().diagnostics().comparison().get();
         ComparePanel panel = robot.lookup("#compare-panel").queryAs(ComparePanel.class);
@@ -177,7 +176,7 @@ class BadGradientWindowTest extends WindowFixture {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         DiagnosticsViewModel d = window.viewModel().diagnostics();
         robot.interact(d::compareDTypes);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> d.comparison().get() != null);
+        waitUntil(() -> d.comparison().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var c = d.comparison().get();
         var top = c.rows().get(0);

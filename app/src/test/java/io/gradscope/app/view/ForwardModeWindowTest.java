@@ -19,7 +19,6 @@ import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javafx.scene.input.KeyCode;
 import org.junit.jupiter.api.Test;
 import org.testfx.api.FxRobot;
@@ -31,17 +30,9 @@ class ForwardModeWindowTest extends WindowFixture {
 
     private void waitForRun() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
         WaitForAsyncUtils.waitForFxEvents();
-    }
-
-    /** Clicks the item of an open menu whose text is {@code text}. */
-    static void chooseInMenu(FxRobot robot, String text) {
-        WaitForAsyncUtils.waitForFxEvents();
-        javafx.scene.Node item = robot.lookup(".context-menu .label")
-                .match((javafx.scene.Node n) -> n instanceof javafx.scene.control.Labeled l && text.equals(l.getText())).query();
-        robot.clickOn(item);
     }
 
     @Test
@@ -103,7 +94,7 @@ class ForwardModeWindowTest extends WindowFixture {
         Heatmap hvp = robot.lookup("#hvp-map").queryAs(Heatmap.class);
         assertArrayEquals(expected, hvp.tensor().toDoubleArray(), 1e-10);
         robot.clickOn("#hessian-compute");
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().derivatives().hessian().get() != null);
+        waitUntil(() -> window.viewModel().derivatives().hessian().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         Tensor h = robot.lookup("#hessian-map").queryAs(Heatmap.class).tensor();
         assertNotNull(h);

@@ -19,7 +19,6 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
 import javafx.scene.input.MouseButton;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,7 @@ class JacobianWindowTest extends WindowFixture {
 
     private JacobianRuns.Result waitForJacobian() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !jacobian().running().get());
+        waitUntil(() -> !jacobian().running().get());
         WaitForAsyncUtils.waitForFxEvents();
         assertNotNull(jacobian().result().get(), jacobian().note().get());
         return jacobian().result().get();
@@ -46,13 +45,13 @@ class JacobianWindowTest extends WindowFixture {
     @Test
     void theReluNodesSpyPlotShowsItsNonzerosAndClickingOneLightsAPathToTheLeaf(FxRobot robot, @TempDir Path tmp) throws Exception {
         robot.interact(() -> window.viewModel().open(MLP));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().sweep().recorded().get() != null
+        waitUntil(() -> window.viewModel().sweep().recorded().get() != null
                 && !window.viewModel().running().get());
         Sweep s = window.viewModel().sweep().recorded().get();
         int h = s.find("h");
         int w1 = s.find("W1");
         var graph = window.graphPanel();
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> graph.boxOnScreen("v" + h) != null && graph.canvas().getWidth() > 0);
+        waitUntil(() -> graph.boxOnScreen("v" + h) != null && graph.canvas().getWidth() > 0);
         WaitForAsyncUtils.waitForFxEvents();
         // The relu node's context menu: Show Jacobian opens the tab on h with respect to W1.
         double[] box = graph.boxOnScreen("v" + h);

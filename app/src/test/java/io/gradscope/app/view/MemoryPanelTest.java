@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.Set;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
 import javafx.scene.input.KeyCode;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,7 @@ import org.testfx.util.WaitForAsyncUtils;
 class MemoryPanelTest extends WindowFixture {
     private void open(FxRobot robot) throws Exception {
         robot.interact(() -> window.viewModel().open(Path.of("../assets/examples/residual_checkpoint.grad")));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().memory().track().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
     }
@@ -138,7 +137,7 @@ class MemoryPanelTest extends WindowFixture {
     void theTradeOffCurveShowsAndAPointRunsItsPolicyAndACompareRunIsDrawnOverTheTimeline(FxRobot robot) throws Exception {
         open(robot);
         robot.clickOn("#memory-tradeoff-toggle");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().memory().tradeOff().get() != null);
+        waitUntil(() -> window.viewModel().memory().tradeOff().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         TradeOffChart curve = window.memoryPanel().tradeOffChart();
         assertTrue(curve.getScene() != null && curve.isVisible() && curve.getHeight() > 60, "the curve replaces the timeline");
@@ -150,7 +149,7 @@ class MemoryPanelTest extends WindowFixture {
         TradeOff.Point none = t.named().get(0);
         double[] at = curve.at(none);
         robot.clickOn(curve.localToScreen(at[0], at[1]));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().memory().tradeOff().get() != null
                 && window.viewModel().memory().tradeOff().get().current().policy().equals(RematPolicy.NONE));
         assertEquals(RematPolicy.NONE, window.viewModel().remat().get());
@@ -158,7 +157,7 @@ class MemoryPanelTest extends WindowFixture {
         // Back to the timeline; compare with √n: its run is drawn over this one.
         robot.clickOn("#memory-tradeoff-toggle");
         robot.interact(() -> robot.lookup("#memory-compare").<String>queryComboBox().setValue("sqrt"));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.memoryPanel().chart().overlay() != null);
+        waitUntil(() -> window.memoryPanel().chart().overlay() != null);
         assertTrue(window.memoryPanel().chart().getScene() != null);
         assertEquals(RematPolicy.SQRT, window.memoryPanel().chart().overlay().policy());
         long independent = io.gradscope.engine.program.Program.load(Path.of("../assets/examples/residual_checkpoint.grad"))

@@ -19,7 +19,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import javafx.scene.control.Label;
 import org.junit.jupiter.api.Test;
@@ -100,7 +99,7 @@ class OnnxWindowTest extends WindowFixture {
 
         // View → Expand All opens the modules.
         robot.interact(() -> vm().sweep().expandAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !vm().sweep().layout().get().groups().isEmpty());
+        waitUntil(() -> !vm().sweep().layout().get().groups().isEmpty());
         assertTrue(vm().sweep().layout().get().nodes().size() > 4 * shown.nodes().size());
     }
 

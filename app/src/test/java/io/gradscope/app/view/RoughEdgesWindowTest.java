@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javafx.geometry.Bounds;
 import javafx.scene.Node;
@@ -91,14 +90,14 @@ class RoughEdgesWindowTest extends WindowFixture {
         // Save: the edit is written, then the example opens.
         answer(MainWindow.Unsaved.SAVE);
         robot.interact(example::fire);
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        waitUntil(() -> stage.getTitle().contains("mlp.grad"));
         assertTrue(Files.readString(file).endsWith("# an edit\n"));
         assertEquals(2, asked.size());
         // Not edited: opening asks nothing.
         robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mine.grad"));
+        waitUntil(() -> stage.getTitle().contains("mine.grad"));
         robot.interact(example::fire);
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        waitUntil(() -> stage.getTitle().contains("mlp.grad"));
         assertEquals(2, asked.size());
     }
 
@@ -115,7 +114,7 @@ class RoughEdgesWindowTest extends WindowFixture {
         assertEquals(List.of("●"), window.editor().marks());
         robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
         robot.interact(() -> window.viewModel().run());
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        waitUntil(() -> !window.viewModel().running().get() && sweep().recorded().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(List.of(), window.editor().marks(), "no mark after a good run");
     }
@@ -138,7 +137,7 @@ class RoughEdgesWindowTest extends WindowFixture {
         }
         // Opening a course example opens it as its hint says (forward for 01).
         robot.interact(() -> course.getItems().get(0).fire());
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        waitUntil(() -> !window.viewModel().running().get() && sweep().recorded().get() != null);
         assertEquals("01_dual_numbers.grad", window.viewModel().fileName().get());
         assertEquals(Sweep.Mode.FORWARD, sweep().mode().get());
         // Open Recent: one item per file, however its path was spelled, underscores shown.

@@ -118,6 +118,19 @@ abstract class WindowFixture extends ApplicationTest {
         });
     }
 
+    /** Clicks the item of an open menu whose text is {@code text}, once the menu shows it laid out. */
+    static void chooseInMenu(FxRobot robot, String text) {
+        javafx.scene.Node[] item = new javafx.scene.Node[1];
+        waitUntil("a menu item '" + text + "'", () -> {
+            item[0] = robot.lookup(".context-menu .label")
+                    .match((javafx.scene.Node n) -> n instanceof javafx.scene.control.Labeled l && text.equals(l.getText()))
+                    .tryQuery().orElse(null);
+            return item[0] != null && item[0].isVisible() && item[0].getScene() != null && item[0].getScene().getWindow().isShowing()
+                    && item[0].getLayoutBounds().getWidth() > 0;
+        });
+        robot.clickOn(item[0]);
+    }
+
     /** Ctrl+{@code key}, then the FX queue drained. */
     static void ctrl(FxRobot robot, KeyCode key) {
         robot.press(KeyCode.CONTROL).press(key).release(key).release(KeyCode.CONTROL);
