@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CUDA driver stand-in: OUT/libcuda.so.1 (see standin.cpp). Run by the engine's and the
-# app's test builds (exec-maven-plugin, process-test-classes): build.sh OUT [JAVA_HOME].
+# app's test builds (exec-maven-plugin, process-test-classes) with the same OUT, engine/target/cuda-standin:
+# the first builds it, the second finds it up to date. build.sh OUT [JAVA_HOME].
 # Where it cannot be built (no C++ compiler, not x86-64 Linux, no jni.h) it writes the reason to
 # OUT/NOT-BUILT and exits 0: the CUDA tests then skip, saying why. Rebuilds only when its inputs
 # (this folder, the kernels' .cu and PTX) are newer than the library.
@@ -29,11 +30,15 @@ if [ -f "$lib" ] && [ -z "$(find "$here" "$kernels/gradscope.cu" "$kernels/grads
   exit 0
 fi
 # The kernels the committed PTX holds; the stand-in checks the PTX it is given against them.
-sed -n 's/^\.visible \.entry \([A-Za-z0-9_]*\)(.*/K(\1)/p' "$kernels/gradscope.ptx" > "$out/kernels.inc"
-[ -s "$out/kernels.inc" ] || skip "no .entry found in $kernels/gradscope.ptx"
+# (Written under names of this build's own, then moved into place: two builds at once, say of two
+# modules run in parallel, each produce a whole library.)
+work="$(mktemp -d "$out/build.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+sed -n 's/^\.visible \.entry \([A-Za-z0-9_]*\)(.*/K(\1)/p' "$kernels/gradscope.ptx" > "$work/kernels.inc"
+[ -s "$work/kernels.inc" ] || skip "no .entry found in $kernels/gradscope.ptx"
 start=$(date +%s)
 "$cxx" -std=c++17 -O2 -g -fPIC -shared -fvisibility=hidden -fno-strict-aliasing \
-    -I "$here/include" -I "$kernels" -I "$out" -I "$java_home/include" -I "$java_home/include/linux" \
-    -Wl,-soname,libcuda.so.1 -Wl,-z,noexecstack -o "$lib.tmp" "$here/standin.cpp" -lpthread
-mv "$lib.tmp" "$lib"
+    -I "$here/include" -I "$kernels" -I "$work" -I "$java_home/include" -I "$java_home/include/linux" \
+    -Wl,-soname,libcuda.so.1 -Wl,-z,noexecstack -o "$work/libcuda.so.1" "$here/standin.cpp" -lpthread
+mv "$work/libcuda.so.1" "$lib"
 echo "cuda stand-in: built $lib in $(( $(date +%s) - start )) s"

@@ -1,9 +1,11 @@
 package io.gradscope.app.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class GradscopeCommandTest {
@@ -28,43 +30,53 @@ class GradscopeCommandTest {
         assertFalse(r.err().contains("at io.gradscope"), "no stack trace");
     }
 
+    /**
+     * Shape only (bench figures are never timed tests), on two quick workloads in one run: one JSON
+     * object with a median for each workload asked for and nothing else; where PyTorch is there, its
+     * figures, thread counts and the ratios, which are the two medians divided; a workload without a
+     * PyTorch twin is measured alone; else one line saying why not.
+     */
     @Test
-    void benchPrintsOneJsonObjectOfMedians() throws Exception {
-        Cli.Result r = run("bench", "--json", "--runs", "5", "--only", "sgemm_256", "--only", "dgemm_256", "--only", "op_overhead");
+    void benchPrintsOneJsonObjectOfMediansAndComparesWithPyTorchOrSaysWhyNot() throws Exception {
+        String gemm = "sgemm_256_gflops";
+        String alone = "jacobian_banded_10k_compressed_ms";
+        Cli.Result r = run("bench", "--json", "--compare-pytorch", "--runs", "5", "--only", "sgemm_256", "--only", "jacobian_banded_10k_compressed");
         assertEquals(0, r.status(), r.err());
         var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
-        for (String key : new String[] {"sgemm_256_gflops", "dgemm_256_gflops", "op_overhead_us"}) {
-            assertTrue(json.has(key) && json.get(key).isNumber() && json.get(key).asDouble() > 0, key + " in " + r.out());
-        }
-        assertEquals(3, json.size(), r.out());
-    }
-
-    /** Shape only (bench figures are never timed tests): ratios where PyTorch is there, else one line saying why not. */
-    @Test
-    void benchComparesWithPyTorchOrSaysWhyNot() throws Exception {
-        Cli.Result r = run("bench", "--json", "--compare-pytorch", "--runs", "5", "--only", "sgemm_256", "--only", "plain_loops");
-        assertEquals(0, r.status(), r.err());
-        var json = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
-        assertTrue(json.get("sgemm_256_gflops").asDouble() > 0, r.out());
+        // Figures in their units: GFLOP/s of a 256 product (not FLOP/s), a time under a minute.
+        double g = json.get(gemm).asDouble();
+        assertTrue(g > 0.01 && g < 10_000, gemm + " in " + r.out());
+        double ms = json.get(alone).asDouble();
+        assertTrue(ms > 0 && ms < 60_000, alone + " in " + r.out());
+        List<String> keys = new java.util.ArrayList<>();
+        json.fieldNames().forEachRemaining(keys::add);
         if (r.err().contains("PyTorch comparison skipped: ")) {
-            assertFalse(json.has("pytorch"), r.out());
+            assertEquals(List.of(gemm, alone), keys, r.out());
             return;
         }
         assertTrue(r.err().contains("Comparing with PyTorch"), r.err());
-        assertTrue(json.get("pytorch").get("sgemm_256_gflops").asDouble() > 0, r.out());
-        double ratio = json.get("gradscope_over_pytorch").get("sgemm_256_gflops").asDouble();
-        assertTrue(ratio > 0 && Double.isFinite(ratio), r.out());
-        assertFalse(json.get("pytorch").has("sgemm_1024_plain_loops_gflops"), "the plain loops have no PyTorch twin: " + r.out());
+        assertEquals(List.of(gemm, alone, "pytorch", "pytorch_threads", "gradscope_over_pytorch"), keys, r.out());
+        double torch = json.get("pytorch").get(gemm).asDouble();
+        assertTrue(torch > 0.01 && torch < 10_000, r.out());
+        assertTrue(json.get("pytorch_threads").get(gemm).asInt() >= 1, r.out());
+        double ratio = json.get("gradscope_over_pytorch").get(gemm).asDouble();
+        // Each figure is rounded to 0.001 before it is printed.
+        assertEquals(g / torch, ratio, 0.0015 + 0.0015 * g / torch / Math.min(g, torch), r.out());
+        for (String part : new String[] {"pytorch", "pytorch_threads", "gradscope_over_pytorch"}) {
+            assertFalse(json.get(part).has(alone), "no PyTorch twin, no figure: " + r.out());
+        }
     }
 
-    /** The warm-up runs at least the count asked for, then stops once the JIT is quiet (here at once: nothing compiles). */
+    /** Medians after warm-up: the runs asked for, taken after at least the warm-up count, sorted; then it stops once the JIT is quiet (here at once). */
     @Test
-    void warmUpRunsAtLeastTheCountAndThenStops() {
+    void measureTimesTheRunsAfterTheWarmUp() {
         int[] calls = {0};
         long t0 = System.nanoTime();
-        BenchCommand.warmUp(() -> ++calls[0], 7);
-        assertTrue(calls[0] >= 7, "ran " + calls[0]);
+        double[] v = BenchCommand.measure(() -> -++calls[0], 7, 5);
+        assertTrue(calls[0] >= 7 + 5, "ran " + calls[0]);
         assertTrue(System.nanoTime() - t0 < 6_000_000_000L, "stopped within the 5 s limit");
+        int n = calls[0];
+        assertArrayEquals(new double[] {-n, -n + 1, -n + 2, -n + 3, -n + 4}, v, "the last five runs' figures, sorted");
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.export.Exporter;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.tensor.TensorStats;
@@ -15,43 +14,14 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The app headless (TestFX + Monocle): open an example, step the whole sweep by keyboard, read the inspector. */
-@ExtendWith(ApplicationExtension.class)
-class AppWindowTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
-    private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
-                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
+class AppWindowTest extends WindowFixture {
     @Test
     void stepsTheWholeBackwardSweepWithTheKeyboard(FxRobot robot) throws Exception {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
@@ -141,7 +111,7 @@ class AppWindowTest {
         robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
         robot.interact(() -> window.editor().area().requestFocus());
         robot.press(KeyCode.CONTROL).press(KeyCode.ENTER).release(KeyCode.ENTER).release(KeyCode.CONTROL);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().error().get() == null && sweep().recorded().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(!robot.lookup("#editor-error").queryLabeled().isVisible());
@@ -194,14 +164,14 @@ class AppWindowTest {
         int before = window.graphPanel().currentLayout().nodes().size();
         // The layout of a collapse comes off the FX thread.
         robot.interact(() -> sweep().collapseAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.graphPanel().currentLayout().collapsed().isEmpty());
+        waitUntil(() -> !window.graphPanel().currentLayout().collapsed().isEmpty());
         WaitForAsyncUtils.waitForFxEvents();
         int after = window.graphPanel().currentLayout().nodes().size();
         assertTrue(window.graphPanel().currentLayout().nodes().containsKey("g:attention"));
         assertTrue(window.graphPanel().scene().indexOf("g:attention") >= 0, "drawn");
         assertTrue(after < before, before + " -> " + after);
         robot.interact(() -> sweep().expandAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.graphPanel().currentLayout().collapsed().isEmpty());
+        waitUntil(() -> window.graphPanel().currentLayout().collapsed().isEmpty());
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(before, window.graphPanel().currentLayout().nodes().size());
         Path png = tmp.resolve("graph.png");

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.viewmodel.DiagnosticsViewModel;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.diagnose.FiniteOrigin;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
@@ -19,43 +18,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.MouseButton;
 import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** Finding the bad gradient in the window (TestFX + Monocle): the origin, a node's scalars, gradient checks, two runs. */
-@ExtendWith(ApplicationExtension.class)
-class BadGradientWindowTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
-    private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
-                && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
+class BadGradientWindowTest extends WindowFixture {
     /** A case of the faults corpus, by title, as a program file. */
     private static Path fault(Path dir, String title) throws Exception {
         for (io.gradscope.app.viewmodel.FaultCorpus.Fault f : io.gradscope.app.viewmodel.FaultCorpus.faults()) {
@@ -72,7 +43,7 @@ class BadGradientWindowTest {
     void anAbsorbedInfinityIsANoteNotAnAlarm(FxRobot robot, @TempDir Path tmp) throws Exception {
         Path file = Files.writeString(tmp.resolve("mask.grad"), "s = param(2, 3)\nx = input(2, 3)\nneg = -1 / (0 * (x * x))\nL = sum(s + exp(neg))\n");
         openAndWait(robot, file);
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+        waitUntil(() -> window.viewModel().diagnostics().finite().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var bar = robot.lookup("#finding-bar").query();
         assertTrue(bar.isVisible());
@@ -80,7 +51,7 @@ class BadGradientWindowTest {
         String text = robot.lookup("#finding-text").queryLabeled().getText();
         assertTrue(text.startsWith("ℹ An infinity born at neg (line 3) is absorbed"), text);
         openAndWait(robot, fault(tmp, "log of a negative"));
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> !window.viewModel().diagnostics().finite().get().absorbed());
+        waitUntil(() -> !window.viewModel().diagnostics().finite().get().absorbed());
         WaitForAsyncUtils.waitForFxEvents();
         assertFalse(bar.getPseudoClassStates().contains(javafx.css.PseudoClass.getPseudoClass("absorbed")));
         String alarm = robot.lookup("#finding-text").queryLabeled().getText();
@@ -92,7 +63,7 @@ class BadGradientWindowTest {
         for (String title : new String[] {"log of a negative", "sqrt at zero: finite forward, infinite gradient"}) {
             Path file = fault(tmp, title);
             openAndWait(robot, file);
-            WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().finite().get() != null);
+            waitUntil(() -> window.viewModel().diagnostics().finite().get() != null);
             WaitForAsyncUtils.waitForFxEvents();
             FiniteOrigin.Finding f = window.viewModel().diagnostics().finite().get().origin();
             assertNotNull(f, title);
@@ -129,7 +100,7 @@ class BadGradientWindowTest {
         Sweep s = sweep().recorded().get();
         int y = s.find("Y");
         var panel = window.graphPanel();
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> panel.boxOnScreen("v" + y) != null && panel.canvas().getWidth() > 0);
+        waitUntil(() -> panel.boxOnScreen("v" + y) != null && panel.canvas().getWidth() > 0);
         WaitForAsyncUtils.waitForFxEvents();
         double[] box = panel.boxOnScreen("v" + y);
         robot.clickOn(panel.canvas().localToScreen(box[0] + box[2] / 2, box[1] + box[3] / 2), MouseButton.SECONDARY);
@@ -163,7 +134,7 @@ class BadGradientWindowTest {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         robot.clickOn("Debug");
         ForwardModeWindowTest.chooseInMenu(robot, "Check Gradients");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().checked() > 0
+        waitUntil(() -> window.viewModel().diagnostics().checked() > 0
                 && !window.viewModel().diagnostics().checking().get());
         WaitForAsyncUtils.waitForFxEvents();
         Sweep s = sweep().recorded().get();
@@ -178,7 +149,7 @@ class BadGradientWindowTest {
         // Float32 against float64: the Compare tab, the table ranked, both runs' logits side by side.
         robot.clickOn("Compare");
         robot.clickOn("#compare-dtypes");
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().diagnostics().comparison().get() != null);
+        waitUntil(() -> window.viewModel().diagnostics().comparison().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var c = window.viewModel().diagnostics().comparison().get();
         ComparePanel panel = robot.lookup("#compare-panel").queryAs(ComparePanel.class);
@@ -205,7 +176,7 @@ class BadGradientWindowTest {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         DiagnosticsViewModel d = window.viewModel().diagnostics();
         robot.interact(d::compareDTypes);
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> d.comparison().get() != null);
+        waitUntil(() -> d.comparison().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         var c = d.comparison().get();
         var top = c.rows().get(0);

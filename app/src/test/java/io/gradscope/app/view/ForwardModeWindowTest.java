@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.gradscope.app.service.Direction;
 import io.gradscope.app.service.TangentChoice;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.program.Directional;
 import io.gradscope.engine.program.Program;
@@ -20,49 +19,20 @@ import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** Forward mode and H·v in the window (TestFX + Monocle): the numbers on screen are the engine's. */
-@ExtendWith(ApplicationExtension.class)
-class ForwardModeWindowTest {
+class ForwardModeWindowTest extends WindowFixture {
     private static final RunOptions F64 = new RunOptions(DType.FLOAT64, 0, Map.of());
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
 
     private void waitForRun() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && (sweep().recorded().get() != null || window.viewModel().error().get() != null));
         WaitForAsyncUtils.waitForFxEvents();
-    }
-
-    /** Clicks the item of an open menu whose text is {@code text}. */
-    static void chooseInMenu(FxRobot robot, String text) {
-        WaitForAsyncUtils.waitForFxEvents();
-        javafx.scene.Node item = robot.lookup(".context-menu .label")
-                .match((javafx.scene.Node n) -> n instanceof javafx.scene.control.Labeled l && text.equals(l.getText())).query();
-        robot.clickOn(item);
     }
 
     @Test
@@ -124,7 +94,7 @@ class ForwardModeWindowTest {
         Heatmap hvp = robot.lookup("#hvp-map").queryAs(Heatmap.class);
         assertArrayEquals(expected, hvp.tensor().toDoubleArray(), 1e-10);
         robot.clickOn("#hessian-compute");
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().derivatives().hessian().get() != null);
+        waitUntil(() -> window.viewModel().derivatives().hessian().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         Tensor h = robot.lookup("#hessian-map").queryAs(Heatmap.class).tensor();
         assertNotNull(h);

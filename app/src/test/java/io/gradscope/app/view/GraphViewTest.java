@@ -10,60 +10,23 @@ import io.gradscope.app.draw.Camera;
 import io.gradscope.app.draw.Looks;
 import io.gradscope.app.export.Exporter;
 import io.gradscope.app.layout.GraphLayout;
-import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
-import javafx.scene.Scene;
 import javafx.scene.image.WritableImage;
 import javafx.scene.input.KeyCode;
 import javafx.scene.input.MouseButton;
 import javafx.scene.paint.Color;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The graph view headless: Fit, zoom, the overview map, folding, exports of the whole graph in the screen's colours. */
-@ExtendWith(ApplicationExtension.class)
-class GraphViewTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow(new RecentFiles(() -> "", s -> { }));
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
+class GraphViewTest extends WindowFixture {
     private GraphPanel panel() {
         return window.graphPanel();
-    }
-
-    private void openText(FxRobot robot, String name, String text) throws Exception {
-        Object before = sweep().recorded().get();
-        robot.interact(() -> window.viewModel().openText(name, text));
-        waitUntil(() -> !window.viewModel().running().get() && sweep().recorded().get() != before);
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
-    private static void waitUntil(BooleanSupplier ok) throws Exception {
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, ok::getAsBoolean);
-        WaitForAsyncUtils.waitForFxEvents();
     }
 
     private void relayout(FxRobot robot, Runnable command) throws Exception {
@@ -211,9 +174,40 @@ class GraphViewTest {
         double[] b = panel().boxOnScreen(current);
         WritableImage[] img2 = new WritableImage[1];
         robot.interact(() -> img2[0] = panel().canvas().snapshot(null, null));
-        // Inside the box, above its label.
-        Color c = img2[0].getPixelReader().getColor((int) (panel().canvas().getWidth() / 2), (int) Math.max(0, b[1]) + 10);
-        assertEquals(Color.web(Looks.CURRENT_FILL).getRed(), c.getRed(), 0.02);
-        assertEquals(Color.web(Looks.CURRENT_FILL).getBlue(), c.getBlue(), 0.02);
+        // Most of the box's inside (its border and label aside) is that yellow; no single pixel is asked for.
+        double share = shareOfColour(img2[0], b, Color.web(Looks.CURRENT_FILL));
+        assertTrue(share > 0.4, "the current node's box is " + Math.round(share * 100) + "% " + Looks.CURRENT_FILL);
+        // A visited node's box is not.
+        String visited = l.nodes().keySet().stream().filter(k -> sweep().graphStates().state(k) == Sweep.State.VISITED)
+                .findFirst().orElseThrow();
+        robot.interact(() -> {
+            panel().centerOn(visited);
+            panel().drawNow();
+            img2[0] = panel().canvas().snapshot(null, null);
+        });
+        double other = shareOfColour(img2[0], panel().boxOnScreen(visited), Color.web(Looks.CURRENT_FILL));
+        assertTrue(other < 0.05, "a visited node's box is " + Math.round(other * 100) + "% " + Looks.CURRENT_FILL);
+    }
+
+    /** The share of the pixels inside {@code box} (x, y, w, h on the canvas, 3 px in from its edges) within 0.03 of {@code c} in each channel. */
+    private static double shareOfColour(WritableImage img, double[] box, Color c) {
+        int x0 = (int) Math.ceil(Math.max(0, box[0]) + 3);
+        int y0 = (int) Math.ceil(Math.max(0, box[1]) + 3);
+        int x1 = (int) Math.floor(Math.min(img.getWidth(), box[0] + box[2]) - 3);
+        int y1 = (int) Math.floor(Math.min(img.getHeight(), box[1] + box[3]) - 3);
+        int all = 0;
+        int same = 0;
+        for (int y = y0; y < y1; y++) {
+            for (int x = x0; x < x1; x++) {
+                Color p = img.getPixelReader().getColor(x, y);
+                all++;
+                if (Math.abs(p.getRed() - c.getRed()) <= 0.03 && Math.abs(p.getGreen() - c.getGreen()) <= 0.03
+                        && Math.abs(p.getBlue() - c.getBlue()) <= 0.03) {
+                    same++;
+                }
+            }
+        }
+        assertTrue(all > 50, "a box of " + all + " pixels inside");
+        return (double) same / all;
     }
 }

@@ -19,33 +19,16 @@ import java.awt.image.BufferedImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
-import javafx.scene.Scene;
 import javafx.scene.input.MouseButton;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The Jacobian view in the window (TestFX + Monocle): the MLP's hidden layer, against the engine's dense Jacobian. */
-@ExtendWith(ApplicationExtension.class)
-class JacobianWindowTest {
+class JacobianWindowTest extends WindowFixture {
     private static final Path MLP = Path.of("../assets/examples/mlp.grad");
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 780);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
 
     private JacobianViewModel jacobian() {
         return window.viewModel().jacobian();
@@ -53,7 +36,7 @@ class JacobianWindowTest {
 
     private JacobianResult waitForJacobian() throws Exception {
         WaitForAsyncUtils.waitForFxEvents();
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !jacobian().running().get());
+        waitUntil(() -> !jacobian().running().get());
         WaitForAsyncUtils.waitForFxEvents();
         assertNotNull(jacobian().result().get(), jacobian().note().get());
         return jacobian().result().get();
@@ -62,13 +45,13 @@ class JacobianWindowTest {
     @Test
     void theReluNodesSpyPlotShowsItsNonzerosAndClickingOneLightsAPathToTheLeaf(FxRobot robot, @TempDir Path tmp) throws Exception {
         robot.interact(() -> window.viewModel().open(MLP));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.viewModel().sweep().recorded().get() != null
+        waitUntil(() -> window.viewModel().sweep().recorded().get() != null
                 && !window.viewModel().running().get());
         Sweep s = window.viewModel().sweep().recorded().get();
         int h = s.find("h");
         int w1 = s.find("W1");
         var graph = window.graphPanel();
-        WaitForAsyncUtils.waitFor(10, TimeUnit.SECONDS, () -> graph.boxOnScreen("v" + h) != null && graph.canvas().getWidth() > 0);
+        waitUntil(() -> graph.boxOnScreen("v" + h) != null && graph.canvas().getWidth() > 0);
         WaitForAsyncUtils.waitForFxEvents();
         // The relu node's context menu: Show Jacobian opens the tab on h with respect to W1.
         double[] box = graph.boxOnScreen("v" + h);
@@ -128,7 +111,7 @@ class JacobianWindowTest {
         });
         assertEquals(r.pattern(), MatrixMarket.read(mtx).pattern());
         BufferedImage img = javax.imageio.ImageIO.read(png.toFile());
-        assertEquals((int) Math.round(panel.spy().getWidth()), img.getWidth());
+        assertEquals(panel.spy().getWidth(), img.getWidth(), 1, "the PNG's width");
         assertTrue(Files.size(png) > 0);
         // The wheel zooms in about the pointer (a positive deltaY: TestFX's DOWN on the glass robot): fewer nonzeros in view.
         robot.moveTo(screen);

@@ -13,16 +13,10 @@ import java.util.HashSet;
 import java.util.Set;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import javafx.geometry.Point2D;
-import javafx.scene.Scene;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /**
@@ -30,22 +24,10 @@ import org.testfx.util.WaitForAsyncUtils;
  * its cursor; stepping into a checkpoint segment walks through its recomputed ops, which the graph
  * outlines; the trade-off curve and a compared run.
  */
-@ExtendWith(ApplicationExtension.class)
-class MemoryPanelTest {
-    private MainWindow window;
-
-    @Start
-    void start(Stage stage) {
-        window = new MainWindow();
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
+class MemoryPanelTest extends WindowFixture {
     private void open(FxRobot robot) throws Exception {
         robot.interact(() -> window.viewModel().open(Path.of("../assets/examples/residual_checkpoint.grad")));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().memory().track().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
     }
@@ -155,7 +137,7 @@ class MemoryPanelTest {
     void theTradeOffCurveShowsAndAPointRunsItsPolicyAndACompareRunIsDrawnOverTheTimeline(FxRobot robot) throws Exception {
         open(robot);
         robot.clickOn("#memory-tradeoff-toggle");
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> window.viewModel().memory().tradeOff().get() != null);
+        waitUntil(() -> window.viewModel().memory().tradeOff().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         TradeOffChart curve = window.memoryPanel().tradeOffChart();
         assertTrue(curve.getScene() != null && curve.isVisible() && curve.getHeight() > 60, "the curve replaces the timeline");
@@ -167,7 +149,7 @@ class MemoryPanelTest {
         TradeOff.Point none = t.named().get(0);
         double[] at = curve.at(none);
         robot.clickOn(curve.localToScreen(at[0], at[1]));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
+        waitUntil(() -> !window.viewModel().running().get()
                 && window.viewModel().memory().tradeOff().get() != null
                 && window.viewModel().memory().tradeOff().get().current().policy().equals(RematPolicy.NONE));
         assertEquals(RematPolicy.NONE, window.viewModel().remat().get());
@@ -175,7 +157,7 @@ class MemoryPanelTest {
         // Back to the timeline; compare with √n: its run is drawn over this one.
         robot.clickOn("#memory-tradeoff-toggle");
         robot.interact(() -> robot.lookup("#memory-compare").<String>queryComboBox().setValue("sqrt"));
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> window.memoryPanel().chart().overlay() != null);
+        waitUntil(() -> window.memoryPanel().chart().overlay() != null);
         assertTrue(window.memoryPanel().chart().getScene() != null);
         assertEquals(RematPolicy.SQRT, window.memoryPanel().chart().overlay().policy());
         long independent = io.gradscope.engine.program.Program.load(Path.of("../assets/examples/residual_checkpoint.grad"))

@@ -19,17 +19,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import javafx.scene.Scene;
 import javafx.scene.control.Label;
-import javafx.stage.Stage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /**
@@ -37,34 +31,9 @@ import org.testfx.util.WaitForAsyncUtils;
  * open it ({@link SessionViewModel#open}): checked against the model file itself, read here with the
  * protobuf classes.
  */
-@ExtendWith(ApplicationExtension.class)
-class OnnxWindowTest {
+class OnnxWindowTest extends WindowFixture {
     private static final Path RESNET = Path.of("../engine/src/test/resources/onnx/resnet/model.onnx");
     private static final Path MLP = Path.of("../assets/examples/mlp.grad");
-    private final StringBuilder recent = new StringBuilder();
-    private MainWindow window;
-    private Stage stage;
-
-    @Start
-    void start(Stage stage) {
-        this.stage = stage;
-        window = new MainWindow(new RecentFiles(recent::toString, s -> recent.replace(0, recent.length(), s)));
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SessionViewModel vm() {
-        return window.viewModel();
-    }
-
-    private void openAndWait(FxRobot robot, Path file) throws Exception {
-        robot.interact(() -> vm().open(file));
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !vm().running().get() && !vm().status().get().startsWith("Importing")
-                && (vm().sweep().recorded().get() != null || vm().status().get().startsWith("Cannot open")));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
 
     private static OnnxMl.ModelProto model(Path file) throws IOException {
         try (InputStream in = Files.newInputStream(file)) {
@@ -130,7 +99,7 @@ class OnnxWindowTest {
 
         // View → Expand All opens the modules.
         robot.interact(() -> vm().sweep().expandAll());
-        WaitForAsyncUtils.waitFor(30, TimeUnit.SECONDS, () -> !vm().sweep().layout().get().groups().isEmpty());
+        waitUntil(() -> !vm().sweep().layout().get().groups().isEmpty());
         assertTrue(vm().sweep().layout().get().nodes().size() > 4 * shown.nodes().size());
     }
 

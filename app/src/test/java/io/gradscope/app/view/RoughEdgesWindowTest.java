@@ -6,65 +6,29 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.app.viewmodel.RecentFiles;
 import io.gradscope.app.viewmodel.Sweep;
-import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.trace.TraceGraph;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import javafx.geometry.Bounds;
 import javafx.scene.Node;
-import javafx.scene.Scene;
 import javafx.scene.control.Menu;
 import javafx.scene.control.MenuItem;
 import javafx.scene.input.KeyCode;
-import javafx.stage.Stage;
 import javafx.stage.WindowEvent;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.testfx.api.FxRobot;
-import org.testfx.framework.junit5.ApplicationExtension;
-import org.testfx.framework.junit5.Start;
 import org.testfx.util.WaitForAsyncUtils;
 
 /** The rough edges a new user hit, in the window (TestFX + Monocle). */
-@ExtendWith(ApplicationExtension.class)
-class RoughEdgesWindowTest {
-    private MainWindow window;
-    private Stage stage;
-    private final StringBuilder recent = new StringBuilder();
+class RoughEdgesWindowTest extends WindowFixture {
     private final List<String> asked = new ArrayList<>();
     private final List<String> doings = new ArrayList<>();
-    private int exits;
-
-    @Start
-    void start(Stage stage) {
-        this.stage = stage;
-        window = new MainWindow(new RecentFiles(recent::toString, s -> recent.replace(0, recent.length(), s)));
-        window.setExit(() -> exits++);
-        Scene scene = new Scene(window, 1200, 800);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
-    }
-
-    private SweepViewModel sweep() {
-        return window.viewModel().sweep();
-    }
-
-    private void open(FxRobot robot, Path file) throws Exception {
-        Object before = sweep().recorded().get();
-        robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get()
-                && (sweep().recorded().get() != before || window.viewModel().error().get() != null));
-        WaitForAsyncUtils.waitForFxEvents();
-    }
 
     private void answer(MainWindow.Unsaved a) {
         window.setAskUnsaved((name, doing) -> {
@@ -74,15 +38,10 @@ class RoughEdgesWindowTest {
         });
     }
 
-    private static void ctrl(FxRobot robot, KeyCode key) {
-        robot.press(KeyCode.CONTROL).press(key).release(key).release(KeyCode.CONTROL);
-        WaitForAsyncUtils.waitForFxEvents();
-    }
-
     @Test
     void quittingWithUnsavedEditsAsksFirst(FxRobot robot, @TempDir Path tmp) throws Exception {
         Path file = Files.writeString(tmp.resolve("mine.grad"), "X = input(2, 2)\nloss = sum(X)\n");
-        open(robot, file);
+        openAndWait(robot, file);
         assertEquals("mine.grad — Gradscope", stage.getTitle());
         answer(MainWindow.Unsaved.CANCEL);
         robot.interact(() -> window.quit());
@@ -117,7 +76,7 @@ class RoughEdgesWindowTest {
     @Test
     void openingAnotherFileWithUnsavedEditsAsksFirst(FxRobot robot, @TempDir Path tmp) throws Exception {
         Path file = Files.writeString(tmp.resolve("mine.grad"), "X = input(2, 2)\nloss = sum(X)\n");
-        open(robot, file);
+        openAndWait(robot, file);
         robot.interact(() -> window.editor().area().appendText("# an edit\n"));
         MenuItem example = exampleItem("mlp.grad");
         // Cancel: the example does not replace the edited text.
@@ -131,14 +90,14 @@ class RoughEdgesWindowTest {
         // Save: the edit is written, then the example opens.
         answer(MainWindow.Unsaved.SAVE);
         robot.interact(example::fire);
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        waitUntil(() -> stage.getTitle().contains("mlp.grad"));
         assertTrue(Files.readString(file).endsWith("# an edit\n"));
         assertEquals(2, asked.size());
         // Not edited: opening asks nothing.
         robot.interact(() -> window.viewModel().open(file));
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mine.grad"));
+        waitUntil(() -> stage.getTitle().contains("mine.grad"));
         robot.interact(example::fire);
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> stage.getTitle().contains("mlp.grad"));
+        waitUntil(() -> stage.getTitle().contains("mlp.grad"));
         assertEquals(2, asked.size());
     }
 
@@ -151,11 +110,11 @@ class RoughEdgesWindowTest {
     @Test
     void theErrorMarkLeavesTheGutterOnceTheProgramIsFixed(FxRobot robot, @TempDir Path tmp) throws Exception {
         String text = "x = input(32, 784)\nW = param(128, 10)\nlogits = x @ W\nloss = sum(logits)\n";
-        open(robot, Files.writeString(tmp.resolve("bad.grad"), text));
+        openAndWait(robot, Files.writeString(tmp.resolve("bad.grad"), text));
         assertEquals(List.of("●"), window.editor().marks());
         robot.interact(() -> window.editor().area().replaceText(text.replace("param(128, 10)", "param(784, 10)")));
         robot.interact(() -> window.viewModel().run());
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        waitUntil(() -> !window.viewModel().running().get() && sweep().recorded().get() != null);
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(List.of(), window.editor().marks(), "no mark after a good run");
     }
@@ -178,14 +137,14 @@ class RoughEdgesWindowTest {
         }
         // Opening a course example opens it as its hint says (forward for 01).
         robot.interact(() -> course.getItems().get(0).fire());
-        WaitForAsyncUtils.waitFor(60, TimeUnit.SECONDS, () -> !window.viewModel().running().get() && sweep().recorded().get() != null);
+        waitUntil(() -> !window.viewModel().running().get() && sweep().recorded().get() != null);
         assertEquals("01_dual_numbers.grad", window.viewModel().fileName().get());
         assertEquals(Sweep.Mode.FORWARD, sweep().mode().get());
         // Open Recent: one item per file, however its path was spelled, underscores shown.
         Path p = Files.writeString(tmp.resolve("my_prog.grad"), "X = input(2, 2)\nloss = sum(X)\n");
         Files.createDirectories(tmp.resolve("d"));
-        open(robot, p);
-        open(robot, tmp.resolve("d/../my_prog.grad"));
+        openAndWait(robot, p);
+        openAndWait(robot, tmp.resolve("d/../my_prog.grad"));
         Menu recentMenu = (Menu) file.getItems().stream().filter(i -> "Open Recent".equals(i.getText())).findFirst().orElseThrow();
         assertEquals(1, recentMenu.getItems().size(), recentMenu.getItems().toString());
         assertEquals(p.toRealPath().toString(), recentMenu.getItems().get(0).getText());
@@ -196,7 +155,7 @@ class RoughEdgesWindowTest {
     @Test
     void combiningMarksGetTheirOwnFontAndUndoTakesBackTextOnly(FxRobot robot, @TempDir Path tmp) throws Exception {
         String text = "# saves x\u0302 and r\nX = input(2, 2)\nloss = sum(X)\n";
-        open(robot, Files.writeString(tmp.resolve("hat.grad"), text));
+        openAndWait(robot, Files.writeString(tmp.resolve("hat.grad"), text));
         var area = window.editor().area();
         int mark = text.indexOf('\u0302');
         assertTrue(area.getStyleAtPosition(mark + 1).contains("combining"), "the mark: " + area.getStyleAtPosition(mark + 1));
@@ -217,7 +176,7 @@ class RoughEdgesWindowTest {
     @Test
     void undoAfterOpeningKeepsTheProgramAndTheTextRightOfTheLineNumbers(FxRobot robot, @TempDir Path tmp) throws Exception {
         String text = "X = input(4, 3)\nW = param(3, 2)\nY = X @ W\nloss = sum(Y)\n";
-        open(robot, Files.writeString(tmp.resolve("undo.grad"), text));
+        openAndWait(robot, Files.writeString(tmp.resolve("undo.grad"), text));
         robot.interact(() -> window.editor().area().requestFocus());
         ctrl(robot, KeyCode.Z);
         assertEquals(text, window.editor().area().getText(), "opening is not an edit");
@@ -228,8 +187,7 @@ class RoughEdgesWindowTest {
         ctrl(robot, KeyCode.Z);
         ctrl(robot, KeyCode.Z);
         assertEquals(text, window.editor().area().getText());
-        WaitForAsyncUtils.sleep(200, TimeUnit.MILLISECONDS);
-        WaitForAsyncUtils.waitForFxEvents();
+        settleLayout(robot);
         int checked = 0;
         for (Node box : window.editor().area().lookupAll(".paragraph-box")) {
             Node number = box.lookup(".lineno");
@@ -238,7 +196,9 @@ class RoughEdgesWindowTest {
                 continue;
             }
             Bounds n = number.localToScene(number.getBoundsInLocal());
-            Bounds w = words.localToScene(words.getBoundsInLocal());
+            // The text's own box, not its drawn bounds: those take in the caret, whose stroke reaches a
+            // pixel left of the text at the start of a line while it blinks on (the one-pixel failure).
+            Bounds w = words.localToScene(words.getLayoutBounds());
             assertTrue(w.getMinX() >= n.getMaxX() - 0.5, "text at " + w.getMinX() + " left of its line number ending at " + n.getMaxX());
             checked++;
         }
@@ -247,7 +207,7 @@ class RoughEdgesWindowTest {
 
     @Test
     void aLeafShowsWhatItHasReceivedSoFar(FxRobot robot) throws Exception {
-        open(robot, Path.of("../assets/examples/mlp.grad"));
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         int w2 = -1;
         for (TraceGraph.Vertex v : sweep().recorded().get().graph().vertices()) {
             if ("W2".equals(v.name())) {
@@ -268,7 +228,7 @@ class RoughEdgesWindowTest {
 
     @Test
     void theEditorHighlightsTheCurrentNodesLine(FxRobot robot) throws Exception {
-        open(robot, Path.of("../assets/examples/mlp.grad"));
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         robot.interact(() -> window.graphPanel().requestFocus());
         for (int i = 0; i < 4; i++) {
             robot.type(KeyCode.RIGHT);
@@ -286,7 +246,7 @@ class RoughEdgesWindowTest {
 
     @Test
     void zoomKeysWorkFromTheGraph(FxRobot robot) throws Exception {
-        open(robot, Path.of("../assets/examples/mlp.grad"));
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         robot.interact(() -> window.graphPanel().requestFocus());
         double fit = window.graphPanel().camera().scale();
         robot.type(KeyCode.PLUS);
