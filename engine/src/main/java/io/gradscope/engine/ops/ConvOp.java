@@ -216,7 +216,9 @@ final class ConvOp extends Op {
         if (ctx.needsGrad(1)) {
             Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;
             Tensor cols = Ops.reshape(Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
-            dw = Ops.reshape(Ops.sum(Ops.matmul(g3, Ops.transpose(cols)), new int[] {0}, false), wt.shape());
+            Tensor perImage = Ops.matmul(g3, Ops.transpose(cols));
+            // A batch of one has nothing to sum over: the one product is dW.
+            dw = Ops.reshape(x4[0] == 1 ? perImage : Ops.sum(perImage, new int[] {0}, false), wt.shape());
         }
         if (ctx.inputs().size() == 3 && ctx.needsGrad(2)) {
             db = Ops.sum(g, spatial == 1 ? new int[] {0, 2} : new int[] {0, 2, 3}, false);

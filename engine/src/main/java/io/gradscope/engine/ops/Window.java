@@ -131,7 +131,8 @@ final class Window {
         int[] st = src.strides();
         int[] shape = {n, c, kh, kw, oh, ow};
         Tensor windows = src.asStrided(shape, new int[] {st[0], st[1], dh * st[2], dw * st[3], sh * st[2], sw * st[3]}, src.offset());
-        Tensor out = Tensor.zeros(x.dtype(), x.device(), shape);
+        // Every element is written below: no zero fill first.
+        Tensor out = Tensor.empty(x.dtype(), x.device(), shape);
         if (out.numel() > 0) {
             x.backend().copy(windows, out);
         }

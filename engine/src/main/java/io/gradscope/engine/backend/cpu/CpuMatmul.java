@@ -19,6 +19,8 @@ final class CpuMatmul {
     static final int KC = 256;
     static final int NC = 1024;
     private static final long PARALLEL_FLOPS = 1L << 16;
+    /** The least product (2mnk) of a batch's matrix that goes to the system BLAS on its own call. */
+    private static final long NATIVE_EACH_FLOPS = 1L << 14;
 
     static void run(Tensor a, Tensor b, Tensor out) {
         int r = out.rank();
@@ -49,6 +51,21 @@ final class CpuMatmul {
         // One float32 matrix on the system's BLAS when it is in use (Note [Which GEMM]).
         if (f32 && batch == 1 && NativeGemm.sgemm(a.storage().floats(), aOff[0], ars, acs, b.storage().floats(),
                 bOff[0], brs, bcs, out.storage().floats(), out.offset(), m, n, k, par)) {
+            return;
+        }
+        // A batch of float32 matrices, each big enough to pay for a native call: one BLAS call per matrix,
+        // each threaded by the library itself (Note [One pool]); a matrix whose layout BLAS cannot take
+        // runs on the Java kernel.
+        if (f32 && batch > 1 && NativeGemm.used() && 2L * m * n * k >= NATIVE_EACH_FLOPS) {
+            float[] af = a.storage().floats();
+            float[] bf = b.storage().floats();
+            float[] cf = out.storage().floats();
+            boolean each = 2L * m * n * k >= PARALLEL_FLOPS;
+            for (int p = 0; p < batch; p++) {
+                if (!NativeGemm.sgemm(af, aOff[p], ars, acs, bf, bOff[p], brs, bcs, cf, out.offset() + p * m * n, m, n, k, each)) {
+                    block(true, a, b, out, aOff[p], ars, acs, bOff[p], brs, bcs, p * m * n, 0, m, n, k);
+                }
+            }
             return;
         }
         if (VECTOR && batch == 1) {

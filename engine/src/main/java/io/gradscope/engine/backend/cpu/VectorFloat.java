@@ -184,6 +184,17 @@ final class VectorFloat {
             case SUB -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).sub(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
             case MUL -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).mul(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
             case DIV -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).div(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            // As Math.max and Math.min: NaN wins, -0 < +0.
+            case MAX -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).max(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            case MIN -> { for (; i < end; i += L) FloatVector.fromArray(S, a, ao + i).min(FloatVector.fromArray(S, b, bo + i)).intoArray(y, yo + i); }
+            case EQ, GT -> {
+                FloatVector one = FloatVector.broadcast(S, 1f);
+                FloatVector zero = FloatVector.zero(S);
+                VectorOperators.Comparison c = k == io.gradscope.engine.backend.BinaryKind.EQ ? VectorOperators.EQ : VectorOperators.GT;
+                for (; i < end; i += L) {
+                    zero.blend(one, FloatVector.fromArray(S, a, ao + i).compare(c, FloatVector.fromArray(S, b, bo + i))).intoArray(y, yo + i);
+                }
+            }
             default -> { return false; }
         }
         FloatKernels.binaryPlain(k, a, ao + i, 1, b, bo + i, 1, y, yo + i, 1, n - i);
