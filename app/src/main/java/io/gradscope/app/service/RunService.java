@@ -178,12 +178,14 @@ public final class RunService {
     }
 
     /**
-     * What a run's graph is first shown with collapsed: repeated structure folded ("block ×150"); groups
+     * What a run's graph is first shown with collapsed: repeated structure folded ("block ×150"), long
+     * stretches without repeats folded into sections of consecutive lines ("lines 40–79: tanh, …"); groups
      * expanded, except in a model imported from ONNX (its header says so), which opens as its top-level
      * modules, a handful of boxes to expand.
      */
     public static Set<String> collapsedOnOpen(Hierarchy hierarchy, String source) {
         Set<String> out = new java.util.LinkedHashSet<>(hierarchy.runs());
+        out.addAll(hierarchy.sections());
         if (OnnxImport.importedFrom(source).isPresent()) {
             out.addAll(hierarchy.outermost());
         }
