@@ -48,6 +48,24 @@ class SectionsTest {
     }
 
     @Test
+    void openingASectionShowsWhatItHoldsInPlaceOfItsBox() {
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 10_000);
+        TraceGraph g = Programs.graph("chain.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        String first = h.container(Hierarchy.ROOT).members().get(0).container();
+        collapsed.remove(first);
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        Hierarchy.Container opened = h.container(first);
+        for (Hierarchy.Member m : opened.members()) {
+            String key = m.isVertex() ? "v" + m.vertex() : "g:" + m.container();
+            assertTrue(r.nodes().containsKey(key), key + " not drawn");
+        }
+        assertTrue(r.nodes().size() < 100, "drawn: " + r.nodes().size());
+        assertTrue(r.groups().stream().anyMatch(b -> b.path().equals(first)), "the opened section is a box around its members");
+    }
+
+    @Test
     void aSectionTooLongIsCutAgainAndSmallProgramsAreLeftAlone() {
         TraceGraph big = Programs.graph("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 5000));
         Hierarchy h = Hierarchy.of(big);
