@@ -156,7 +156,7 @@ public final class RunService {
         Program program = Program.parse(file, request.source());
         clock.mark();
         TangentChoice tangent = TangentRuns.usable(program, options, request.tangent());
-        RematPlanner.Planned planned = program.plan(options, request.remat(), true);
+        RematPlanner.Planned planned = program.plan(options, request.remat(), predicts(program, request, options));
         clock.mark();
         String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
         ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, true, (phase, done, total) -> {
@@ -179,6 +179,22 @@ public final class RunService {
         GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), request.source()));
         clock.mark();
         return new Result(run, graph, layout, clock.done(), tangent);
+    }
+
+    /** A program longer than this many lines is not run a second time (on the meta device) only to predict its peak. */
+    static final int PREDICT_LINES = 2_000;
+
+    /**
+     * Whether the run's plan predicts its peak. The prediction is a whole second run (on the meta
+     * device), the largest part of opening a 10,000-line program; with nothing to plan (no checkpoint
+     * blocks, or no recomputation) on the CPU, the run measures that same peak itself, so a long
+     * program skips it and the memory panel shows the measured peak alone.
+     */
+    static boolean predicts(Program program, Request request, RunOptions options) {
+        boolean nothingToPlan = request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.NONE
+                || (request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.SEGMENTS && !program.hasCheckpointBlocks());
+        return !nothingToPlan || options.device() != Device.CPU || request.tangent() != null
+                || request.source().chars().filter(c -> c == '\n').count() <= PREDICT_LINES;
     }
 
     /**
