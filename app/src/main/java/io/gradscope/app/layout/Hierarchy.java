@@ -86,20 +86,18 @@ public final class Hierarchy {
 
     /** The runs of repeated structure: folded when a graph is first shown. */
     public Set<String> runs() {
-        Set<String> out = new LinkedHashSet<>();
-        for (Container c : containers.values()) {
-            if (c.kind() == Kind.REPEAT) {
-                out.add(c.id());
-            }
-        }
-        return out;
+        return ofKind(Kind.REPEAT);
     }
 
     /** The sections long stretches without repeats are cut into: folded when a graph is first shown. */
     public Set<String> sections() {
+        return ofKind(Kind.SECTION);
+    }
+
+    private Set<String> ofKind(Kind kind) {
         Set<String> out = new LinkedHashSet<>();
         for (Container c : containers.values()) {
-            if (c.kind() == Kind.SECTION) {
+            if (c.kind() == kind) {
                 out.add(c.id());
             }
         }
