@@ -2,24 +2,80 @@ package io.gradscope.app.cli;
 
 import io.gradscope.app.launch.UiBench;
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.program.InputFiles;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code gradscope bench-ui}: layout + first draw of a generated program, and one step of the sweep. */
+/**
+ * {@code gradscope bench-ui}: the open path a user waits for ({@code --open FILE}, or a generated
+ * program with {@code --shape}), or the layout and first draw alone and one step of the sweep.
+ */
 @Command(name = "bench-ui", mixinStandardHelpOptions = true,
-        description = {"Measures the app on a generated residual chain of about --nodes vertices: layout plus the first draw "
-            + "as the app opens it (repeated blocks folded) and fully unfolded (median of 5, with the parts), and one sweep step "
-            + "with every node in view (highlight + inspector update + redraw, median of 200). Prints one JSON object (ms).",
-            "Needs a display: xvfb-run -a ./gradscope bench-ui --nodes 10000"})
+        description = {"Measures the app. With --open FILE (or --shape blocks|chain|wide and --nodes N, a generated program): "
+            + "the time from opening the file to the first frame that shows its graph, as File → Open takes it, with its parts "
+            + "(editor, parse, plan, run, trace, layout, show, first draw, and the waits between) and the peak heap; --runs opens it "
+            + "that many times (the first is cold; medians printed). With --write FILE the generated program is written there "
+            + "instead (no display needed).",
+            "Without --open or --shape: layout plus the first draw of a generated residual chain of about --nodes vertices, folded "
+            + "and unfolded (median of 5), and one sweep step with every node in view (median of 200).",
+            "Prints one JSON object (ms). Needs a display: xvfb-run -a ./gradscope bench-ui --shape chain --nodes 10000"})
 public final class BenchUiCommand implements Callable<Integer> {
     @Option(names = "--nodes", paramLabel = "N", description = "How many vertices the program has (default: ${DEFAULT-VALUE}).")
     int nodes = 2000;
 
+    @Option(names = "--open", paramLabel = "FILE", description = "Times opening this program (or ONNX model) as File → Open does.")
+    Path open;
+
+    @Option(names = "--shape", paramLabel = "blocks|chain|wide",
+            description = "Generates a program of --nodes vertices: repeated residual blocks, a chain with nothing repeating, "
+                    + "or many parallel branches; then times opening it (or writes it, with --write).")
+    String shape;
+
+    @Option(names = "--write", paramLabel = "FILE", description = "Writes the generated program here and stops.")
+    Path write;
+
+    @Option(names = "--runs", paramLabel = "N", description = "How many times to open the file (default: ${DEFAULT-VALUE}).")
+    int runs = 1;
+
     @Override
-    public Integer call() {
+    public Integer call() throws IOException {
         if (nodes < 10 || nodes > 1_000_000) {
             throw new GradscopeException("--nodes must be between 10 and 1000000, not " + nodes);
+        }
+        if (runs < 1 || runs > 100) {
+            throw new GradscopeException("--runs must be between 1 and 100, not " + runs);
+        }
+        if (open != null && shape != null) {
+            throw new GradscopeException("--open and --shape do not go together: open a file, or generate one");
+        }
+        if (write != null && shape == null) {
+            throw new GradscopeException("--write needs --shape: it writes a generated program");
+        }
+        if (shape != null) {
+            String text = BenchUiPrograms.program(BenchUiPrograms.Shape.parse(shape), nodes);
+            Path to = write != null ? write : Files.createTempFile("bench-" + shape.toLowerCase(java.util.Locale.ROOT) + "-", ".grad");
+            try {
+                Files.writeString(to, text, StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new GradscopeException("cannot write " + to + ": " + InputFiles.reason(e));
+            }
+            if (write != null) {
+                return 0;
+            }
+            to.toFile().deleteOnExit();
+            return BenchUiOpen.launch(to, runs);
+        }
+        if (open != null) {
+            String problem = InputFiles.problem(open);
+            if (problem != null) {
+                throw new GradscopeException("cannot read " + open + ": " + problem);
+            }
+            return BenchUiOpen.launch(open, runs);
         }
         return UiBench.launch(nodes);
     }

@@ -67,7 +67,7 @@ public final class AppLauncher {
     }
 
     /** Silences JavaFX's start-up notice about the class path (on purpose: the app runs from the class path). */
-    static void quietJavaFx() {
+    public static void quietJavaFx() {
         PLATFORM_LOG.setLevel(Level.SEVERE);
         JAVAFX_LOG.setLevel(Level.SEVERE);
     }

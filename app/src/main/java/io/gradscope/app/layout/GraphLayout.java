@@ -273,7 +273,7 @@ public final class GraphLayout {
             ContainerLayout.Inner result = cache.get(cacheKey);
             if (result == null) {
                 result = ContainerLayout.layout(new ContainerLayout.Level(items, l.inPorts.size(), l.outPorts.size(), edges,
-                        !id.isEmpty(), !id.isEmpty() && hierarchy.container(id).kind() == Hierarchy.Kind.REPEAT));
+                        !id.isEmpty(), chainLike(hierarchy.container(id))));
                 cache.put(cacheKey, result);
                 elkRuns++;
             }
@@ -355,10 +355,21 @@ public final class GraphLayout {
                     String label = hierarchy.collapsedLabel(g);
                     double[] s = size(label, GROUP_H);
                     Hierarchy.Container gc = hierarchy.container(g);
-                    nodes.put(item, new DisplayNode(item, -1, g, gc.size(), new Box(ix, iy, s[0], s[1]), label, "▸ " + gc.name()));
+                    // A section's short label is its lines ("lines 40–79"), without its ops.
+                    String brief = gc.kind() == Hierarchy.Kind.SECTION && gc.name().contains(":")
+                            ? gc.name().substring(0, gc.name().indexOf(':')) : gc.name();
+                    nodes.put(item, new DisplayNode(item, -1, g, gc.size(), new Box(ix, iy, s[0], s[1]), label, "▸ " + brief));
                 }
             }
         }
+    }
+
+    /** A run of blocks, or a container cut into sections: drawn as a grid when its items form a chain ({@link RunGrid}). */
+    private static boolean chainLike(Hierarchy.Container c) {
+        if (c.kind() == Hierarchy.Kind.REPEAT) {
+            return true;
+        }
+        return c.members().size() > 1 && c.members().stream().allMatch(m -> m.container() != null && m.container().contains("§"));
     }
 
     private static boolean same(double[] a, double[] b) {

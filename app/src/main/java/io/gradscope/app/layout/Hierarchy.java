@@ -17,12 +17,13 @@ import java.util.Set;
  * structure {@link RepeatFinder} detects (a run "block ×150" holding one box per block). Each box
  * is a container with an id: a group's is its path ("outer/inner"), a run's "⟳1" (under its
  * parent: "outer/⟳1"), a block's its run's id and its number ("⟳1/7"). A group that is one block
- * of a run keeps its path as its id. Any container can be collapsed into one node.
+ * of a run keeps its path as its id. A container left with too many members to read at Fit (a long
+ * chain with nothing repeating) is cut into {@link Sections sections} of consecutive statements ("§3"). Any container can be collapsed into one node.
  * No JavaFX: built from the graph alone, in O(vertices × depth).
  */
 public final class Hierarchy {
     /** What a container is. */
-    public enum Kind { ROOT, GROUP, REPEAT, BLOCK }
+    public enum Kind { ROOT, GROUP, REPEAT, BLOCK, SECTION }
 
     /** The root container's id. */
     public static final String ROOT = "";
@@ -85,9 +86,18 @@ public final class Hierarchy {
 
     /** The runs of repeated structure: folded when a graph is first shown. */
     public Set<String> runs() {
+        return ofKind(Kind.REPEAT);
+    }
+
+    /** The sections long stretches without repeats are cut into: folded when a graph is first shown. */
+    public Set<String> sections() {
+        return ofKind(Kind.SECTION);
+    }
+
+    private Set<String> ofKind(Kind kind) {
         Set<String> out = new LinkedHashSet<>();
         for (Container c : containers.values()) {
-            if (c.kind() == Kind.REPEAT) {
+            if (c.kind() == kind) {
                 out.add(c.id());
             }
         }
@@ -111,15 +121,15 @@ public final class Hierarchy {
         return "▸ " + c.name() + " · " + c.size() + " nodes";
     }
 
-    private static final class Builder {
-        private final TraceGraph g;
-        private final Map<String, String> parent = new HashMap<>();
-        private final Map<String, List<Member>> members = new LinkedHashMap<>();
-        private final Map<String, String> names = new HashMap<>();
-        private final Map<String, Kind> kinds = new HashMap<>();
+    static final class Builder {
+        final TraceGraph g;
+        final Map<String, String> parent = new HashMap<>();
+        final Map<String, List<Member>> members = new LinkedHashMap<>();
+        final Map<String, String> names = new HashMap<>();
+        final Map<String, Kind> kinds = new HashMap<>();
         private final Map<String, String> tokens = new HashMap<>();
-        private final Map<String, int[]> vertices = new HashMap<>();
-        private final String[] home;
+        final Map<String, int[]> vertices = new HashMap<>();
+        final String[] home;
         private int runs;
 
         Builder(TraceGraph g) {
@@ -161,6 +171,9 @@ public final class Hierarchy {
             }
             for (String id : groups) {
                 fold(id);
+            }
+            for (String id : groups) {
+                Sections.cut(id, this);
             }
             return assemble();
         }

@@ -57,10 +57,13 @@ public final class RunService {
      * What a finished run hands to the UI: the run, the graph read from its trace, positions to draw
      * it at, and the tangent it carried (null: none, or the program no longer has that leaf).
      */
-    public record Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis,
-                         TangentChoice tangent) {
-        public Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, long runMillis, long layoutMillis) {
-            this(run, graph, layout, runMillis, layoutMillis, null);
+    public record Result(ProgramRun run, TraceGraph graph, GraphLayout.Result layout, OpenTimes times, TangentChoice tangent) {
+        public long runMillis() {
+            return times.runMillis();
+        }
+
+        public long layoutMillis() {
+            return times.layoutMillis();
         }
     }
 
@@ -147,37 +150,62 @@ public final class RunService {
 
     private static Result call(Request request, RunOptions options, BiConsumer<Double, String> progress) {
         String file = request.file();
-        long t0 = System.nanoTime();
+        OpenTimes.Clock clock = new OpenTimes.Clock();
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
         // The plan's peak is predicted (on the meta device) for the memory panel to show beside the measured one.
         Program program = Program.parse(file, request.source());
+        clock.mark();
         TangentChoice tangent = TangentRuns.usable(program, options, request.tangent());
-        RematPlanner.Planned planned = program.plan(options, request.remat(), true);
+        RematPlanner.Planned planned = program.plan(options, request.remat(), predicts(program, request, options));
+        clock.mark();
         String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
         ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, true, (phase, done, total) -> {
+            if (Thread.currentThread().isInterrupted()) {
+                // Cancel stops the run at its next statement or step, not after it (minutes at 50,000 nodes).
+                throw new CancellationException("run cancelled");
+            }
             double f = total == 0 ? 1 : (double) done / total;
             progress.accept(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
                     (phase.equals("forward") ? running : "Backward pass of ") + file + ": " + done + " of " + total);
         }));
+        clock.mark();
         TraceGraph graph = TraceGraph.of(run.trace());
-        long t1 = System.nanoTime();
+        clock.mark();
         if (Thread.currentThread().isInterrupted()) {
             throw new CancellationException("run cancelled");
         }
         progress.accept(1.0, "Laying out " + graph.size() + " nodes…");
         GraphLayout layouts = GraphLayout.of(graph);
         GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), request.source()));
-        long t2 = System.nanoTime();
-        return new Result(run, graph, layout, (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, tangent);
+        clock.mark();
+        return new Result(run, graph, layout, clock.done(), tangent);
+    }
+
+    /** A program longer than this many lines is not run a second time (on the meta device) only to predict its peak. */
+    static final int PREDICT_LINES = 2_000;
+
+    /**
+     * Whether the run's plan predicts its peak. The prediction is a whole second run (on the meta
+     * device), the largest part of opening a 10,000-line program; with nothing to plan (no checkpoint
+     * blocks, or no recomputation) on the CPU, the run measures that same peak itself, so a long
+     * program skips it and the memory panel shows the measured peak alone.
+     */
+    static boolean predicts(Program program, Request request, RunOptions options) {
+        boolean nothingToPlan = request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.NONE
+                || (request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.SEGMENTS && !program.hasCheckpointBlocks());
+        return !nothingToPlan || options.device() != Device.CPU || request.tangent() != null
+                || request.source().chars().filter(c -> c == '\n').count() <= PREDICT_LINES;
     }
 
     /**
-     * What a run's graph is first shown with collapsed: repeated structure folded ("block ×150"); groups
+     * What a run's graph is first shown with collapsed: repeated structure folded ("block ×150"), long
+     * stretches without repeats folded into sections of consecutive lines ("lines 40–79: tanh, …"); groups
      * expanded, except in a model imported from ONNX (its header says so), which opens as its top-level
      * modules, a handful of boxes to expand.
      */
     public static Set<String> collapsedOnOpen(Hierarchy hierarchy, String source) {
         Set<String> out = new java.util.LinkedHashSet<>(hierarchy.runs());
+        out.addAll(hierarchy.sections());
         if (OnnxImport.importedFrom(source).isPresent()) {
             out.addAll(hierarchy.outermost());
         }

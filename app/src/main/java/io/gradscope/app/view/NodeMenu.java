@@ -69,6 +69,14 @@ public final class NodeMenu {
         MenuItem check = new MenuItem("Check Gradients");
         check.setOnAction(e -> vm.diagnostics().checkGradients());
         menu.getItems().setAll(expand, jacobian, new SeparatorMenuItem(), jump, check);
+        var v = sweep.vertex(vertex);
+        if (v != null && v.name() != null && vm.derivatives().leaf(v.name()) != null) {
+            // A leaf: the tangent can start here (the tool bar's menu lists only the first leaves of a large model).
+            MenuItem tangent = new MenuItem("Carry Tangent From " + v.name());
+            tangent.setId("carry-tangent");
+            tangent.setOnAction(e -> vm.derivatives().setTangent(new io.gradscope.app.service.TangentChoice(v.name(), "ones")));
+            menu.getItems().addAll(new SeparatorMenuItem(), tangent);
+        }
         menu.show(graph, x, y);
     }
 

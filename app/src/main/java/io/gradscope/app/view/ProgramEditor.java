@@ -28,8 +28,12 @@ public final class ProgramEditor extends BorderPane {
     private final IntFunction<Node> gutter;
     private int errorLine = -1;
     private int currentLine = -1;
+    /** A program longer than this (about 3,000 lines) is put in the editor after its run has started. */
+    static final int DEFERRED_CHARS = 100_000;
+    private final SessionViewModel vm;
 
     public ProgramEditor(SessionViewModel vm) {
+        this.vm = vm;
         area.setId("editor");
         error.setId("editor-error");
         error.getStyleClass().add("error");
@@ -63,11 +67,13 @@ public final class ProgramEditor extends BorderPane {
         });
         vm.source().addListener((o, a, b) -> {
             if (!b.equals(area.getText())) {
-                // A program opened (not typed): it starts the undo history.
-                area.replaceText(b);
-                area.getUndoManager().forgetHistory();
-                area.moveTo(0);
-                area.showParagraphAtTop(0);
+                if (b.length() > DEFERRED_CHARS) {
+                    // A long program opened: filled after the run has started, so the run and the
+                    // editor's filling (a second or more at 10,000 lines) go side by side.
+                    javafx.application.Platform.runLater(this::showOpened);
+                } else {
+                    showOpened();
+                }
             }
         });
         vm.error().addListener((o, a, e) -> showError(e));
@@ -78,6 +84,17 @@ public final class ProgramEditor extends BorderPane {
         });
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
+    }
+
+    /** Puts the program opened in the text (unless it is there already): it starts the undo history. */
+    private void showOpened() {
+        String text = vm.source().get();
+        if (!text.equals(area.getText())) {
+            area.replaceText(text);
+            area.getUndoManager().forgetHistory();
+            area.moveTo(0);
+            area.showParagraphAtTop(0);
+        }
     }
 
     /** Selects line {@code line} (1-based) and scrolls it into view; other numbers do nothing. */

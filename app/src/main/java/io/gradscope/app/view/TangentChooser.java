@@ -25,6 +25,8 @@ public final class TangentChooser extends MenuButton {
     static final String ONES = "ones";
     static final String RANDOM = "random";
     static final String ONE = "one element";
+    /** The menu lists this many leaves (and the chosen one); a model's thousands are chosen in the graph. */
+    static final int MENU_LEAVES = 40;
 
     private final DerivativesViewModel vm;
     private final Spinner<Integer> element = new Spinner<>(0, 0, 0);
@@ -65,9 +67,25 @@ public final class TangentChooser extends MenuButton {
         try {
             TangentChoice t = vm.tangent().get();
             List<MenuItem> items = new ArrayList<>();
-            RadioMenuItem none = leafItem(null, t == null);
-            items.add(none);
-            vm.leaves().forEach(l -> items.add(leafItem(l.name(), t != null && t.leaf().equals(l.name()))));
+            // The items of the last menu leave the group (else it keeps every menu's items, and each add scans them all).
+            leaves.getToggles().clear();
+            List<RadioMenuItem> leafItems = new ArrayList<>();
+            leafItems.add(leafItem(null, t == null));
+            List<DerivativesViewModel.LeafInfo> all = vm.leaves();
+            for (int i = 0; i < all.size(); i++) {
+                String name = all.get(i).name();
+                boolean chosen = t != null && t.leaf().equals(name);
+                if (i < MENU_LEAVES || chosen) {
+                    leafItems.add(leafItem(name, chosen));
+                }
+            }
+            leaves.getToggles().setAll(leafItems);
+            items.addAll(leafItems);
+            if (all.size() > MENU_LEAVES) {
+                MenuItem more = new MenuItem("… " + (all.size() - MENU_LEAVES) + " more leaves: right-click one in the graph");
+                more.setDisable(true);
+                items.add(more);
+            }
             items.add(new SeparatorMenuItem());
             String dir = t == null ? ONES : t.element() >= 0 ? ONE : t.direction().equals(RANDOM) ? RANDOM : ONES;
             for (RadioMenuItem r : directionItems) {
@@ -93,7 +111,6 @@ public final class TangentChooser extends MenuButton {
         RadioMenuItem r = new RadioMenuItem(name == null ? "none" : name);
         r.setId("tangent-leaf-" + (name == null ? "none" : name));
         r.setUserData(name);
-        r.setToggleGroup(leaves);
         r.setSelected(selected);
         // A new leaf starts a one-element direction at its element 0 (the old index may be past its end).
         r.setOnAction(e -> apply(name, name == null ? null : selectedDirection().equals(ONE) ? "onehot:0" : selectedDirection()));

@@ -323,11 +323,14 @@ public final class DerivativesViewModel {
             hvpLeaf.set(null);
             return;
         }
+        // One change for all of them: a listener that rebuilds on each change would otherwise rebuild once a leaf.
+        java.util.List<LeafInfo> all = new java.util.ArrayList<>();
         for (Leaf l : s.run().leaves()) {
             if (l.kind() != Leaf.Kind.LABELS) {
-                leaves.add(new LeafInfo(l.name(), l.shape(), l.grad()));
+                all.add(new LeafInfo(l.name(), l.shape(), l.grad()));
             }
         }
+        leaves.setAll(all);
         tangents.set(TangentTrace.of(s.run().trace()));
         TangentChoice t = tangent.get();
         LeafInfo leaf = t == null ? null : leaf(t.leaf());

@@ -389,25 +389,30 @@ public final class JacobianViewModel implements Decorator {
             output.set(-1);
             return;
         }
+        // Gathered first, then set once each: a list listener that rebuilds on each change would rebuild once a vertex.
+        java.util.Set<String> leafNames = new java.util.LinkedHashSet<>();
         for (Leaf l : s.run().leaves()) {
             if (l.grad()) {
-                leaves.add(l.name());
+                leafNames.add(l.name());
             }
         }
         for (TraceGraph.Vertex v : s.graph().vertices()) {
             if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.requiresGrad() && v.value() != null
-                    && v.value().dtype().isFloating() && !leaves.contains(v.name())) {
-                leaves.add(v.name());
+                    && v.value().dtype().isFloating()) {
+                leafNames.add(v.name());
             }
         }
+        java.util.List<Output> outs = new java.util.ArrayList<>();
         for (TraceGraph.Vertex v : s.graph().vertices()) {
             if (v.requiresGrad() && v.value() != null && v.value().dtype().isFloating()) {
                 String shape = Shapes.str(v.value().shape());
-                outputs.add(new Output(v.index(), (v.name() != null && v.kind() != TraceGraph.Kind.OP
+                outs.add(new Output(v.index(), (v.name() != null && v.kind() != TraceGraph.Kind.OP
                         && v.kind() != TraceGraph.Kind.OBJECTIVE ? v.name() : v.name() != null ? v.name() + " = " + v.op()
                         : v.op() + " #" + v.index()) + " " + shape));
             }
         }
+        leaves.setAll(leafNames);
+        outputs.setAll(outs);
         for (String g : s.graph().groupNames()) {
             if (groupEnds(g) != null) {
                 groups.add(g);

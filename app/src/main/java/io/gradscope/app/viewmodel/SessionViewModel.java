@@ -1,6 +1,7 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.ModelImport;
+import io.gradscope.app.service.OpenTimes;
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
@@ -53,6 +54,11 @@ public final class SessionViewModel {
     private final DerivativesViewModel derivatives;
     private final DiagnosticsViewModel diagnostics;
     private final JacobianViewModel jacobian;
+    /** A run shown: where its time went, and the {@link System#nanoTime} instants its showing began and ended. */
+    public record Shown(OpenTimes times, long showStart, long showEnd) {
+    }
+
+    private final ReadOnlyObjectWrapper<Shown> lastShown = new ReadOnlyObjectWrapper<>(this, "lastShown");
     /** The request of the run on screen, with the device it ran on (null before one). */
     private RunService.Request shown;
     /** Counts opens: an import that finishes after a later open is dropped. */
@@ -128,6 +134,11 @@ public final class SessionViewModel {
     /** How far the running run is, from 0 to 1. */
     public ReadOnlyDoubleProperty progress() {
         return progress.getReadOnlyProperty();
+    }
+
+    /** The last run shown and where its time went (bench-ui --open reads it); set once it is shown. */
+    public ReadOnlyObjectProperty<Shown> lastShown() {
+        return lastShown.getReadOnlyProperty();
     }
 
     /** The status line. */
@@ -343,6 +354,7 @@ public final class SessionViewModel {
 
                     @Override
                     public void succeeded(RunService.Result r) {
+                        long showStart = System.nanoTime();
                         running.set(false);
                         error.set(null);
                         shown = new RunService.Request(request.file(), request.source(), request.dtype(), device.get(), request.remat(), r.tangent());
@@ -353,6 +365,7 @@ public final class SessionViewModel {
                                 "Ran %s: objective %s · %d nodes · %d backward steps%s · run %d ms, layout %d ms", name,
                                 num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
                                 r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis()));
+                        lastShown.set(new Shown(r.times(), showStart, System.nanoTime()));
                         if (derivatives.takePendingCheck()) {
                             diagnostics.checkGradients();
                         }

@@ -69,7 +69,7 @@ public final class MemoryTimeline {
         long peakReserved = 0;
         long best = -1;
         int bestSample = -1;
-        Map<Long, TraceEvent.Alloc> atBest = Map.of();
+        int bestEvent = -1;
         for (int i = 0; i < events.size(); i++) {
             TraceEvent e = events.get(i);
             if (e instanceof TraceEvent.Alloc a && (device == null || a.device().equals(device))) {
@@ -95,11 +95,13 @@ public final class MemoryTimeline {
             if (p > best) {
                 best = p;
                 bestSample = samples.size() - 1;
-                atBest = new HashMap<>(live);
+                bestEvent = i;
             }
         }
+        // What was live at the peak, replayed once it is known (a copy at each new peak was quadratic:
+        // while the forward pass keeps its values, every allocation is a new peak).
         List<Live> table = new ArrayList<>();
-        for (TraceEvent.Alloc a : atBest.values()) {
+        for (TraceEvent.Alloc a : liveAfter(events, device, bestEvent).values()) {
             if (a.category().program()) {
                 table.add(new Live(a.storage(), a.node(), a.role(), a.category(), a.shape(), a.bytes()));
             }
@@ -107,6 +109,20 @@ public final class MemoryTimeline {
         table.sort(Comparator.comparingLong(Live::bytes).reversed().thenComparingLong(Live::storage));
         return new MemoryTimeline(List.copyOf(samples), bestSample, List.copyOf(table), peakReserved,
                 maxWorking(events, device, live.keySet()));
+    }
+
+    /** The allocations on {@code device} live after event {@code last} (none for -1). */
+    private static Map<Long, TraceEvent.Alloc> liveAfter(List<TraceEvent> events, String device, int last) {
+        Map<Long, TraceEvent.Alloc> live = new HashMap<>();
+        for (int i = 0; i <= last; i++) {
+            TraceEvent e = events.get(i);
+            if (e instanceof TraceEvent.Alloc a && (device == null || a.device().equals(device))) {
+                live.put(a.storage(), a);
+            } else if (e instanceof TraceEvent.Free f && (device == null || f.device().equals(device))) {
+                live.remove(f.storage());
+            }
+        }
+        return live;
     }
 
     /**

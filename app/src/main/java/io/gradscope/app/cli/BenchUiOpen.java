@@ -1,0 +1,134 @@
+package io.gradscope.app.cli;
+
+import io.gradscope.app.AppLauncher;
+import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.viewmodel.RecentFiles;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javafx.application.Application;
+import javafx.application.Platform;
+import javafx.scene.Scene;
+import javafx.stage.Stage;
+
+/**
+ * {@code gradscope bench-ui --open FILE}: the path a user takes, timed. The window opens, then the
+ * file is opened as File → Open does ({@link SessionViewModel#open}), {@code runs} times; each time
+ * is measured from the command to the first frame that shows the graph, with its parts ({@link OpenTimer}).
+ * Peak heap is the sum of the heap pools' peaks during the open. Prints one JSON object (ms; the first
+ * open is the cold one).
+ */
+public final class BenchUiOpen extends Application {
+    /** The parts of an open, in the order they happen; together they make the total. */
+
+    static Path file;
+    static int runs = 1;
+    /** What the run printed (tests read it). */
+    static volatile Map<String, Object> result;
+    static volatile String failure;
+
+    private MainWindow window;
+    private final List<Map<String, Double>> done = new ArrayList<>();
+    private final List<Double> peaks = new ArrayList<>();
+    private double startupMs;
+
+    @Override
+    public void start(Stage stage) {
+        window = new MainWindow(new RecentFiles(() -> "", s -> { }));
+        Scene scene = new Scene(window, 1280, 820);
+        window.install(scene);
+        stage.setScene(scene);
+        stage.show();
+        startupMs = System.currentTimeMillis() - ManagementFactory.getRuntimeMXBean().getStartTime();
+        // The window's own first run (the default program) is not measured: the file is opened once it is shown.
+        Platform.runLater(this::openNext);
+    }
+
+    private void openNext() {
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            p.resetPeakUsage();
+        }
+        OpenTimer.time(window, file, parts -> {
+            done.add(parts);
+            peaks.add(peakHeapMb());
+            if (done.size() < runs) {
+                Platform.runLater(this::openNext);
+            } else {
+                report();
+            }
+        }, this::finish);
+    }
+
+    private void report() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("file", file.toString());
+        out.put("vertices", window.viewModel().sweep().recorded().get().graph().size());
+        out.put("drawn", window.graphPanel().currentLayout().nodes().size());
+        out.put("runs", runs);
+        out.put("startup_ms", (double) startupMs);
+        out.put("first", done.get(0));
+        Map<String, Double> median = new LinkedHashMap<>();
+        for (String k : done.get(0).keySet()) {
+            median.put(k, median(done.stream().mapToDouble(m -> m.get(k)).toArray()));
+        }
+        out.put("median", median);
+        out.put("peak_heap_mb", peaks.stream().mapToDouble(Double::doubleValue).max().orElse(0));
+        result = out;
+        try {
+            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out));
+        } catch (Exception e) {
+            System.out.println(out);
+        }
+        Platform.exit();
+    }
+
+    private void finish(String why) {
+        if (failure == null && result == null) {
+            failure = why;
+            Platform.exit();
+        }
+    }
+
+    /** The heap pools' peaks since they were last reset, summed (MB). */
+    static double peakHeapMb() {
+        long sum = 0;
+        for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (p.getType() == MemoryType.HEAP && p.getPeakUsage() != null) {
+                sum += p.getPeakUsage().getUsed();
+            }
+        }
+        return Math.round(sum / 1e5) / 10.0;
+    }
+
+    private static double ms(long ns) {
+        return Math.round(ns / 1e5) / 10.0;
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    /** Opens {@code file} {@code runs} times in a window and prints the times; 2 when the file does not open. */
+    public static int launch(Path file, int runs) {
+        if (System.getenv("DISPLAY") == null) {
+            throw new io.gradscope.engine.GradscopeException("bench-ui needs a display: run it as xvfb-run -a ./gradscope bench-ui");
+        }
+        BenchUiOpen.file = file;
+        BenchUiOpen.runs = runs;
+        AppLauncher.quietJavaFx();
+        Application.launch(BenchUiOpen.class);
+        if (failure != null) {
+            System.err.println("error: " + file + " did not open: " + failure);
+            return 2;
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,79 @@
+package io.gradscope.app.layout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.app.cli.BenchUiPrograms;
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.trace.TraceGraph;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/** A long chain with nothing repeating is cut into sections of whole statements that fold into a few boxes. */
+class SectionsTest {
+
+    @Test
+    void an803NodeChainWithNothingRepeatingOpensAsAtMost16SectionsCoveringEveryVertexOnce() {
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 803);
+        TraceGraph g = Programs.graph("chain.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        assertTrue(h.runs().isEmpty(), "nothing repeats: " + h.runs());
+        Hierarchy.Container root = h.container(Hierarchy.ROOT);
+        assertTrue(root.members().size() <= Sections.MAX_SECTIONS && root.members().size() >= 2, "top: " + root.members().size());
+        int covered = 0;
+        for (Hierarchy.Member m : root.members()) {
+            Hierarchy.Container s = h.container(m.container());
+            assertEquals(Hierarchy.Kind.SECTION, s.kind());
+            assertTrue(s.members().size() <= Sections.MAX_MEMBERS, s.id() + ": " + s.members().size());
+            covered += s.size();
+        }
+        assertEquals(g.size(), covered);
+        // A statement is never split: each program line's vertices share their innermost section.
+        Map<Integer, String> sectionOfLine = new HashMap<>();
+        for (TraceGraph.Vertex v : g.vertices()) {
+            var chain = h.chain(v.index());
+            String inner = chain.get(chain.size() - 1);
+            String before = sectionOfLine.putIfAbsent(v.line(), inner);
+            assertTrue(before == null || before.equals(inner), "line " + v.line() + " in " + before + " and " + inner);
+        }
+        // Opened as the app opens it: one node per section, each labelled with its lines.
+        Set<String> collapsed = RunService.collapsedOnOpen(h, text);
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        assertEquals(root.members().size(), r.nodes().size());
+        assertTrue(r.nodes().values().stream().allMatch(d -> d.label().contains("lines ")), "labels: " + r.nodes().keySet());
+        // Wrapped, not a hairline: the chain of sections is laid out in columns.
+        assertTrue(r.width() > r.height() / 3, r.width() + " x " + r.height());
+    }
+
+    @Test
+    void openingASectionShowsWhatItHoldsInPlaceOfItsBox() {
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 10_000);
+        TraceGraph g = Programs.graph("chain.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        String first = h.container(Hierarchy.ROOT).members().get(0).container();
+        collapsed.remove(first);
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        Hierarchy.Container opened = h.container(first);
+        for (Hierarchy.Member m : opened.members()) {
+            String key = m.isVertex() ? "v" + m.vertex() : "g:" + m.container();
+            assertTrue(r.nodes().containsKey(key), key + " not drawn");
+        }
+        assertTrue(r.nodes().size() < 100, "drawn: " + r.nodes().size());
+        assertTrue(r.groups().stream().anyMatch(b -> b.path().equals(first)), "the opened section is a box around its members");
+    }
+
+    @Test
+    void aSectionTooLongIsCutAgainAndSmallProgramsAreLeftAlone() {
+        TraceGraph big = Programs.graph("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 5000));
+        Hierarchy h = Hierarchy.of(big);
+        for (Hierarchy.Container c : h.containers()) {
+            assertTrue(c.members().size() <= Math.max(Sections.MAX_MEMBERS, Sections.MAX_SECTIONS), c.id() + ": " + c.members().size());
+        }
+        assertTrue(h.sections().stream().anyMatch(id -> id.indexOf('§') != id.lastIndexOf('§')), "nested: " + h.sections());
+        TraceGraph small = Programs.graph("small.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 50));
+        assertTrue(Hierarchy.of(small).sections().isEmpty());
+    }
+}

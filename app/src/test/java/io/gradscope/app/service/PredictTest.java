@@ -1,0 +1,61 @@
+package io.gradscope.app.service;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.gradscope.app.cli.BenchUiPrograms;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** A long program with nothing to plan skips the meta run that only predicts its peak; a short one keeps it. */
+class PredictTest {
+
+    private static RunService.Result run(String source) {
+        AtomicReference<RunService.Result> out = new AtomicReference<>();
+        RunService.direct().run(new RunService.Request("p.grad", source, DType.FLOAT32, Device.CPU), new RunService.Listener() {
+            @Override
+            public void started(RunService.Start start) {
+            }
+
+            @Override
+            public void progress(double fraction, String message) {
+            }
+
+            @Override
+            public void succeeded(RunService.Result result) {
+                out.set(result);
+            }
+
+            @Override
+            public void failed(RunError error) {
+                throw new AssertionError(error.message());
+            }
+
+            @Override
+            public void cancelled() {
+                throw new AssertionError("cancelled");
+            }
+        });
+        return out.get();
+    }
+
+    @Test
+    void aShortProgramsPeakIsPredictedAndEqualsTheMeasuredOne() {
+        RunService.Result r = run(BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 300));
+        long predicted = r.run().memory().predictedPeak();
+        assertTrue(predicted > 0, "predicted " + predicted);
+        // The meta device allocates as the CPU does: with nothing recomputed, the prediction is the measured peak.
+        assertEquals(r.run().timeline().peakBytes(), predicted);
+    }
+
+    @Test
+    void aLongProgramWithNothingToPlanIsNotRunTwice() {
+        String source = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 2 * RunService.PREDICT_LINES + 100);
+        assertTrue(source.split("\n").length > RunService.PREDICT_LINES);
+        RunService.Result r = run(source);
+        assertEquals(-1, r.run().memory().predictedPeak());
+        assertTrue(r.run().timeline().peakBytes() > 0);
+    }
+}
