@@ -2,7 +2,7 @@ package io.gradscope.app.cli;
 
 import io.gradscope.app.launch.UiBench;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.InputFiles;
+import io.gradscope.engine.InputFiles;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

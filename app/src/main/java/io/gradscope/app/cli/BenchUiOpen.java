@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.app.AppLauncher;
+import io.gradscope.app.launch.AppLauncher;
 import io.gradscope.app.view.MainWindow;
 import io.gradscope.app.viewmodel.RecentFiles;
 import java.lang.management.ManagementFactory;

@@ -190,7 +190,7 @@ final class VectorFloat {
             case EQ, GT -> {
                 FloatVector one = FloatVector.broadcast(S, 1f);
                 FloatVector zero = FloatVector.zero(S);
-                VectorOperators.Comparison c = k == io.gradscope.engine.backend.BinaryKind.EQ ? VectorOperators.EQ : VectorOperators.GT;
+                VectorOperators.Comparison c = k == io.gradscope.engine.tensor.BinaryKind.EQ ? VectorOperators.EQ : VectorOperators.GT;
                 for (; i < end; i += L) {
                     zero.blend(one, FloatVector.fromArray(S, a, ao + i).compare(c, FloatVector.fromArray(S, b, bo + i))).intoArray(y, yo + i);
                 }

@@ -3,8 +3,8 @@ package io.gradscope.engine.backend.cpu;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Random;
