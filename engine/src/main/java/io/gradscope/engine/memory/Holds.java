@@ -23,6 +23,9 @@ import java.util.Map;
  * program's figures (every other category) are then those of a plain training step, and what the
  * debugger adds is in plain sight beside them. Without retaining, storages really are released
  * and their blocks reused, and the trace keeps no tensors (they would read released blocks).
+ * A {@link Retention} between the two keeps what fits in its budget: a storage that does not fit
+ * is released, or, when it is smaller than the largest held one, that one is released instead
+ * (largest first) and the storage is held.
  *
  * <pre>{@code
  * Holds holds = new Holds(false);
@@ -34,19 +37,50 @@ import java.util.Map;
  * }</pre>
  */
 public final class Holds implements Allocations.Listener {
-    private final boolean retain;
+    private final Retention retention;
+    /** Storages held for inspection under a {@code FIT} retention, largest first, and their bytes. */
+    private final java.util.PriorityQueue<Storage> held =
+            new java.util.PriorityQueue<>((a, b) -> Long.compare(b.bytes(), a.bytes()));
+    private long heldBytes;
+    private long dropped;
+    /** While set, every storage freed is held for inspection, whatever the retention. */
+    private boolean holdingAll;
     private final Map<Storage, int[]> counts = new IdentityHashMap<>();
     private final List<Storage> fresh = new ArrayList<>();
     private long freed;
 
     /** @param retain keep freed storages for the inspector (held for inspection) instead of releasing them */
     public Holds(boolean retain) {
-        this.retain = retain;
+        this(retain ? Retention.ALL : Retention.NONE);
     }
 
-    /** Whether freed storages are kept for the inspector. */
+    /** @param retention which freed storages to keep for the inspector (held for inspection); the rest are released */
+    public Holds(Retention retention) {
+        this.retention = retention;
+    }
+
+    /** Whether every freed storage is kept for the inspector. */
     public boolean retains() {
-        return retain;
+        return retention.keepsAll();
+    }
+
+    /** Which freed storages are kept for the inspector. */
+    public Retention retention() {
+        return retention;
+    }
+
+    /**
+     * While {@code on}, every storage this step frees is held for inspection whatever the retention
+     * says (a replay keeps the one backward step it was asked for: a contribution summed into an
+     * earlier one is freed before the step's event is published).
+     */
+    public void holdAll(boolean on) {
+        holdingAll = on;
+    }
+
+    /** Bytes released that the inspector would have kept under {@link Retention#ALL} (activations and gradients). */
+    public long droppedBytes() {
+        return dropped;
     }
 
     /** Starts tracking this thread's announced storages; closing stops it. */
@@ -128,9 +162,36 @@ public final class Holds implements Allocations.Listener {
             return; // released by its op already (a scope's early release)
         }
         freed += s.bytes();
-        if (retain) {
+        if (holdingAll) {
+            Allocations.reclassify(s, MemoryCategory.HELD_FOR_INSPECTION);
+            return;
+        }
+        switch (retention.kind()) {
+            case ALL -> Allocations.reclassify(s, MemoryCategory.HELD_FOR_INSPECTION);
+            case NONE -> release(s);
+            case FIT -> holdWhatFits(s);
+        }
+    }
+
+    private void holdWhatFits(Storage s) {
+        long budget = retention.budget();
+        while (heldBytes + s.bytes() > budget && !held.isEmpty() && held.peek().bytes() > s.bytes()) {
+            Storage largest = held.poll();
+            heldBytes -= largest.bytes();
+            release(largest);
+        }
+        if (heldBytes + s.bytes() <= budget) {
+            held.add(s);
+            heldBytes += s.bytes();
             Allocations.reclassify(s, MemoryCategory.HELD_FOR_INSPECTION);
         } else {
+            release(s);
+        }
+    }
+
+    private void release(Storage s) {
+        if (!s.isReleased()) {
+            dropped += s.bytes();
             s.release();
         }
     }

@@ -7,6 +7,7 @@ import io.gradscope.engine.autograd.Gradients;
 import io.gradscope.engine.autograd.StepLifetimes;
 import io.gradscope.engine.memory.Allocations;
 import io.gradscope.engine.memory.Holds;
+import io.gradscope.engine.memory.Retention;
 import io.gradscope.engine.memory.RematPlan;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;
@@ -260,10 +261,36 @@ public final class Program {
 
     private static final Progress NO_PROGRESS = (phase, done, total) -> { };
 
+    /**
+     * Runs one training step with a plan made beforehand, keeping for the inspector the values and
+     * gradients {@code retention} says; the trace shows the others by stand-ins without data
+     * ({@link io.gradscope.engine.trace.NotRetained}), which {@link Replay} recomputes on demand.
+     * The objective and the leaves' values and gradients are always kept.
+     */
+    public ProgramRun run(RunOptions options, RematPlanner.Planned planned, Retention retention, Progress progress) {
+        check(options.dtype());
+        return step(options, planned, retention, true, progress);
+    }
+
     ProgramRun step(RunOptions options, RematPlanner.Planned planned, boolean retain, Progress progress) {
-        Holds holds = new Holds(retain);
+        return step(options, planned, retain ? Retention.ALL : Retention.NONE, retain, progress);
+    }
+
+    /**
+     * @param standIns keep the events' tensors, with stand-ins for those not retained; without it, a
+     *                 run that does not retain everything keeps no tensors in its trace at all
+     */
+    ProgramRun step(RunOptions options, RematPlanner.Planned planned, Retention retention, boolean standIns, Progress progress) {
+        return step(options, planned, new Holds(retention), standIns, progress);
+    }
+
+    /** One training step whose storages {@code holds} tracks (a replay reaches into it while it runs). */
+    ProgramRun step(RunOptions options, RematPlanner.Planned planned, Holds holds, boolean standIns, Progress progress) {
+        Retention retention = holds.retention();
+        boolean retain = retention.keepsAll();
         StepLifetimes life = new StepLifetimes(holds, planned.plan());
-        try (Recorder rec = Recorder.start(retain); Holds.Installed on = holds.install()) {
+        try (Recorder rec = retain ? Recorder.start(true) : standIns ? Recorder.startDroppingReleased() : Recorder.start(false);
+             Holds.Installed on = holds.install()) {
             try {
                 Interpreter in = new Interpreter(file, false, options);
                 in.keepLifetimes(life, statements);
@@ -271,6 +298,9 @@ public final class Program {
                 in.run(statements);
                 Tensor objective = ((TensorVal) in.objective).tensor();
                 life.objective(objective);
+                if (standIns && !retain) {
+                    holds.keep(objective); // the loss stays at hand whatever is retained
+                }
                 Gradients grads = null;
                 if (objective.requiresGrad()) {
                     io.gradscope.engine.autograd.BackwardRun sweep = Backward.startStep(objective, life);
@@ -290,7 +320,7 @@ public final class Program {
                     grads = sweep.finish();
                 }
                 // The caller reads the objective after the step; a run that keeps no values hands it a copy.
-                Tensor result = retain ? objective : Allocations.unannounced(() -> {
+                Tensor result = retain || standIns ? objective : Allocations.unannounced(() -> {
                     Tensor c = Tensor.zeros(objective.dtype(), objective.device(), objective.shape());
                     c.backend().copy(objective, c);
                     return c;
@@ -307,7 +337,8 @@ public final class Program {
                     }
                 });
                 StepMemory memory = new StepMemory(planned.policy(), planned.plan(), planned.predictedPeak(), planned.fits(),
-                        life.recomputedOps(), life.recomputedFlops(), retain, life.profile(), options.device().toString());
+                        life.recomputedOps(), life.recomputedFlops(), retention.kind() != Retention.Kind.NONE, life.profile(),
+                        options.device().toString(), retention, holds.droppedBytes());
                 return new ProgramRun(result, values, List.copyOf(in.leaves), grads == null || retain ? grads : grads.unreleased(),
                         List.copyOf(in.segments), rec.trace(), memory);
             } finally {

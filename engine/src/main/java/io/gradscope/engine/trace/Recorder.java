@@ -32,10 +32,24 @@ public final class Recorder implements AutoCloseable {
 
     private final List<TraceEvent> events = new ArrayList<>();
     private final boolean keepValues;
+    /**
+     * For a recorder that lets go of released values: the indices of the events that carry a
+     * tensor of each storage (by storage id), so that a storage's release replaces them at once
+     * (else the trace would keep the released block reachable and the heap would not shrink).
+     */
+    private final Map<Long, int[]> carriers;
+    /** For a tap: told of each event, with its tensors, as it is published; nothing is kept. */
+    private final java.util.function.Consumer<TraceEvent> tap;
     private boolean closed;
 
-    private Recorder(boolean keepValues) {
+    private Recorder(boolean keepValues, boolean dropReleased) {
+        this(keepValues, dropReleased, null);
+    }
+
+    private Recorder(boolean keepValues, boolean dropReleased, java.util.function.Consumer<TraceEvent> tap) {
         this.keepValues = keepValues;
+        this.carriers = dropReleased ? new java.util.HashMap<>() : null;
+        this.tap = tap;
     }
 
     /** The thread's source context, and the ids of values without a node named while recording. */
@@ -62,7 +76,27 @@ public final class Recorder implements AutoCloseable {
      * and contributions are null): a run that releases its storages leaves none for them to show.
      */
     public static Recorder start(boolean keepValues) {
-        Recorder r = new Recorder(keepValues);
+        return start(new Recorder(keepValues, false));
+    }
+
+    /**
+     * Starts recording events with their tensors, letting go of each tensor when its storage is
+     * released: the event then keeps a stand-in of the same shape without data ({@link NotRetained}).
+     * For a run that retains only some of its values ({@code memory.Retention}).
+     */
+    public static Recorder startDroppingReleased() {
+        return start(new Recorder(true, true));
+    }
+
+    /**
+     * Starts a tap: {@code tap} is told of each event (tensors included) as it is published on this
+     * thread, and nothing is kept (the tensors are the run's: read them then, or copy them).
+     */
+    public static Recorder startTap(java.util.function.Consumer<TraceEvent> tap) {
+        return start(new Recorder(false, false, tap));
+    }
+
+    private static Recorder start(Recorder r) {
         OPEN.incrementAndGet();
         ACTIVE.get().push(r);
         return r;
@@ -95,7 +129,11 @@ public final class Recorder implements AutoCloseable {
     public static void emit(TraceEvent event) {
         TraceEvent bare = null;
         for (Recorder r : ACTIVE.get()) {
-            if (r.keepValues) {
+            if (r.tap != null) {
+                r.tap.accept(event);
+            } else if (r.carriers != null) {
+                r.addDroppingReleased(event);
+            } else if (r.keepValues) {
                 r.events.add(event);
             } else {
                 if (bare == null) {
@@ -106,6 +144,35 @@ public final class Recorder implements AutoCloseable {
         }
     }
 
+    private void addDroppingReleased(TraceEvent event) {
+        if (event instanceof TraceEvent.Free f) {
+            // A Free is also sent when a storage only changes category (held for inspection): then nothing is released.
+            int[] at = carriers.get(f.storage());
+            boolean gone = false;
+            for (int i = 1; at != null && i <= at[0]; i++) {
+                if (NotRetained.hasReleased(events.get(at[i]))) {
+                    events.set(at[i], NotRetained.replaceReleased(events.get(at[i])));
+                    gone = true;
+                }
+            }
+            if (gone) {
+                carriers.remove(f.storage());
+            }
+        }
+        int index = events.size();
+        events.add(event);
+        NotRetained.storagesOf(event, id -> {
+            int[] at = carriers.get(id);
+            if (at == null) {
+                at = new int[3];
+            } else if (at[0] + 1 == at.length) {
+                at = java.util.Arrays.copyOf(at, at.length * 2);
+            }
+            at[++at[0]] = index;
+            carriers.put(id, at);
+        });
+    }
+
     /** How many events this recorder has received so far (the index the next one will have). */
     public int size() {
         return events.size();
@@ -113,6 +180,14 @@ public final class Recorder implements AutoCloseable {
 
     /** The events so far, as an immutable trace. */
     public Trace trace() {
+        if (carriers != null) {
+            // A storage released without a Free of its own (inside an op's scope) is let go here.
+            for (int i = 0; i < events.size(); i++) {
+                if (NotRetained.hasReleased(events.get(i))) {
+                    events.set(i, NotRetained.replaceReleased(events.get(i)));
+                }
+            }
+        }
         return new Trace(List.copyOf(events));
     }
 
