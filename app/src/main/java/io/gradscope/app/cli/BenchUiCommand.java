@@ -42,8 +42,12 @@ public final class BenchUiCommand implements Callable<Integer> {
     @Option(names = "--runs", paramLabel = "N", description = "How many times to open the file (default: ${DEFAULT-VALUE}).")
     int runs = 1;
 
+    @picocli.CommandLine.Mixin
+    RetainOption retain = new RetainOption();
+
     @Override
     public Integer call() throws IOException {
+        retain.applyToApp();
         if (nodes < 10 || nodes > 1_000_000) {
             throw new GradscopeException("--nodes must be between 10 and 1000000, not " + nodes);
         }

@@ -79,6 +79,7 @@ public final class BenchUiOpen extends Application {
         }
         out.put("median", median);
         out.put("peak_heap_mb", peaks.stream().mapToDouble(Double::doubleValue).max().orElse(0));
+        out.put("retain", io.gradscope.app.service.RunService.defaultRetention().name().toLowerCase(java.util.Locale.ROOT));
         result = out;
         try {
             System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out));

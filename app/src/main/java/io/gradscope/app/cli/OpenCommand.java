@@ -26,8 +26,12 @@ public final class OpenCommand implements Callable<Integer> {
     @Option(names = "--screenshot", paramLabel = "PNG", hidden = true)
     Path screenshot;
 
+    @picocli.CommandLine.Mixin
+    RetainOption retain = new RetainOption();
+
     @Override
     public Integer call() {
+        retain.applyToApp();
         if (ModelImport.isModel(file)) {
             // Imported before the window opens, so a model that does not import is one line here, exit 2.
             return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);

@@ -6,6 +6,7 @@ import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.memory.MemoryTimeline;
 import io.gradscope.engine.memory.RematPlanner;
 import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.memory.Retention;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.program.MemoryOptions;
 import io.gradscope.engine.program.Npy;
@@ -54,8 +55,12 @@ public final class RunCommand implements Callable<Integer> {
     String remat;
 
     @Option(names = "--no-retain", description = "Release values and gradients as a training run does, instead of "
-            + "keeping them for inspection: --out then writes the objective, the leaves' values and their gradients only.")
+            + "keeping them for inspection: --out then writes the objective, the leaves' values and their gradients only "
+            + "(the same as --retain none; run's default is --retain all).")
     boolean noRetain;
+
+    @Mixin
+    RetainOption retain = new RetainOption();
 
     @Option(names = "--check-finite", description = "Find where a NaN or infinity was born (forward or backward): print "
             + "it as FILE:LINE:COL: warning: ... with its inputs' statistics, and exit 3. An infinity that never reaches the "
@@ -65,14 +70,23 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         RematPolicy policy = remat == null ? RematPolicy.SEGMENTS : RematPolicy.parse(remat);
-        if (noRetain && checkFinite) {
-            throw new GradscopeException("--check-finite reads every value and gradient; it cannot be used with --no-retain");
+        if (noRetain && retain.kind != null && retain.kind != Retention.Kind.NONE) {
+            throw new GradscopeException("--no-retain and --retain " + retain.kind.name().toLowerCase(java.util.Locale.ROOT)
+                    + " contradict each other (--no-retain is --retain none)");
+        }
+        Retention.Kind keep = noRetain ? Retention.Kind.NONE : retain.or(Retention.Kind.ALL);
+        if (keep != Retention.Kind.ALL && checkFinite) {
+            throw new GradscopeException("--check-finite reads every value and gradient; it needs --retain all");
         }
         OutputFolder folder = out == null ? null : OutputFolder.check(out);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
         RematPlanner.Planned planned = remat == null ? null : p.plan(options, policy, true);
-        ProgramRun result = p.run(options, new MemoryOptions(policy, !noRetain), (phase, done, total) -> { });
+        ProgramRun result = keep == Retention.Kind.FIT
+                ? p.run(options, planned != null ? planned : p.plan(options, policy, true),
+                        Retention.of(keep, HeapLimit.bytes(), planned != null ? planned.predictedPeak() : -1), (phase, done, total) -> { })
+                : p.run(options, new MemoryOptions(policy, keep == Retention.Kind.ALL), (phase, done, total) -> { });
+        boolean noneHeld = keep == Retention.Kind.NONE;
         System.out.println(format(result.objective().item(), options.dtype()));
         if (planned != null) {
             MemoryTimeline t = result.timeline();
@@ -80,7 +94,7 @@ public final class RunCommand implements Callable<Integer> {
                     + HeapLimit.human(planned.predictedPeak()) + " predicted"
                     + (policy.kind() == RematPolicy.Kind.BUDGET ? (planned.fits() ? " (fits)" : " (does not fit)") : "")
                     + "; " + result.memory().recomputedOps() + " ops recomputed"
-                    + (noRetain ? "" : "; " + HeapLimit.human(t.last().of(MemoryCategory.HELD_FOR_INSPECTION))
+                    + (noneHeld ? "" : "; " + HeapLimit.human(t.last().of(MemoryCategory.HELD_FOR_INSPECTION))
                     + " held for inspection besides"));
         }
         if (folder != null) {

@@ -4,7 +4,9 @@ import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.tensor.Backends;
+import io.gradscope.engine.memory.HeapLimit;
 import io.gradscope.engine.memory.RematPlanner;
+import io.gradscope.engine.memory.Retention;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.onnx.OnnxImport;
 import io.gradscope.engine.program.Program;
@@ -85,6 +87,27 @@ public final class RunService {
     private final Executor worker;
     private final Executor ui;
     private FutureTask<Result> running;
+    /** Which values the runs keep for the inspector ({@code --retain}; see {@link #defaultRetention}). */
+    private volatile Retention.Kind retention = defaultRetention();
+
+    /**
+     * The retention runs start with: the system property {@code gradscope.retain} (all, fit or none;
+     * {@code gradscope open --retain} sets it), else {@code fit}: what fits in the heap beside the step
+     * is kept, the rest recomputed when inspected.
+     */
+    public static Retention.Kind defaultRetention() {
+        String p = System.getProperty("gradscope.retain");
+        return p == null ? Retention.Kind.FIT : Retention.Kind.valueOf(p.strip().toUpperCase(java.util.Locale.ROOT));
+    }
+
+    /** Which values the next runs keep for the inspector. */
+    public void setRetention(Retention.Kind kind) {
+        retention = kind;
+    }
+
+    public Retention.Kind retention() {
+        return retention;
+    }
 
     public RunService(Executor worker, Executor ui) {
         this.worker = worker;
@@ -123,7 +146,8 @@ public final class RunService {
         }
         RunOptions options = options(new Request(request.file(), request.source(), request.dtype(), start.device()));
         AtomicReference<Runnable> pendingProgress = new AtomicReference<>();
-        FutureTask<Result> task = new FutureTask<>(() -> call(request, options, (f, m) -> {
+        Retention.Kind keep = retention;
+        FutureTask<Result> task = new FutureTask<>(() -> call(request, options, keep, (f, m) -> {
             // Coalesce: at most one progress report waits on the UI thread.
             if (pendingProgress.getAndSet(() -> listener.progress(f, m)) == null) {
                 ui.execute(() -> pendingProgress.getAndSet(null).run());
@@ -148,7 +172,7 @@ public final class RunService {
         }
     }
 
-    private static Result call(Request request, RunOptions options, BiConsumer<Double, String> progress) {
+    private static Result call(Request request, RunOptions options, Retention.Kind keep, BiConsumer<Double, String> progress) {
         String file = request.file();
         OpenTimes.Clock clock = new OpenTimes.Clock();
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
@@ -159,7 +183,9 @@ public final class RunService {
         RematPlanner.Planned planned = program.plan(options, request.remat(), predicts(program, request, options));
         clock.mark();
         String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
-        ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, true, (phase, done, total) -> {
+        // What the inspector keeps: a budget beside the step's predicted peak (Retention#defaultBudget); the rest is recomputed on demand.
+        Retention retention = Retention.of(keep, HeapLimit.bytes(), planned.predictedPeak());
+        ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, retention, (phase, done, total) -> {
             if (Thread.currentThread().isInterrupted()) {
                 // Cancel stops the run at its next statement or step, not after it (minutes at 50,000 nodes).
                 throw new CancellationException("run cancelled");

@@ -1,9 +1,11 @@
 package io.gradscope.app.view;
 
+import io.gradscope.app.viewmodel.OnDemandViewModel;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
 import javafx.geometry.Insets;
@@ -21,6 +23,7 @@ import javafx.scene.layout.VBox;
  */
 public final class Inspector extends ScrollPane {
     private final SweepViewModel vm;
+    private final OnDemandViewModel recompute;
     private int refreshes;
     private final Label name = new Label("No run yet");
     private final Label op = new Label();
@@ -38,7 +41,13 @@ public final class Inspector extends ScrollPane {
     private final HBox upstreamRow = new HBox(8, upstream);
 
     public Inspector(SweepViewModel vm) {
+        this(vm, null);
+    }
+
+    /** With {@code recompute}, a value or gradient the run did not retain is recomputed when shown, and said so. */
+    public Inspector(SweepViewModel vm, OnDemandViewModel recompute) {
         this.vm = vm;
+        this.recompute = recompute;
         setId("inspector");
         name.setId("inspector-name");
         name.getStyleClass().add("title");
@@ -57,7 +66,26 @@ public final class Inspector extends ScrollPane {
         setFitToWidth(true);
         setPrefWidth(320);
         vm.inspection().addListener((o, a, b) -> refresh());
+        if (recompute != null) {
+            recompute.onChange(x -> refresh());
+        }
         refresh();
+    }
+
+    /** The recomputed answer for the vertex, when the run did not retain what it shows; else null. */
+    private OnDemandViewModel.Answer recomputed(int vertex) {
+        return recompute == null ? null : recompute.answerFor(vertex);
+    }
+
+    /** Shows {@code t} on {@code map}, or, for a stand-in, what was recomputed for it ({@code again}), saying so. */
+    private static void showKept(Heatmap map, Tensor t, Tensor again, OnDemandViewModel.Answer a) {
+        if (!NotRetained.is(t)) {
+            map.show(t, "");
+        } else if (again != null) {
+            map.show(again, OnDemandViewModel.NOTE);
+        } else {
+            map.show(null, a != null && a.failure() != null ? a.failure() : OnDemandViewModel.WORKING);
+        }
     }
 
     public Heatmap valueMap() {
@@ -104,12 +132,13 @@ public final class Inspector extends ScrollPane {
             return;
         }
         Tensor t = v.value();
+        OnDemandViewModel.Answer again = recomputed(id);
         name.setText(v.title());
         String kind = v.kind().name().toLowerCase(java.util.Locale.ROOT);
         op.setText((kind.equals(v.op()) ? kind : kind + " · " + v.op()) + (v.line() > 0 ? " · line " + v.line() : ""));
         rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
         layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
-        value.show(t, "");
+        showKept(value, t, again == null ? null : again.value(), again);
         Sweep s = vm.recorded().get();
         if (!v.requiresGrad()) {
             upstream.show(null, "No gradient flows here (it does not need one).");
@@ -120,7 +149,11 @@ public final class Inspector extends ScrollPane {
             Sweep.Received r = g == null ? vm.received(id) : null;
             if (g != null) {
                 upstream.setHeading("Upstream gradient");
-                upstream.show(g, "");
+                showKept(upstream, g, again == null || !again.gradients() ? null : again.upstream(), again);
+            } else if (r != null && r.sum() == null && r.count() > 0) {
+                upstream.setHeading("Upstream gradient (so far)");
+                upstream.show(null, "Received " + r.count() + " of " + r.total() + " contributions; their sum so far was not "
+                        + "retained (its complete gradient is recomputed at step " + (r.completeAt() + 1) + ").");
             } else if (r != null && r.sum() != null) {
                 // A value that has received some of its contributions shows their sum so far.
                 upstream.setHeading("Upstream gradient (so far)");
@@ -155,7 +188,7 @@ public final class Inspector extends ScrollPane {
                 TraceGraph.Vertex to = vm.vertex(c.toVertex());
                 Heatmap h = sent.get(i);
                 h.setHeading("to input " + (c.input() + 1) + (to == null ? "" : " (" + to.title() + ")"));
-                h.show(c.gradient(), "");
+                showKept(h, c.gradient(), sentAgain(again, c.input()), again);
                 shown.add(h);
             }
             if (!contributions.getChildren().equals(shown)) {
@@ -164,6 +197,19 @@ public final class Inspector extends ScrollPane {
         } else {
             contributions.getChildren().clear();
         }
+    }
+
+    /** The recomputed contribution to input number {@code input}, or null. */
+    private static Tensor sentAgain(OnDemandViewModel.Answer a, int input) {
+        if (a == null || !a.gradients()) {
+            return null;
+        }
+        for (Sweep.Contribution c : a.contributions()) {
+            if (c.input() == input) {
+                return c.gradient();
+            }
+        }
+        return null;
     }
 
     private static String capitalised(String s) {

@@ -36,7 +36,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater));
     private final ProgramEditor editor = new ProgramEditor(vm);
     private final GraphPanel graph = new GraphPanel(vm.sweep());
-    private final Inspector inspector = new Inspector(vm.sweep());
+    private final Inspector inspector = new Inspector(vm.sweep(), vm.onDemand());
     private final TransportBar transport = new TransportBar(vm.sweep());
     private final MemoryPanel memory = new MemoryPanel(vm.memory(), vm.remat());
     private final StatusBar status = new StatusBar();

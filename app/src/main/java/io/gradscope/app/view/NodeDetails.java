@@ -80,6 +80,7 @@ public final class NodeDetails {
         inspector.notes().getChildren().addAll(onnx, origin, check, diff, health);
         sweep.inspection().addListener((o, a, b) -> refresh());
         diagnostics.revision().addListener((o, a, b) -> refresh());
+        session.onDemand().onChange(x -> refresh());
         refresh();
     }
 
@@ -189,10 +190,27 @@ public final class NodeDetails {
                 GridPane.setHalignment(h, javafx.geometry.HPos.RIGHT);
             }
         }
-        row(1, "value", diagnostics.valueHealth(id));
+        // A value or gradient the run did not retain: the health of what was recomputed on demand, once it is there.
+        io.gradscope.app.viewmodel.OnDemandViewModel.Answer again = session.onDemand().answerFor(id);
+        Health vh = diagnostics.valueHealth(id);
+        if (vh == null && again != null && again.value() != null) {
+            vh = Health.of(again.value());
+        }
+        if (vh != null) {
+            row(1, "value", vh);
+        } else {
+            notRetained(1, "value");
+        }
         if (v.requiresGrad()) {
             Tensor g = diagnostics.gradient(id);
             String name = sweep.mode().get() == Sweep.Mode.BACKWARD ? "gradient" : "gradient*";
+            if (io.gradscope.engine.trace.NotRetained.is(g)) {
+                g = again != null && again.gradients() ? again.upstream() : null;
+                if (g == null) {
+                    notRetained(2, "gradient");
+                    return;
+                }
+            }
             if (g == null) {
                 Label l = new Label("gradient: not reached yet");
                 l.getStyleClass().add("stats");
@@ -206,6 +224,12 @@ public final class NodeDetails {
                 }
             }
         }
+    }
+
+    private void notRetained(int r, String name) {
+        Label l = new Label(name + ": not retained, recomputing…");
+        l.getStyleClass().add("stats");
+        health.add(l, 0, r, 7, 1);
     }
 
     private void row(int r, String name, Health h) {

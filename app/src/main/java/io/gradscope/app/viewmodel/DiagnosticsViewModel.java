@@ -98,7 +98,7 @@ public final class DiagnosticsViewModel implements Decorator {
     /** The counts of a vertex's value. */
     public Health valueHealth(int vertex) {
         TraceGraph.Vertex v = sweep.vertex(vertex);
-        return v == null ? null : Health.of(v.value());
+        return v == null || io.gradscope.engine.trace.NotRetained.is(v.value()) ? null : Health.of(v.value());
     }
 
     /**

@@ -50,6 +50,7 @@ public final class SessionViewModel {
     private final ReadOnlyBooleanWrapper modified = new ReadOnlyBooleanWrapper(this, "modified");
     private final ReadOnlyStringWrapper title = new ReadOnlyStringWrapper(this, "title");
     private final SweepViewModel sweep;
+    private final OnDemandViewModel recompute;
     private final MemoryViewModel memory;
     private final DerivativesViewModel derivatives;
     private final DiagnosticsViewModel diagnostics;
@@ -77,6 +78,7 @@ public final class SessionViewModel {
         this.derivatives = new DerivativesViewModel(sweep, service, this::run, status::set, () -> shown);
         this.diagnostics = new DiagnosticsViewModel(sweep, service, status::set, () -> shown);
         this.jacobian = new JacobianViewModel(sweep, service, status::set, () -> shown);
+        this.recompute = new OnDemandViewModel(sweep, service, () -> shown);
     }
 
     /** The floating-point dtypes a run can use. */
@@ -178,6 +180,16 @@ public final class SessionViewModel {
 
     public void setRemat(RematPolicy policy) {
         remat.set(policy);
+    }
+
+    /** The values and gradients of the run on screen that it did not retain, recomputed when inspected. */
+    public OnDemandViewModel onDemand() {
+        return recompute;
+    }
+
+    /** Which values the next runs keep for the inspector (all, fit, none); the rest are recomputed when inspected. */
+    public void setRetention(io.gradscope.engine.memory.Retention.Kind kind) {
+        service.setRetention(kind);
     }
 
     /** Forward mode and Hessian-vector products of the run on screen. */
@@ -364,7 +376,8 @@ public final class SessionViewModel {
                         status.set(notice + gone + String.format(Locale.ROOT,
                                 "Ran %s: objective %s · %d nodes · %d backward steps%s · run %d ms, layout %d ms", name,
                                 num(r.run().objective().item()), r.graph().size(), sweep.recorded().get().steps(Sweep.Mode.BACKWARD),
-                                r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis()));
+                                r.tangent() == null ? "" : " · tangent " + r.tangent().describe(), r.runMillis(), r.layoutMillis())
+                                + notRetained(r.run()));
                         lastShown.set(new Shown(r.times(), showStart, System.nanoTime()));
                         if (derivatives.takePendingCheck()) {
                             diagnostics.checkGradients();
@@ -385,6 +398,16 @@ public final class SessionViewModel {
                         status.set("Run cancelled");
                     }
                 });
+    }
+
+    /** " · 1.2 GiB of values not retained (--retain fit), recomputed when inspected", or "" when all are kept. */
+    static String notRetained(io.gradscope.engine.program.ProgramRun run) {
+        var m = run.memory();
+        if (m == null || m.dropped() == 0) {
+            return "";
+        }
+        return " · " + io.gradscope.engine.memory.HeapLimit.human(m.dropped()) + " of values not retained (--retain "
+                + m.retention().describe() + "), recomputed when inspected";
     }
 
     /** A number for the status line: NaN and the infinities are said as such. */

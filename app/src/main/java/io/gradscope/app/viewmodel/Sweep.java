@@ -2,6 +2,7 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
@@ -104,12 +105,20 @@ public final class Sweep {
         List<int[]> all = sentTo.get(vertex) == null ? List.of() : sentTo.get(vertex);
         double[] sum = null;
         int count = 0;
+        boolean gone = false;
         int[] shape = graph.vertex(vertex).value().shape();
         for (int[] sc : all) {
             if (sc[0] > cursor) {
                 break;
             }
-            double[] g = backward.get(backwardIndex[sc[0]]).contributions().get(sc[1]).gradient().toDoubleArray();
+            Tensor sent = backward.get(backwardIndex[sc[0]]).contributions().get(sc[1]).gradient();
+            count++;
+            // A contribution the run did not retain leaves the sum so far unknown (null).
+            gone |= NotRetained.is(sent);
+            if (gone) {
+                continue;
+            }
+            double[] g = sent.toDoubleArray();
             if (sum == null) {
                 sum = new double[g.length];
             }
@@ -118,9 +127,8 @@ public final class Sweep {
                     sum[k] += g[k];
                 }
             }
-            count++;
         }
-        return new Received(sum == null ? null : Tensor.of(sum, shape), count, all.size(), backwardStepOf(vertex));
+        return new Received(sum == null || gone ? null : Tensor.of(sum, shape), count, all.size(), backwardStepOf(vertex));
     }
 
     public ProgramRun run() {
