@@ -45,9 +45,13 @@ public final class BenchUiCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RetainOption retain = new RetainOption();
 
+    @picocli.CommandLine.Mixin
+    AppDTypeOption dtype = new AppDTypeOption();
+
     @Override
     public Integer call() throws IOException {
         retain.applyToApp();
+        dtype.applyToApp();
         if (nodes < 10 || nodes > 1_000_000) {
             throw new GradscopeException("--nodes must be between 10 and 1000000, not " + nodes);
         }

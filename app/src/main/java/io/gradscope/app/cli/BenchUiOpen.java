@@ -79,7 +79,10 @@ public final class BenchUiOpen extends Application {
         }
         out.put("median", median);
         out.put("peak_heap_mb", peaks.stream().mapToDouble(Double::doubleValue).max().orElse(0));
-        out.put("retain", io.gradscope.app.service.RunService.defaultRetention().name().toLowerCase(java.util.Locale.ROOT));
+        var memory = window.viewModel().sweep().recorded().get().run().memory();
+        out.put("retain", memory == null ? "all" : memory.retention().describe());
+        out.put("dtype", window.viewModel().dtype().get().toString());
+        out.put("not_retained_mb", memory == null ? 0 : Math.round(memory.dropped() / 1e5) / 10.0);
         result = out;
         try {
             System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out));

@@ -29,9 +29,13 @@ public final class OpenCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     RetainOption retain = new RetainOption();
 
+    @picocli.CommandLine.Mixin
+    AppDTypeOption dtype = new AppDTypeOption();
+
     @Override
     public Integer call() {
         retain.applyToApp();
+        dtype.applyToApp();
         if (ModelImport.isModel(file)) {
             // Imported before the window opens, so a model that does not import is one line here, exit 2.
             return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);

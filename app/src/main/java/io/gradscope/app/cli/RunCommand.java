@@ -76,7 +76,8 @@ public final class RunCommand implements Callable<Integer> {
         }
         Retention.Kind keep = noRetain ? Retention.Kind.NONE : retain.or(Retention.Kind.ALL);
         if (keep != Retention.Kind.ALL && checkFinite) {
-            throw new GradscopeException("--check-finite reads every value and gradient; it needs --retain all");
+            throw new GradscopeException("--check-finite reads every value and gradient; it cannot be used with "
+                    + (noRetain ? "--no-retain" : "--retain " + keep.name().toLowerCase(java.util.Locale.ROOT)));
         }
         OutputFolder folder = out == null ? null : OutputFolder.check(out);
         Program p = Program.load(program);

@@ -38,7 +38,7 @@ public final class SessionViewModel {
     private final ReadOnlyObjectWrapper<Path> model = new ReadOnlyObjectWrapper<>(this, "model");
     /** The import behind {@link #model} (its temporary folder holds the weights), until the text is saved. */
     private ModelImport.Imported imported;
-    private final ReadOnlyObjectWrapper<DType> dtype = new ReadOnlyObjectWrapper<>(this, "dtype", DType.FLOAT64);
+    private final ReadOnlyObjectWrapper<DType> dtype = new ReadOnlyObjectWrapper<>(this, "dtype", initialDType());
     private final ReadOnlyObjectWrapper<Device> device = new ReadOnlyObjectWrapper<>(this, "device", Device.CPU);
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
@@ -79,6 +79,11 @@ public final class SessionViewModel {
         this.diagnostics = new DiagnosticsViewModel(sweep, service, status::set, () -> shown);
         this.jacobian = new JacobianViewModel(sweep, service, status::set, () -> shown);
         this.recompute = new OnDemandViewModel(sweep, service, () -> shown);
+    }
+
+    /** The dtype runs start with: float64, or the system property {@code gradscope.dtype} ({@code gradscope open --dtype}). */
+    static DType initialDType() {
+        return "float32".equals(System.getProperty("gradscope.dtype")) ? DType.FLOAT32 : DType.FLOAT64;
     }
 
     /** The floating-point dtypes a run can use. */

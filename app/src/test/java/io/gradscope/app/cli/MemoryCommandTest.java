@@ -85,6 +85,28 @@ class MemoryCommandTest {
     }
 
     @Test
+    void retainTakesAllFitOrNoneAndKeepsTheObjectiveToTheBit() {
+        Cli.Result plain = Cli.run("run", EXAMPLE);
+        for (String kind : new String[] {"all", "fit", "none", "NONE"}) {
+            Cli.Result r = Cli.run("run", EXAMPLE, "--retain", kind);
+            assertEquals(0, r.status(), r.err());
+            assertEquals(plain.out(), r.out(), "--retain " + kind);
+        }
+        for (String command : new String[] {"run", "open", "bench-ui"}) {
+            Cli.Result r = Cli.run(command, "--retain", "some", EXAMPLE);
+            assertEquals(2, r.status(), command);
+            assertEquals("error: Invalid value for option '--retain': expected all, fit or none, not 'some' (see 'gradscope --help')",
+                    r.err().strip(), command);
+        }
+        Cli.Result r = Cli.run("run", EXAMPLE, "--retain", "fit", "--check-finite");
+        assertEquals(2, r.status());
+        assertEquals("error: --check-finite reads every value and gradient; it cannot be used with --retain fit", r.err().strip());
+        r = Cli.run("run", EXAMPLE, "--retain", "all", "--no-retain");
+        assertEquals(2, r.status());
+        assertEquals("error: --no-retain and --retain all contradict each other (--no-retain is --retain none)", r.err().strip());
+    }
+
+    @Test
     void withoutRetainingOutWritesTheLeavesAndTheirGradients() throws IOException {
         Path out = tmp.resolve("out");
         Cli.Result r = Cli.run("run", EXAMPLE, "--no-retain", "--out", out.toString());
