@@ -83,6 +83,8 @@ public final class BenchUiOpen extends Application {
         out.put("retain", memory == null ? "all" : memory.retention().describe());
         out.put("dtype", window.viewModel().dtype().get().toString());
         out.put("not_retained_mb", memory == null ? 0 : Math.round(memory.dropped() / 1e5) / 10.0);
+        // The engine's own count: the most bytes of tensors live at once, those held for inspection included.
+        out.put("tensor_peak_mb", Math.round(window.viewModel().sweep().recorded().get().run().timeline().peakBytes() / 1e5) / 10.0);
         result = out;
         try {
             System.out.println(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(out));

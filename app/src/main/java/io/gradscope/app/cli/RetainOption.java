@@ -9,9 +9,10 @@ import picocli.CommandLine.TypeConversionException;
 /** {@code --retain all|fit|none}: which values and gradients a run keeps for inspection. */
 public final class RetainOption {
     @Option(names = "--retain", paramLabel = "all|fit|none", converter = KindConverter.class,
-            description = "Which values and gradients to keep for inspection: all; fit (what fits in a budget beside the "
-                    + "step: a quarter of the heap at most, the largest released first); none (only the leaves, their "
-                    + "gradients and the objective). What is not kept is recomputed when the inspector shows it.")
+            description = "Which values and gradients to keep for inspection: all; fit (as many as fit in half the heap less the "
+                    + "step's predicted peak, a quarter of the heap at most; the largest are released first); none (only the "
+                    + "leaves, their gradients and the objective). What is not kept is recomputed when the inspector shows "
+                    + "it. The app's default is fit; run's is all.")
     Retention.Kind kind;
 
     /** The kind given, or {@code otherwise}. */

@@ -42,17 +42,18 @@ public record Retention(Kind kind, long budget) {
     }
 
     /**
-     * The budget {@code fit} gets by default: a quarter of the heap's limit less what the plain
-     * training step is predicted to need at its peak ({@code stepPeak}; -1 when not known: then a
-     * quarter of the limit), never below zero. The rest of the heap is the step's own, the garbage
-     * collector's headroom and the app's.
+     * The budget {@code fit} gets by default: half the heap's limit less what the plain training
+     * step is predicted to need at its peak ({@code stepPeak}), at most a quarter of the limit (a
+     * quarter when the peak is not known: -1), never below zero. The other half is the garbage
+     * collector's headroom (G1 keeps large arrays in whole regions and collects them late) and the
+     * app's own (an imported model's weights, the trace, the layout).
      */
     public static long defaultBudget(long heapLimit, long stepPeak) {
         long quarter = heapLimit / 4;
         if (stepPeak < 0) {
             return quarter;
         }
-        return Math.max(0, Math.min(quarter, (long) (heapLimit * 0.6) - stepPeak));
+        return Math.max(0, Math.min(quarter, heapLimit / 2 - stepPeak));
     }
 
     /** {@code all}, {@code fit} (budget: {@link #defaultBudget} of {@code heapLimit} with no prediction) or {@code none}. */
