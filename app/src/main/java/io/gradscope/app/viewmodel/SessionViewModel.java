@@ -219,8 +219,26 @@ public final class SessionViewModel {
         source.set(text);
     }
 
+    /** The user picks the dtype (the toolbar): from then on every file opens in it. */
     public void setDType(DType d) {
+        if (d != dtype.get()) {
+            dtypeChosen = true;
+        }
         dtype.set(d);
+    }
+
+    /** Whether the dtype was picked (the toolbar, or {@code gradscope open --dtype}) rather than left to the file. */
+    private boolean dtypeChosen = System.getProperty("gradscope.dtype") != null;
+
+    /**
+     * Until the user picks a dtype, a file opens in its own: an imported ONNX model in float32 (its
+     * weights' type: float64 would double the memory of every value and gradient of a large model
+     * and add no precision to its weights), a program in float64.
+     */
+    private void dtypeFor(boolean importedModel) {
+        if (!dtypeChosen) {
+            dtype.set(importedModel ? DType.FLOAT32 : DType.FLOAT64);
+        }
     }
 
     public void setDevice(Device d) {
@@ -267,6 +285,7 @@ public final class SessionViewModel {
             return;
         }
         openRequest++;
+        dtypeFor(false);
         fileName.set(path.getFileName().toString());
         model.set(null);
         imported = null;
@@ -301,6 +320,7 @@ public final class SessionViewModel {
     /** Shows an imported model's program under the model's name (Save asks where to write it) and runs it. */
     public void openImported(ModelImport.Imported imported) {
         openRequest++;
+        dtypeFor(true);
         file.set(null);
         model.set(imported.model());
         this.imported = imported;

@@ -26,6 +26,24 @@ class SessionViewModelTest {
     }
 
     @Test
+    void anImportedModelOpensInFloat32AndAProgramInFloat64UntilTheUserPicksOne() {
+        java.nio.file.Path model = java.nio.file.Path.of("../engine/src/test/resources/onnx/mlp/model.onnx");
+        java.nio.file.Path program = java.nio.file.Path.of("../assets/examples/mlp.grad");
+        SessionViewModel vm = session();
+        vm.open(model);
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT32, vm.dtype().get());
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT32, vm.sweep().recorded().get().run().objective().dtype(), "it ran in float32");
+        vm.open(program);
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT64, vm.dtype().get());
+        vm.setDType(io.gradscope.engine.tensor.DType.FLOAT32);
+        vm.open(program);
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT32, vm.dtype().get(), "picked, it stays");
+        vm.setDType(io.gradscope.engine.tensor.DType.FLOAT64);
+        vm.open(model);
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT64, vm.dtype().get(), "picked, it stays for a model too");
+    }
+
+    @Test
     void anOnnxModelOpensUnderItsNameAndSavesAsAProgramElsewhere(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
             throws java.io.IOException {
         java.nio.file.Path model = java.nio.file.Path.of("../engine/src/test/resources/onnx/mlp/model.onnx");
@@ -55,6 +73,8 @@ class SessionViewModelTest {
         java.nio.file.Files.move(tmp.resolve("mlp.grad"), moved.resolve("mlp.grad"));
         java.nio.file.Files.move(tmp.resolve("mlp_params"), moved.resolve("mlp_params"));
         SessionViewModel again = session();
+        assertEquals(io.gradscope.engine.tensor.DType.FLOAT32, vm.dtype().get(), "an imported model opens in its weights' float32");
+        again.setDType(vm.dtype().get());
         again.open(moved.resolve("mlp.grad"));
         assertNull(again.error().get(), again.status().get());
         assertEquals(objective, again.sweep().recorded().get().run().objective().item());
