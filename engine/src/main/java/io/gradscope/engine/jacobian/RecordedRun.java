@@ -62,7 +62,7 @@ public final class RecordedRun {
     }
 
     private void value(long id, Tensor t) {
-        if (t == null) {
+        if (t == null || io.gradscope.engine.trace.NotRetained.is(t)) {
             stripped = true;
         } else {
             values.putIfAbsent(id, t);
@@ -78,7 +78,7 @@ public final class RecordedRun {
     public Tensor value(long id) {
         Tensor t = values.get(id);
         if (t == null) {
-            throw new GradscopeException(stripped ? "the run kept no values (run it with its values retained)"
+            throw new GradscopeException(stripped ? "the run kept no values for it (run it with --retain all to keep every value)"
                     : "the run recorded no value with id " + id);
         }
         return t;
