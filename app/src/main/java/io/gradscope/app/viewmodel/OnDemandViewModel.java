@@ -51,6 +51,8 @@ public final class OnDemandViewModel {
     private Sweep recentOf;
     private Program program;
     private String asked;
+    /** Whether an inspection arrived while a replay was running (it is answered next). */
+    private boolean waiting;
 
     /** {@code shown}: the request of the run on screen (its program text and options are replayed). */
     public OnDemandViewModel(SweepViewModel sweep, RunService service, Supplier<RunService.Request> shown) {
@@ -122,7 +124,9 @@ public final class OnDemandViewModel {
             answer.set(known);
             return;
         }
-        if (key.equals(asked) && working.get() != null) {
+        if (working.get() != null) {
+            // One replay at a time (each is a whole training step's memory): the latest inspection goes next.
+            waiting = !key.equals(asked);
             return;
         }
         RunService.Request request = shown.get();
@@ -140,7 +144,13 @@ public final class OnDemandViewModel {
             return new Object[] {replayed, Replay.of(replayed, RunService.options(request), run, vertex, gradients)};
         }, (done, failure) -> {
             if (s != recentOf) {
-                return; // another run is on screen now
+                working.set(null); // another run is on screen now
+                asked = null;
+                if (waiting) {
+                    waiting = false;
+                    update();
+                }
+                return;
             }
             Answer a;
             if (failure != null) {
@@ -154,11 +164,13 @@ public final class OnDemandViewModel {
                     recent.remove(recent.keySet().iterator().next());
                 }
             }
-            if (key.equals(asked)) {
-                working.set(null);
-                asked = null;
-            }
+            working.set(null);
+            asked = null;
             answer.set(a);
+            if (waiting) {
+                waiting = false;
+                update();
+            }
         });
     }
 

@@ -66,6 +66,39 @@ class OnDemandViewModelTest {
     }
 
     @Test
+    void oneReplayRunsAtATimeAndTheLatestInspectionIsAnsweredNext() {
+        java.util.ArrayDeque<Runnable> worker = new java.util.ArrayDeque<>();
+        SessionViewModel vm = new SessionViewModel(new RunService(worker::add, Runnable::run));
+        vm.setRetention(Retention.Kind.NONE);
+        vm.openText("retain.grad", PROGRAM);
+        while (!worker.isEmpty()) {
+            worker.poll().run();
+        }
+        assertNull(vm.error().get(), vm.status().get());
+        vm.sweep().toEnd();
+        while (!worker.isEmpty()) {
+            worker.poll().run(); // what inspecting the last step asked for
+        }
+        TraceGraph g = vm.sweep().recorded().get().graph();
+        int h = index(g, "h");
+        int p = index(g, "p");
+        vm.sweep().select(h);
+        assertEquals(1, worker.size(), "h's replay is queued");
+        vm.sweep().select(p);
+        assertEquals(1, worker.size(), "p waits for h's replay");
+        worker.poll().run();
+        assertNotNull(vm.onDemand().answerFor(h), "h's answer arrived");
+        assertEquals(1, worker.size(), "then p's replay is queued");
+        worker.poll().run();
+        assertNotNull(vm.onDemand().answerFor(p));
+        assertTrue(worker.isEmpty());
+    }
+
+    private static int index(TraceGraph g, String name) {
+        return g.vertices().stream().filter(v -> name.equals(v.name())).findFirst().orElseThrow().index();
+    }
+
+    @Test
     void aRunThatKeepsEverythingRecomputesNothing() {
         SessionViewModel all = opened(Retention.Kind.ALL);
         for (int v = 0; v < all.sweep().recorded().get().graph().size(); v++) {

@@ -15,7 +15,7 @@ import java.util.List;
  * Recomputes what a run did not retain ({@link Retention}): the value of one vertex of its graph,
  * and, when asked, its upstream gradient and the contributions its backward step sent. The step is
  * run again as it ran (the same program, options, seed and recomputation plan, so the same kernels
- * in the same order give the same bits, dropout's mask included), keeping nothing
+ * in the same order give the same bits; the leaves' random values come from the same seed), keeping nothing
  * ({@link Retention#NONE}) but copies of what is asked, and it stops as soon as it has them: after
  * the vertex's forward op for a value, after its backward step for its gradient.
  *
