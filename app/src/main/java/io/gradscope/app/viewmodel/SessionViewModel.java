@@ -425,14 +425,16 @@ public final class SessionViewModel {
                 });
     }
 
-    /** " · 1.2 GiB of values not retained (--retain fit), recomputed when inspected", or "" when all are kept. */
+    /** " · 1.2 GiB of values not retained (--retain fit, 1.5 GiB kept at most), recomputed when inspected", or "" when all are kept. */
     static String notRetained(io.gradscope.engine.program.ProgramRun run) {
         var m = run.memory();
         if (m == null || m.dropped() == 0) {
             return "";
         }
+        var r = m.retention();
         return " · " + io.gradscope.engine.memory.HeapLimit.human(m.dropped()) + " of values not retained (--retain "
-                + m.retention().describe() + "), recomputed when inspected";
+                + r.kind().name().toLowerCase(Locale.ROOT) + (r.kind() == io.gradscope.engine.memory.Retention.Kind.FIT
+                ? ", " + io.gradscope.engine.memory.HeapLimit.human(r.budget()) + " kept at most" : "") + "), recomputed when inspected";
     }
 
     /** A number for the status line: NaN and the infinities are said as such. */
