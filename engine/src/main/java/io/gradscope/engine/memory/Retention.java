@@ -1,6 +1,5 @@
 package io.gradscope.engine.memory;
 
-import io.gradscope.engine.GradscopeException;
 import java.util.Locale;
 
 /**
@@ -18,7 +17,7 @@ import java.util.Locale;
  * data ({@code trace.NotRetained}).
  *
  * <pre>{@code
- * Retention r = Retention.parse("fit", HeapLimit.bytes());  // FIT with the default budget for this heap
+ * Retention r = Retention.of(Retention.Kind.FIT, HeapLimit.bytes(), planned.predictedPeak());  // the default budget
  * }</pre>
  */
 public record Retention(Kind kind, long budget) {
@@ -54,17 +53,6 @@ public record Retention(Kind kind, long budget) {
             return quarter;
         }
         return Math.max(0, Math.min(quarter, heapLimit / 2 - stepPeak));
-    }
-
-    /** {@code all}, {@code fit} (budget: {@link #defaultBudget} of {@code heapLimit} with no prediction) or {@code none}. */
-    public static Retention parse(String text, long heapLimit) {
-        Kind k;
-        try {
-            k = Kind.valueOf(text.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new GradscopeException("unknown retention '" + text + "' (expected all, fit or none)");
-        }
-        return of(k, heapLimit, -1);
     }
 
     /** The retention of kind {@code k}, a {@code FIT} one with {@link #defaultBudget}. */

@@ -298,7 +298,7 @@ public final class Program {
                 in.run(statements);
                 Tensor objective = ((TensorVal) in.objective).tensor();
                 life.objective(objective);
-                if (standIns && !retain) {
+                if (standIns && retention.kind() == Retention.Kind.NONE) {
                     holds.keep(objective); // the loss stays at hand whatever is retained
                 }
                 Gradients grads = null;
@@ -320,7 +320,9 @@ public final class Program {
                     grads = sweep.finish();
                 }
                 // The caller reads the objective after the step; a run that keeps no values hands it a copy.
-                Tensor result = retain || standIns ? objective : Allocations.unannounced(() -> {
+                // (Under fit the objective is held like any value, and could be released for a larger one.)
+                boolean objectiveKept = retain || (standIns && retention.kind() == Retention.Kind.NONE);
+                Tensor result = objectiveKept ? objective : Allocations.unannounced(() -> {
                     Tensor c = Tensor.zeros(objective.dtype(), objective.device(), objective.shape());
                     c.backend().copy(objective, c);
                     return c;
