@@ -3,6 +3,7 @@ package io.gradscope.engine.diagnose;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.tensor.TensorStats;
+import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.Source;
 import io.gradscope.engine.trace.Trace;
 import io.gradscope.engine.trace.TraceEvent;
@@ -17,7 +18,10 @@ import java.util.Map;
  * finite but which is not is the producer; values computed from non-finite inputs only pass it on
  * (propagators). In the backward pass, the first step that received a finite upstream gradient
  * but sent a non-finite contribution is the producer (e.g. {@code sqrt} at 0). Each finding says
- * why, with its inputs' statistics.
+ * why, with its inputs' statistics. A value or gradient the run did not retain ({@link NotRetained})
+ * is unknown, never taken as finite: a non-finite value whose inputs were not retained is reported
+ * as the origin with that said in its {@code why} (the true producer may be one of those inputs),
+ * and {@link Report#notRetained()} counts what could not be searched.
  *
  * <pre>{@code
  * FiniteOrigin.Report r = FiniteOrigin.find(run.trace());
@@ -43,10 +47,12 @@ public final class FiniteOrigin {
      * The first producer (forward before backward) and the ids of every propagator, per phase.
      * {@code absorbed}: the only non-finite values are infinities of the forward pass that never
      * reach the objective or any gradient (a −Inf mask before a softmax, exp(−Inf) = 0): no harm
-     * done, so tools say so rather than raise an alarm.
+     * done, so tools say so rather than raise an alarm. {@code notRetained}: values and gradients the
+     * run did not keep, so not searched (no health in the maps).
      */
     public record Report(Finding origin, List<Long> forwardPropagators, List<Long> backwardPropagators,
-                         Map<Long, Health> valueHealth, Map<Long, Health> gradientHealth, boolean absorbed) {
+                         Map<Long, Health> valueHealth, Map<Long, Health> gradientHealth, boolean absorbed,
+                         int notRetained) {
         /** Whether some value or gradient was not finite. */
         public boolean anyBad() {
             return origin != null;
@@ -66,7 +72,12 @@ public final class FiniteOrigin {
         List<Long> forwardProp = new ArrayList<>();
         boolean nan = false;
         boolean objectiveFinite = false;
+        int unknown = 0;
         for (TraceGraph.Vertex v : g.vertices()) {
+            if (NotRetained.is(v.value())) {
+                unknown++;
+                continue;
+            }
             Health h = Health.of(v.value());
             values.put(v.id(), h);
             if (v.kind() == TraceGraph.Kind.OBJECTIVE) {
@@ -77,10 +88,16 @@ public final class FiniteOrigin {
             }
             nan |= h.nan() > 0;
             List<TraceGraph.Vertex> inputs = inputs(g, v);
-            boolean inputsFinite = inputs.stream().allMatch(in -> values.get(in.id()).finite());
-            if (inputsFinite && origin == null) {
-                origin = new Finding(Phase.FORWARD, v.id(), v.title(), v.op(), v.source(), forwardWhy(v, h, inputs));
-            } else if (!inputsFinite) {
+            boolean someBad = inputs.stream().anyMatch(in -> values.containsKey(in.id()) && !values.get(in.id()).finite());
+            List<TraceGraph.Vertex> dropped = inputs.stream().filter(in -> !values.containsKey(in.id())).toList();
+            if (!someBad && origin == null) {
+                String why = forwardWhy(v, h, inputs);
+                if (!dropped.isEmpty()) {
+                    why += "; not retained, so not searched: " + titles(dropped)
+                            + " (the NaN or infinity may come from there: open with --retain all to search it)";
+                }
+                origin = new Finding(Phase.FORWARD, v.id(), v.title(), v.op(), v.source(), why);
+            } else if (someBad) {
                 forwardProp.add(v.id());
             }
         }
@@ -91,6 +108,10 @@ public final class FiniteOrigin {
             if (!(e instanceof TraceEvent.BackwardStep s)) {
                 continue;
             }
+            if (NotRetained.is(s.upstream())) {
+                unknown++;
+                continue;
+            }
             Health up = Health.of(s.upstream());
             grads.put(s.node(), up);
             if (!up.finite()) {
@@ -98,6 +119,10 @@ public final class FiniteOrigin {
                 continue;
             }
             for (TraceEvent.Contribution c : s.contributions()) {
+                if (NotRetained.is(c.gradient())) {
+                    unknown++;
+                    continue;
+                }
                 Health ch = Health.of(c.gradient());
                 if (!ch.finite() && backward == null) {
                     int at = g.indexOf(s.node());
@@ -109,7 +134,7 @@ public final class FiniteOrigin {
         }
         boolean absorbed = origin != null && !nan && objectiveFinite && backward == null && backwardProp.isEmpty();
         return new Report(origin != null ? origin : backward, List.copyOf(forwardProp), List.copyOf(backwardProp),
-                Map.copyOf(values), Map.copyOf(grads), absorbed);
+                Map.copyOf(values), Map.copyOf(grads), absorbed, unknown);
     }
 
     private static List<TraceGraph.Vertex> inputs(TraceGraph g, TraceGraph.Vertex v) {
@@ -150,6 +175,14 @@ public final class FiniteOrigin {
         return to >= 0 ? "'" + g.vertex(to).title() + "'" : "its input " + (c.input() + 1);
     }
 
+    private static String titles(List<TraceGraph.Vertex> vs) {
+        StringBuilder sb = new StringBuilder();
+        for (TraceGraph.Vertex v : vs) {
+            sb.append(sb.length() > 0 ? ", " : "").append('\'').append(v.title()).append('\'');
+        }
+        return sb.toString();
+    }
+
     private static long count(Tensor t) {
         return t == null ? 0 : Shapes.numel(t.shape());
     }
@@ -158,6 +191,9 @@ public final class FiniteOrigin {
     static String describe(Tensor t) {
         if (t == null) {
             return "unknown";
+        }
+        if (NotRetained.is(t)) {
+            return "not retained";
         }
         TensorStats s = TensorStats.of(t);
         Health h = Health.of(t);

@@ -1,6 +1,7 @@
 package io.gradscope.engine.diagnose;
 
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.Trace;
 import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
@@ -25,7 +26,7 @@ public final class RunDiff {
     }
 
     /**
-     * One value's differences (NaN where one side has no gradient); {@code line} its program line;
+     * One value's differences (NaN where one side has no gradient, or did not retain it); {@code line} its program line;
      * {@code vertexA} and {@code vertexB} the value's vertex in each run's trace graph (so a viewer
      * can colour and pair the nodes without pairing them again).
      */
@@ -75,9 +76,10 @@ public final class RunDiff {
         return m;
     }
 
-    /** max|a − b| / max|b|; NaN when either is missing or their shapes differ. */
+    /** max|a − b| / max|b|; NaN when either is missing, was not retained, or their shapes differ. */
     static double relative(Tensor a, Tensor b) {
-        if (a == null || b == null || !java.util.Arrays.equals(a.shape(), b.shape())) {
+        if (a == null || b == null || NotRetained.is(a) || NotRetained.is(b)
+                || !java.util.Arrays.equals(a.shape(), b.shape())) {
             return Double.NaN;
         }
         double[] x = a.toDoubleArray();

@@ -143,6 +143,30 @@ class FiniteOriginTest {
     }
 
     @Test
+    void aValueNotRetainedIsNotTakenAsFinite() {
+        // log(b) is the producer; without retention its value is a stand-in, which once read as zeros (finite), so
+        // the search blamed the next value, c = log(b) * 2, as born "from finite inputs".
+        String text = "w = param(4)\nb = w - 5\nl = log(b * b - 30)\nc = l * 2\nL = sum(c * w)\n";
+        Program p = Program.parse("dropped.grad", text);
+        RunOptions o = new RunOptions(DType.FLOAT64, 0, Map.of());
+        FiniteOrigin.Report all = FiniteOrigin.find(run(p, o, io.gradscope.engine.memory.Retention.ALL).trace());
+        assertEquals("l", all.origin().title());
+        assertEquals(0, all.notRetained());
+        FiniteOrigin.Report none = FiniteOrigin.find(run(p, o, io.gradscope.engine.memory.Retention.NONE).trace());
+        assertTrue(none.notRetained() > 0, "the stand-ins are counted");
+        assertTrue(none.anyBad());
+        FiniteOrigin.Finding f = none.origin();
+        assertFalse(f.why().contains("from finite inputs") && !f.why().contains("not retained"),
+                "a finding over a stand-in says the input was not searched: " + f.why());
+        assertTrue(none.valueHealth().size() < all.valueHealth().size(), "no health is made up for a stand-in");
+    }
+
+    private static ProgramRun run(Program p, RunOptions o, io.gradscope.engine.memory.Retention r) {
+        io.gradscope.engine.memory.RematPlanner.Planned planned = p.plan(o, io.gradscope.engine.memory.RematPolicy.SEGMENTS, false);
+        return p.run(o, planned, r, (phase, done, total) -> { });
+    }
+
+    @Test
     void aHealthyRunHasNoOrigin() {
         ProgramRun run = Program.parse("ok.grad", "a = param(3)\nb = tanh(a)\nL = sum(b)\n")
                 .run(new RunOptions(DType.FLOAT64, 0, Map.of()));

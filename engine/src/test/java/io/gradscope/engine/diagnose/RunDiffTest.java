@@ -107,4 +107,12 @@ class RunDiffTest {
     void relativeDifferenceIsMaxOverMax() {
         assertEquals(0.5, RunDiff.relative(Tensor.of(new double[] {1, 3}, 2), Tensor.of(new double[] {1, 2}, 2)), 1e-15);
     }
+
+    @Test
+    void aValueNotRetainedIsNoDifferenceButUnknown() {
+        Tensor a = Tensor.of(new double[] {1, 3}, 2);
+        Tensor dropped = io.gradscope.engine.trace.NotRetained.of(Tensor.of(new double[] {5, 7}, 2));
+        assertTrue(Double.isNaN(RunDiff.relative(dropped, a)), "a stand-in is not compared as zeros");
+        assertTrue(Double.isNaN(RunDiff.relative(a, dropped)));
+    }
 }
