@@ -147,7 +147,8 @@ public final class OverlayViewModel {
         int last = s.steps(Sweep.Mode.BACKWARD) - 1;
         for (int v = 0; v < logNorms.length; v++) {
             Tensor g = s.upstream(last, v);
-            if (g == null) {
+            // A gradient the run did not retain is unknown (no colour), not a vanished one.
+            if (g == null || io.gradscope.engine.trace.NotRetained.is(g)) {
                 logNorms[v] = Double.NaN;
                 continue;
             }
