@@ -303,6 +303,48 @@ for sc, sa, sb in [((3, 4), (3, 4), (3, 4)), ((2, 2), (1, 2), ()), ((4,), (2, 4)
     cond = (torch.rand(sc, generator=gen) < 0.5).long()
     add("where", lambda c, a, b: torch.where(c != 0, a, b), [cond, uniform(sa, -2, 2), uniform(sb, -2, 2)])
 
+# ---- the edges: NaN and ±inf (issue 33) -------------------------------------------------------
+# PyTorch's values and gradients there, for every elementwise op and reduction. Central differences
+# mean nothing at a NaN or an infinity: the tests that take them skip rows with a non-finite input.
+NAN, INF = float("nan"), float("inf")
+EDGE = torch.tensor([NAN, INF, -INF, 0.0, 1.5, -0.5], dtype=torch.float64)
+for name, (fn, _) in unary.items():
+    add(name, fn, [EDGE.clone()])
+for name, fn in [("silu", F.silu), ("hardtanh", F.hardtanh), ("erf", torch.erf)]:
+    add(name, fn, [EDGE.clone()])
+# hardtanh at its kinks: the gradient is 0 at min_val and max_val themselves, passed through at NaN
+add("hardtanh", F.hardtanh, [torch.tensor([-1.0, 1.0, NAN, 0.25], dtype=torch.float64)])
+for c in [2, 3, 0.5, -1.5]:
+    add("pow", lambda x, c=c: torch.pow(x, c), [EDGE.clone()], {"exponent": c})
+EDGE_B = torch.tensor([1.0, -INF, 2.0, NAN, INF, 0.0], dtype=torch.float64)
+for name, fn in binary.items():
+    add(name, fn, [EDGE.clone(), EDGE_B.clone()])
+    add(name, fn, [EDGE.reshape(2, 3).clone(), torch.tensor([INF, 0.5, NAN], dtype=torch.float64)])
+EDGE_R = torch.tensor([[[1.0, NAN, 3.0, NAN], [INF, 2.0, INF, -INF], [-INF, -INF, 1.0, 2.0]],
+                       [[0.5, -1.0, 2.0, 2.0], [INF, 1.0, -2.0, 0.0], [-1.0, NAN, -INF, 4.0]]], dtype=torch.float64)
+for name, fn in reductions.items():
+    for ax in [None, 0, 2, (1, 2)]:
+        def f(x, ax=ax, fn=fn):
+            return fn(x, dim=(0, 1, 2)) if ax is None else fn(x, dim=ax)
+        add(name, f, [EDGE_R.clone()], {"axis": list(ax) if isinstance(ax, tuple) else ax})
+    # axis=(): PyTorch 1.13 reduces every dim, as None
+    for keep in (False, True):
+        add(name, lambda x, fn=fn, keep=keep: fn(x, dim=(), keepdim=keep), [uniform((2, 3), -2, 2)], {"axis": [], "keepdim": keep})
+for ax in [2, (1, 2)]:
+    add("logsumexp", lambda x, ax=ax: torch.logsumexp(x, dim=ax), [EDGE_R.clone()], {"axis": list(ax) if isinstance(ax, tuple) else ax})
+# where drops a NaN of the branch not taken, forward and gradients (the issue's example)
+add("where", lambda c, a, b: torch.where(c != 0, a, b), [torch.tensor([0, 1, 1, 1]), torch.tensor([NAN, 2.0, 1.0, NAN], dtype=torch.float64),
+                                                         torch.tensor([5.0, NAN, -INF, 3.0], dtype=torch.float64)])
+add("where", lambda c, a, b: torch.where(c != 0, a, b), [torch.tensor([[1, 0, 0], [0, 1, 1]]), EDGE.reshape(2, 3).clone(),
+                                                         torch.tensor([INF, NAN, -1.0], dtype=torch.float64)])
+# max pooling sends the gradient to the last NaN of a window (PyTorch's `val > max || isnan(val)`)
+add("max_pool1d", lambda x: F.max_pool1d(x, 3), [torch.tensor([[[NAN, 1.0, NAN, 2.0, NAN, NAN, 5.0, INF, INF]]], dtype=torch.float64)],
+    window_attrs(kernel_size=3))
+add("max_pool1d", lambda x: F.max_pool1d(x, 3, padding=1), [torch.tensor([[[NAN, 1.0, NAN, 2.0, NAN, NAN, 5.0, INF, -INF]]],
+                                                                         dtype=torch.float64)], window_attrs(kernel_size=3, padding=1))
+add("max_pool2d", lambda x: F.max_pool2d(x, 2), [torch.tensor([[[[NAN, 1.0, NAN, 2.0], [NAN, NAN, 5.0, INF], [0.0, -1.0, 3.0, 4.0],
+                                                                 [2.0, NAN, -INF, -INF]]]], dtype=torch.float64)], window_attrs(kernel_size=2))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

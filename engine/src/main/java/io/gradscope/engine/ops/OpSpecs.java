@@ -46,9 +46,9 @@ public final class OpSpecs {
             x -> Raw.unary(UnaryKind.LOG, x), (x, y) -> Ops.div(Ops.constant(1, x), x), null, true));
     public static final UnaryOp SQRT = def(fn("sqrt").torch("torch.sqrt"), new UnaryOp("sqrt", "sqrt", "dx = g / (2·y)",
             x -> Raw.unary(UnaryKind.SQRT, x), (x, y) -> Ops.div(Ops.constant(0.5, x), y), null, true));
-    // NOTE: abs has subgradient sign(0) = 0 at 0, as in PyTorch.
+    // NOTE: abs has subgradient sign(0) = 0 at 0, and 0 at NaN (sign(NaN) is 0 there), as in PyTorch.
     public static final UnaryOp ABS = unary(fn("abs").torch("torch.abs"), UnaryKind.ABS, "dx = g ⊙ sign(x)",
-            (x, y) -> Raw.unary(UnaryKind.SIGN, x));
+            (x, y) -> Raw.unary(UnaryKind.FINITE_OR_ZERO, Raw.unary(UnaryKind.SIGN, x)));
     public static final UnaryOp SIN = unary(fn("sin").torch("torch.sin"), UnaryKind.SIN, "dx = g ⊙ cos(x)",
             (x, y) -> Ops.cos(x));
     public static final UnaryOp COS = unary(fn("cos").torch("torch.cos"), UnaryKind.COS, "dx = −g ⊙ sin(x)",
@@ -57,9 +57,9 @@ public final class OpSpecs {
             (x, y) -> Ops.sub(Ops.constant(1, x), Ops.mul(y, y)));
     public static final UnaryOp SIGMOID = unary(fn("sigmoid").torch("torch.sigmoid"), UnaryKind.SIGMOID,
             "dx = g ⊙ y ⊙ (1 − y)", (x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)));
-    // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
-    public static final UnaryOp RELU = unary(fn("relu").torch("torch.relu"), UnaryKind.RELU, "dx = g ⊙ [x > 0]",
-            (x, y) -> Raw.unary(UnaryKind.STEP, x));
+    // NOTE: ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
+    public static final UnaryOp RELU = unary(fn("relu").torch("torch.relu"), UnaryKind.RELU, "dx = g ⊙ [not x ≤ 0]",
+            (x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x)));
     public static final UnaryOp GELU = def(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), new UnaryOp("gelu", "gelu",
             "dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))",
             x -> Raw.unary(UnaryKind.GELU, x), OpSpecs::geluDerivative, (x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x), false));
@@ -77,16 +77,17 @@ public final class OpSpecs {
             }, null, false));
 
     static {
-        // NOTE: the gradient is 0 at min_val and max_val themselves, as in PyTorch's hardtanh_backward.
+        // NOTE: the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
+        // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
         def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)
                 .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
                     double lo = a.number("min_val");
                     double hi = a.number("max_val");
-                    return new UnaryOp("hardtanh", a.label(), "dx = g ⊙ [min_val < x < max_val]",
+                    return new UnaryOp("hardtanh", a.label(), "dx = g ⊙ [not (x ≤ min_val or x ≥ max_val)]",
                             x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
                                     Raw.scalarLike(x, hi)),
-                            (x, y) -> Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)),
-                                    Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)), null, false);
+                            (x, y) -> Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x,
+                                    Raw.scalarLike(x, lo)), Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)), Raw.isNan(x)), null, false);
                 }));
     }
 
@@ -96,7 +97,7 @@ public final class OpSpecs {
         for (ReduceOp.Kind k : ReduceOp.Kind.values()) {
             String name = k.name().toLowerCase(java.util.Locale.ROOT);
             def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
-                    .note("`axis` an int, a tuple of ints, or None for all").linearIf(k != ReduceOp.Kind.AMAX)
+                    .note("`axis` an int, a tuple of ints, or None or () for all").linearIf(k != ReduceOp.Kind.AMAX)
                     .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
         }
         def(fn("logsumexp").tensor("x").axes("axis", new int[] {-1}).bool("keepdim", false).torch("torch.logsumexp")
@@ -239,7 +240,7 @@ public final class OpSpecs {
             String max = "max_pool" + d + "d";
             def(fn(max).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                     .ints("dilation", new int[] {1}).torch("F." + max + "(x, kernel_size, stride, padding, dilation)")
-                    .note("the gradient goes to the first maximum of a window")
+                    .note("the gradient goes to the first maximum of a window, or to its last NaN")
                     .op(a -> new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), a.ints("dilation")))));
             String avg = "avg_pool" + d + "d";

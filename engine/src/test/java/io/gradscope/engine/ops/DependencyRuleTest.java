@@ -45,6 +45,9 @@ class DependencyRuleTest {
     static Stream<Sample> samples() {
         List<Sample> out = new ArrayList<>();
         for (OpRow r : OpRow.load()) {
+            if (!r.finite()) {
+                continue; // a NaN or an infinity has no derivative worth a pattern (the edge rows check values only)
+            }
             out.add(new Sample(r.toString(), r.create(), r.inputs().stream().map(a -> a.tensor(DType.FLOAT64)).toList()));
         }
         Random rnd = new Random(7);
