@@ -30,7 +30,7 @@ def attention(q, k, v, causal=False):
 
 FUNCTIONS = {
     "relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "exp": torch.exp, "log": torch.log,
-    "gelu": lambda x: F.gelu(x, approximate="tanh"), "softplus": F.softplus, "silu": F.silu,
+    "gelu": lambda x, approximate="none": F.gelu(x, approximate=approximate), "softplus": F.softplus, "silu": F.silu,
     "sum": lambda x, axis=None, keepdim=False: x.sum() if axis is None and not keepdim else x.sum(dim=axis, keepdim=keepdim),
     "mean": lambda x, axis=None, keepdim=False: x.mean() if axis is None and not keepdim else x.mean(dim=axis, keepdim=keepdim),
     "amax": lambda x, axis=None, keepdim=False: torch.amax(x, dim=axis if axis is not None else tuple(range(x.dim())), keepdim=keepdim),

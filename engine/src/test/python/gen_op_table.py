@@ -89,7 +89,7 @@ unary = {
     "tanh": (torch.tanh, lambda s: uniform(s, -2, 2)),
     "sigmoid": (torch.sigmoid, lambda s: uniform(s, -4, 4)),
     "relu": (torch.relu, away_from_zero),
-    "gelu": (lambda x: F.gelu(x, approximate="tanh"), lambda s: uniform(s, -3, 3)),
+    "gelu": (F.gelu, lambda s: uniform(s, -3, 3)),
     "softplus": (F.softplus, lambda s: uniform(s, -4, 4)),
 }
 for name, (fn, draw) in unary.items():
@@ -344,6 +344,36 @@ add("max_pool1d", lambda x: F.max_pool1d(x, 3, padding=1), [torch.tensor([[[NAN,
                                                                          dtype=torch.float64)], window_attrs(kernel_size=3, padding=1))
 add("max_pool2d", lambda x: F.max_pool2d(x, 2), [torch.tensor([[[[NAN, 1.0, NAN, 2.0], [NAN, NAN, 5.0, INF], [0.0, -1.0, 3.0, 4.0],
                                                                  [2.0, NAN, -INF, -INF]]]], dtype=torch.float64)], window_attrs(kernel_size=2))
+
+# ---- the ops PyTorch users reach for (issue 33) ------------------------------------------------
+# Below the edge rows, so every row above keeps its draws.
+
+
+def away_from(x, kinks, gap=0.05):
+    """x moved 0.1 where it lies within `gap` of a kink (no central difference there)."""
+    for k in kinks:
+        x = torch.where((x - k).abs() < gap, x + 0.1, x)
+    return x
+
+
+for s in UNARY_SHAPES + [(2, 3)]:
+    add("gelu", lambda x: F.gelu(x, approximate="tanh"), [uniform(s, -3, 3)], {"approximate": "tanh"})
+add("gelu", lambda x: F.gelu(x, approximate="tanh"), [EDGE.clone()], {"approximate": "tanh"})
+ACTIVATIONS = [
+    ("leaky_relu", lambda x: F.leaky_relu(x), {}, [0.0]),
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), {"negative_slope": 0.2}, [0.0]),
+    ("elu", lambda x: F.elu(x), {}, [0.0]),
+    ("elu", lambda x: F.elu(x, 0.5), {"alpha": 0.5}, [0.0]),
+    ("hardswish", F.hardswish, {}, [-3.0, 3.0]),
+    ("hardsigmoid", F.hardsigmoid, {}, [-3.0, 3.0]),
+    ("mish", F.mish, {}, []),
+]
+for name, fn, attrs, kinks in ACTIVATIONS:
+    for s in UNARY_SHAPES + [(2, 3)]:
+        add(name, fn, [away_from(uniform(s, -5, 5), kinks)], attrs)
+    add(name, fn, [EDGE.clone()], attrs)
+    if kinks:
+        add(name, fn, [torch.tensor(kinks + [NAN], dtype=torch.float64)], attrs)
 
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:

@@ -60,9 +60,18 @@ public final class OpSpecs {
     // NOTE: ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
     public static final UnaryOp RELU = unary(fn("relu").torch("torch.relu"), UnaryKind.RELU, "dx = g ⊙ [not x ≤ 0]",
             (x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x)));
-    public static final UnaryOp GELU = def(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), new UnaryOp("gelu", "gelu",
+    /** F.gelu(x), exact (PyTorch's default, approximate="none"). */
+    public static final UnaryOp GELU = Activations.geluExact();
+    /** F.gelu(x, approximate="tanh"), with a kernel of its own. */
+    public static final UnaryOp GELU_TANH = new UnaryOp("gelu", "gelu(approximate=\"tanh\")",
             "dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))",
-            x -> Raw.unary(UnaryKind.GELU, x), OpSpecs::geluDerivative, (x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x), false));
+            x -> Raw.unary(UnaryKind.GELU, x), OpSpecs::geluDerivative, (x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x), false);
+
+    static {
+        def(fn("gelu").tensor("x").string("approximate", "none").torch("F.gelu(x, approximate=approximate)")
+                .note("`approximate` \"none\" (erf) or \"tanh\"").elementwise()
+                .op(a -> a.string("approximate", "none", "tanh").equals("tanh") ? GELU_TANH : GELU));
+    }
     // NOTE: above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = def(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"),
             new UnaryOp("softplus", "softplus", "dx = g ⊙ sigmoid(x)  (g where x > 20)", x -> Raw.unary(UnaryKind.SOFTPLUS, x),
@@ -76,7 +85,15 @@ public final class OpSpecs {
                 return Ops.mul(s, Ops.add(Ops.mul(x, Ops.sub(Ops.constant(1, x), s)), 1));
             }, null, false));
 
+    public static final UnaryOp HARDSWISH = def(fn("hardswish").torch("F.hardswish(x)"), Activations.hardswish());
+    public static final UnaryOp HARDSIGMOID = def(fn("hardsigmoid").torch("F.hardsigmoid(x)"), Activations.hardsigmoid());
+    public static final UnaryOp MISH = def(fn("mish").torch("F.mish(x)"), Activations.mish());
+
     static {
+        def(fn("leaky_relu").tensor("x").number("negative_slope", 0.01).torch("F.leaky_relu(x, negative_slope)").elementwise()
+                .op(a -> Activations.leakyRelu(a.number("negative_slope"), a.label())));
+        def(fn("elu").tensor("x").number("alpha", 1.0).torch("F.elu(x, alpha)").elementwise()
+                .op(a -> Activations.elu(a.number("alpha"), a.label())));
         // NOTE: the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
         // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
         def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)

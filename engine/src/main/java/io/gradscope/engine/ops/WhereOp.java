@@ -72,6 +72,16 @@ final class WhereOp extends Op {
         Tensor b = in[2];
         Tensor c = in[0].to(a.dtype());
         Tensor holds = Raw.binary(BinaryKind.SUB, Raw.scalarLike(a, 1), Raw.binary(BinaryKind.EQ, c, Raw.scalarLike(a, 0)));
+        Tensor out = select(holds, a, b);
+        int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
+        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+    }
+
+    /**
+     * a where {@code holds} (a mask of 1 and 0 in a's dtype) is 1, else b, broadcast together; the NaNs
+     * of the branch not taken do not show. Records nothing: for other ops' forwards.
+     */
+    static Tensor select(Tensor holds, Tensor a, Tensor b) {
         Tensor s = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.mulScalar(holds, 2), Raw.scalarLike(a, 1)),
                 Raw.scalarLike(a, Double.POSITIVE_INFINITY));
         // NOTE: min and max propagate NaN, so a NaN in the branch not taken would show; torch.where drops it.
@@ -94,8 +104,15 @@ final class WhereOp extends Op {
             Tensor nan = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB, Raw.scalarLike(out, 1), nanTaken), Raw.scalarLike(out, 0));
             out = Raw.binary(BinaryKind.MIN, out, nan);
         }
-        int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
-        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+        return out;
+    }
+
+    /**
+     * where(mask, a, b) for a mask of 1 and 0 (any float dtype), recorded: differentiable in a and b
+     * (the mask is a constant). For other ops' VJPs and derivatives.
+     */
+    static Tensor of(Tensor mask, Tensor a, Tensor b) {
+        return Ops.apply(INSTANCE, mask.to(DType.INT64), a, b);
     }
 
     /** Whether x may hold a NaN: its sum is NaN (also for +∞ and −∞ together, which the NaN path handles as well). */

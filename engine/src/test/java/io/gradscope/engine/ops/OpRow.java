@@ -114,6 +114,9 @@ record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, 
         if (v.isNull()) {
             return null;
         }
+        if (v.isTextual()) {
+            return v.asText();
+        }
         if (v.isBoolean()) {
             return v.asBoolean();
         }
