@@ -375,6 +375,34 @@ for name, fn, attrs, kinks in ACTIVATIONS:
     if kinks:
         add(name, fn, [torch.tensor(kinks + [NAN], dtype=torch.float64)], attrs)
 
+for name, fn in [("maximum", torch.maximum), ("minimum", torch.minimum)]:
+    for sa, sb in [((5,), (5,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 2))]:
+        add(name, fn, [uniform(sa, -2, 2), uniform(sb, -2, 2)])
+    # ties share the gradient; a NaN on either side sends it to both (no central differences: a NaN row)
+    add(name, fn, [torch.tensor([NAN, 1.0, 2.0, INF, -INF, 3.0], dtype=torch.float64),
+                   torch.tensor([1.0, 1.0, NAN, INF, 0.0, -2.0], dtype=torch.float64)])
+
+for sx, sm, value in [((3, 4), (3, 4), -1.5), ((2, 4), (4,), 0.0), ((5,), (5,), 2.0)]:
+    mask = (torch.rand(sm, generator=gen) < 0.5).long()
+    add("masked_fill", lambda x, m, value=value: x.masked_fill(m != 0, value), [uniform(sx, -2, 2), mask], {"value": value})
+add("masked_fill", lambda x, m: x.masked_fill(m != 0, -1e4), [torch.tensor([[NAN, 1.0], [2.0, INF]], dtype=torch.float64),
+                                                             torch.tensor([[1, 0], [0, 1]])], {"value": -1e4})
+
+for name, fn in [("tril", torch.tril), ("triu", torch.triu)]:
+    for sx, k in [((4, 5), 0), ((2, 3, 4), 1), ((5, 3), -1), ((3, 3), 0)]:
+        add(name, lambda x, fn=fn, k=k: fn(x, k), [uniform(sx, -2, 2)], {} if k == 0 else {"diagonal": k})
+    add(name, fn, [torch.tensor([[NAN, INF, 1.0], [2.0, NAN, -INF]], dtype=torch.float64)])
+
+for sx, dims in [((2, 3, 4), (0, 2)), ((5,), (0,)), ((2, 3), (-1,)), ((2, 3), (0, 1))]:
+    add("flip", lambda x, dims=dims: torch.flip(x, dims), [uniform(sx, -2, 2)], {"dims": list(dims)})
+for sx, sh, dims in [((2, 3, 4), (1,), (0,)), ((2, 3, 4), (-1, 5), (2, 1)), ((6,), (2,), None), ((2, 3), (4,), None)]:
+    add("roll", lambda x, sh=sh, dims=dims: torch.roll(x, sh, dims), [uniform(sx, -2, 2)],
+        {"shifts": list(sh)} if dims is None else {"shifts": list(sh), "dims": list(dims)})
+for sx, sizes in [((2, 3), (2, 1, 3)), ((3,), (2,)), ((), (2, 3)), ((2, 2), (1, 1)), ((2, 1, 3), (1, 2, 2))]:
+    add("repeat", lambda x, sizes=sizes: x.repeat(*sizes), [uniform(sx, -2, 2)], {"sizes": list(sizes)})
+for shapes, ax in [([(2, 3), (2, 3)], 0), ([(2, 3), (2, 3), (2, 3)], -1), ([(4,), (4,)], 1), ([(3,)], 0), ([(), ()], 0)]:
+    add("stack", lambda *xs, ax=ax: torch.stack(xs, dim=ax), [uniform(s, -1, 1) for s in shapes], {"axis": ax})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -164,6 +164,28 @@ public final class OpSpecs {
                 .op(a -> new AttentionOp(a.bool("causal"))));
     }
 
+    // ---- the ops PyTorch users reach for (issue 33) ------------------------------------------
+
+    static {
+        def(fn("maximum").tensor("a").tensor("b").torch("torch.maximum(a, b)").note("ties share the gradient")
+                .op(a -> BinaryOp.MAXIMUM));
+        def(fn("minimum").tensor("a").tensor("b").torch("torch.minimum(a, b)").note("ties share the gradient")
+                .op(a -> BinaryOp.MINIMUM));
+        def(fn("masked_fill").tensor("x").tensor("mask").number("value").torch("x.masked_fill(mask != 0, value)")
+                .note("`mask` an int64 mask broadcast to x").op(a -> new MaskOps.MaskedFill(a.number("value"))));
+        def(fn("tril").tensor("x").integer("diagonal", 0).torch("torch.tril(x, diagonal)").linear()
+                .op(a -> new MaskOps.Triangle(true, a.integer("diagonal"))));
+        def(fn("triu").tensor("x").integer("diagonal", 0).torch("torch.triu(x, diagonal)").linear()
+                .op(a -> new MaskOps.Triangle(false, a.integer("diagonal"))));
+        def(fn("flip").tensor("x").ints("dims").torch("torch.flip(x, dims)").linear().op(a -> new MoveOps.Flip(a.ints("dims"))));
+        def(fn("roll").tensor("x").ints("shifts").ints("dims", null).torch("torch.roll(x, shifts, dims)").linear()
+                .op(a -> new MoveOps.Roll(a.ints("shifts"), a.intsOrNull("dims"))));
+        def(fn("repeat").tensor("x").dims("sizes", "s", "sizes").torch("x.repeat(...)").linear()
+                .op(a -> new MoveOps.Repeat(a.ints("sizes"))));
+        def(fn("stack").tensors().integer("axis", 0).torch("torch.stack([a, b, ...], dim=axis)").linear()
+                .op(a -> new MoveOps.Stack(a.integer("axis"))));
+    }
+
     // ---- lookups ------------------------------------------------------------------------------
 
     /** Every spec, in declaration order. */
