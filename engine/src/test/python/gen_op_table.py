@@ -34,7 +34,7 @@ def tensor_json(t):
             "data": [float(v) for v in t.reshape(-1).tolist()]}
 
 
-def add(op, fn, inputs, attrs=None):
+def add(op, fn, inputs, attrs=None, reverse_jvp=False):
     xs = [t.clone().requires_grad_(t.dtype == torch.float64) for t in inputs]
     y = fn(*xs)
     u = torch.randn(y.shape, generator=gen, dtype=torch.float64)
@@ -47,18 +47,21 @@ def add(op, fn, inputs, attrs=None):
             if x.requires_grad:
                 g = next(it)
                 grads[i] = tensor_json(g if g is not None else torch.zeros_like(x))
-    tangents, jv = jvp_reference(fn, inputs)
+    tangents, jv = jvp_reference(fn, inputs, reverse_jvp)
     rows.append({"op": op, "attrs": attrs or {}, "inputs": [tensor_json(t) for t in inputs],
                  "output": tensor_json(y.detach()), "upstream": tensor_json(u), "grads": grads,
                  "tangents": [None if t is None else tensor_json(t) for t in tangents], "jvp": tensor_json(jv)})
 
 
-def jvp_reference(fn, inputs):
+def jvp_reference(fn, inputs, reverse_jvp=False):
     """J·v for random tangents of the float inputs (their own generator, so the draws above stay as
-    they were): torch.autograd.forward_ad where PyTorch supports the op, else the double-backward trick."""
+    they were): torch.autograd.forward_ad where PyTorch supports the op, else (or with reverse_jvp,
+    where PyTorch 1.13's forward mode is wrong) the double-backward trick."""
     tangents = [torch.randn(t.shape, generator=tgen, dtype=torch.float64) if t.dtype == torch.float64 else None
                 for t in inputs]
     try:
+        if reverse_jvp:
+            raise NotImplementedError
         import torch.autograd.forward_ad as fwAD
         with fwAD.dual_level():
             duals = [fwAD.make_dual(x, t) if t is not None else x for x, t in zip(inputs, tangents)]
@@ -402,6 +405,39 @@ for sx, sizes in [((2, 3), (2, 1, 3)), ((3,), (2,)), ((), (2, 3)), ((2, 2), (1, 
     add("repeat", lambda x, sizes=sizes: x.repeat(*sizes), [uniform(sx, -2, 2)], {"sizes": list(sizes)})
 for shapes, ax in [([(2, 3), (2, 3)], 0), ([(2, 3), (2, 3), (2, 3)], -1), ([(4,), (4,)], 1), ([(3,)], 0), ([(), ()], 0)]:
     add("stack", lambda *xs, ax=ax: torch.stack(xs, dim=ax), [uniform(s, -1, 1) for s in shapes], {"axis": ax})
+
+for sx, ax in [((2, 3, 4), 0), ((2, 3, 4), 2), ((5,), 0), ((2, 3), -1), ((0, 3), 1), ((1, 9), 1)]:
+    add("cumsum", lambda x, ax=ax: torch.cumsum(x, ax), [uniform(sx, -2, 2)], {"axis": ax})
+add("cumsum", lambda x: torch.cumsum(x, 2), [EDGE_R.clone()], {"axis": 2})
+
+for sx, ax, keep in [((2, 3, 4), None, False), ((2, 3, 4), 1, False), ((2, 3, 4), -1, True), ((5,), 0, False), ((3, 1), 1, False),
+                     ((2, 0), 1, False)]:
+    add("prod", lambda x, ax=ax, keep=keep: torch.prod(x) if ax is None else torch.prod(x, ax, keepdim=keep),
+        [away_from_zero(sx, 0.5, 1.5)], {} if ax is None else {"axis": ax, "keepdim": keep})
+# zeros: the product of the others, not y / x (one zero in a line, two zeros in a line)
+add("prod", lambda x: torch.prod(x, 1), [torch.tensor([[0.0, 2.0, 3.0], [0.0, 0.0, 1.5], [1.0, -2.0, 0.5]], dtype=torch.float64)],
+    {"axis": 1})
+add("prod", lambda x: torch.prod(x), [torch.tensor([1.5, 0.0, -2.0, 0.5], dtype=torch.float64)])
+add("prod", lambda x: torch.prod(x, 2), [EDGE_R.clone()], {"axis": 2})
+
+for name, fn in [("var", torch.var), ("std", torch.std)]:
+    for sx, ax, corr, keep in [((2, 3, 4), None, 1, False), ((2, 3, 4), 1, 1, False), ((2, 3, 4), (0, 2), 0, True),
+                               ((5,), 0, 1, False), ((3, 4), -1, 2, False), ((2, 3), (), 1, False)]:
+        def f(x, fn=fn, ax=ax, corr=corr, keep=keep):
+            return fn(x, dim=ax, correction=corr, keepdim=keep)
+        attrs = {"axis": list(ax) if isinstance(ax, tuple) else ax, "correction": corr, "keepdim": keep}
+        # PyTorch 1.13's forward mode of var(dim=()) reduces nothing (NaN); its reverse mode reduces all, as the value
+        add(name, f, [uniform(sx, -2, 2)], {k: v for k, v in attrs.items() if not (k == "correction" and v == 1)}, ax == ())
+    add(name, lambda x, fn=fn: fn(x, dim=2), [EDGE_R.clone()], {"axis": 2})
+
+for name, fn in [("max", torch.max), ("min", torch.min)]:
+    for sx, ax, keep in [((2, 3, 4), 1, False), ((2, 3, 4), -1, True), ((5,), 0, False), ((3, 2), 0, False)]:
+        add(name, lambda x, fn=fn, ax=ax, keep=keep: fn(x, ax, keepdim=keep).values, [uniform(sx, -2, 2)],
+            {"axis": ax, "keepdim": keep})
+    # ties (the first index takes the gradient), NaNs (the first NaN), infinities
+    add(name, lambda x, fn=fn: fn(x, 1).values, [torch.tensor([[1.0, 3.0, 3.0, 0.0], [NAN, 2.0, NAN, 1.0], [-INF, INF, INF, -INF]],
+                                                                dtype=torch.float64)], {"axis": 1})
+    add(name, lambda x, fn=fn: fn(x, 2).values, [EDGE_R.clone()], {"axis": 2})
 
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:

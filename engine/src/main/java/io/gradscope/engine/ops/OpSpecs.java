@@ -184,6 +184,26 @@ public final class OpSpecs {
                 .op(a -> new MoveOps.Repeat(a.ints("sizes"))));
         def(fn("stack").tensors().integer("axis", 0).torch("torch.stack([a, b, ...], dim=axis)").linear()
                 .op(a -> new MoveOps.Stack(a.integer("axis"))));
+        def(fn("cumsum").tensor("x").integer("axis").torch("torch.cumsum(x, dim=axis)").linear()
+                .op(a -> new AxisOps.Cumsum(a.integer("axis"), false)));
+        def(fn("prod").tensor("x").ints("axis", null).bool("keepdim", false).torch("torch.prod(x)` / `torch.prod(x, dim=axis, keepdim)")
+                .note("`axis` one int or None").op(a -> {
+                    int[] ax = a.intsOrNull("axis");
+                    if (ax != null && ax.length != 1) {
+                        throw new io.gradscope.engine.GradscopeException("prod: axis must be one integer or None");
+                    }
+                    return new AxisOps.Prod(ax == null ? null : ax[0], a.bool("keepdim"));
+                }));
+        for (String v : new String[] {"var", "std"}) {
+            def(fn(v).tensor("x").axes("axis", null).integer("correction", 1).bool("keepdim", false)
+                    .torch("torch." + v + "(x, dim=axis, correction=correction, keepdim=keepdim)").note("`axis` None or () for all")
+                    .op(a -> new VarianceOp(v.equals("std"), a.axes("axis"), a.integer("correction"), a.bool("keepdim"))));
+        }
+        for (String m : new String[] {"max", "min"}) {
+            def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
+                    .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),
+                            a.bool("keepdim"))));
+        }
     }
 
     // ---- lookups ------------------------------------------------------------------------------

@@ -227,7 +227,7 @@ class DependencyRuleTest {
             boolean positive = b.length > 0 && java.util.Arrays.stream(b).allMatch(v -> v > 0);
             double[] v = positive ? rnd.doubles(b.length, 0.3, 2).toArray() : rnd.doubles(b.length, -2, 2).toArray();
             if (i == input) {
-                v[element] += 10;
+                v[element] += s.op().name().equals("min") ? -10 : 10; // the element a max (or min) picks
             }
             x.add(v);
         }
