@@ -439,6 +439,24 @@ for name, fn in [("max", torch.max), ("min", torch.min)]:
                                                                 dtype=torch.float64)], {"axis": 1})
     add(name, lambda x, fn=fn: fn(x, 2).values, [EDGE_R.clone()], {"axis": 2})
 
+for sx, si, ax in [((3, 4), (3, 2), 1), ((3, 4), (2, 4), 0), ((2, 3, 4), (2, 3, 5), 2), ((2, 3, 4), (1, 2, 2), 1), ((5,), (7,), 0)]:
+    n = sx[ax]
+    idx = torch.randint(0, n, si, generator=gen)
+    add("gather", lambda x, i, ax=ax: torch.gather(x, ax, i), [uniform(sx, -2, 2), idx], {"axis": ax})
+add("gather", lambda x, i: torch.gather(x, 1, i), [torch.tensor([[NAN, 1.0, INF], [2.0, -INF, 3.0]], dtype=torch.float64),
+                                                   torch.tensor([[1, 1], [0, 2]])], {"axis": 1})
+for sx, si, ax in [((3, 4), (3, 2), 1), ((3, 4), (2, 4), 0), ((2, 3, 4), (2, 3, 5), 2), ((2, 3, 4), (1, 2, 2), 1), ((5,), (7,), 0)]:
+    n = sx[ax]
+    idx = torch.randint(0, n, si, generator=gen)
+    add("scatter_add", lambda x, i, s, ax=ax: torch.scatter_add(x, ax, i, s), [uniform(sx, -2, 2), idx, uniform(si, -2, 2)],
+        {"axis": ax})
+add("scatter_add", lambda x, i, s: torch.scatter_add(x, 0, i, s), [torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64),
+                                                                   torch.tensor([0, 2, 0]), torch.tensor([NAN, INF, 1.0], dtype=torch.float64)],
+    {"axis": 0})
+for sx, ix, ax in [((4, 3), [2, 0, 2], 0), ((2, 5), [4, 1], 1), ((2, 3, 4), [3, 3, 0, 1, 2], -1), ((5,), [1], 0), ((3, 2), [], 0)]:
+    add("index_select", lambda x, i, ax=ax: torch.index_select(x, ax, i), [uniform(sx, -2, 2), torch.tensor(ix, dtype=torch.int64)],
+        {"axis": ax})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

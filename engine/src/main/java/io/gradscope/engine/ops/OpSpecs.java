@@ -199,6 +199,13 @@ public final class OpSpecs {
                     .torch("torch." + v + "(x, dim=axis, correction=correction, keepdim=keepdim)").note("`axis` None or () for all")
                     .op(a -> new VarianceOp(v.equals("std"), a.axes("axis"), a.integer("correction"), a.bool("keepdim"))));
         }
+        def(fn("gather").tensor("x").tensor("index").integer("axis").torch("torch.gather(x, dim=axis, index)")
+                .note("tensors first, then the axis; `index` int64, no larger than x off the axis").op(a -> new IndexOps.Gather(a.integer("axis"))));
+        def(fn("scatter_add").tensor("x").tensor("index").tensor("src").integer("axis")
+                .torch("torch.scatter_add(x, dim=axis, index, src)").note("tensors first, then the axis; `index` int64, of src's shape")
+                .op(a -> new IndexOps.ScatterAdd(a.integer("axis"))));
+        def(fn("index_select").tensor("x").tensor("index").integer("axis").torch("torch.index_select(x, dim=axis, index)")
+                .note("tensors first, then the axis; `index` a 1-D int64 tensor").op(a -> new IndexOps.IndexSelect(a.integer("axis"))));
         for (String m : new String[] {"max", "min"}) {
             def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
                     .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),

@@ -206,8 +206,17 @@ class DependencyRuleTest {
             case "embedding 0" -> sh[1][0];
             case "embedding_dense_backward 1" -> s.op().outputShape(sh, new DType[] {DType.FLOAT64, DType.INT64})[0];
             case "where 0", "masked_fill 1" -> 2;
+            case "gather 1", "scatter_add 1", "index_select 1" -> gatherAxisSize(s);
             default -> throw new AssertionError(s + ": which values does integer input " + input + " take?");
         };
+    }
+
+    /** The size of the axis an index op picks along (its indices lie in [0, size)). */
+    private static int gatherAxisSize(Sample s) {
+        int[] x = s.inputs().get(0).shape();
+        String label = s.op().label();
+        int axis = Integer.parseInt(label.substring(label.indexOf("axis=") + 5, label.indexOf(')')));
+        return x[axis < 0 ? axis + x.length : axis];
     }
 
     /**
