@@ -457,6 +457,35 @@ for sx, ix, ax in [((4, 3), [2, 0, 2], 0), ((2, 5), [4, 1], 1), ((2, 3, 4), [3, 
     add("index_select", lambda x, i, ax=ax: torch.index_select(x, ax, i), [uniform(sx, -2, 2), torch.tensor(ix, dtype=torch.int64)],
         {"axis": ax})
 
+PAIR_LOSSES = [
+    ("l1_loss", lambda a, b, **kw: F.l1_loss(a, b, **kw), {}),
+    ("smooth_l1_loss", lambda a, b, **kw: F.smooth_l1_loss(a, b, **kw), {}),
+    ("smooth_l1_loss", lambda a, b, **kw: F.smooth_l1_loss(a, b, beta=0.5, **kw), {"beta": 0.5}),
+    ("huber_loss", lambda a, b, **kw: F.huber_loss(a, b, **kw), {}),
+    ("huber_loss", lambda a, b, **kw: F.huber_loss(a, b, delta=0.7, **kw), {"delta": 0.7}),
+    ("binary_cross_entropy_with_logits", lambda a, b, **kw: F.binary_cross_entropy_with_logits(a, b, **kw), {}),
+]
+for name, fn, extra in PAIR_LOSSES:
+    for sa, sb, red in [((3, 4), (3, 4), "mean"), ((5,), (5,), "sum"), ((2, 3), (2, 3), "none"), ((), (), "mean"), ((4, 2), (4, 2), "mean")]:
+        a = uniform(sa, -2, 2)
+        b = uniform(sb, 0, 1) if name.startswith("binary") else uniform(sb, -2, 2)
+        if name != "binary_cross_entropy_with_logits":
+            # |a − b| kept away from the kinks (0, beta, delta), where central differences are undefined
+            d = a - b
+            for k in [0.0, 0.5, 0.7, 1.0]:
+                d = torch.where((d.abs() - k).abs() < 0.05, d + 0.12 * torch.sign(d + 1e-9), d)
+            a = b + d
+        attrs = dict(extra)
+        if red != "mean":
+            attrs["reduction"] = red
+        add(name, lambda a, b, fn=fn, red=red: fn(a, b, reduction=red), [a, b], attrs)
+for red in ["mean", "sum", "none", "batchmean"]:
+    x = torch.log_softmax(uniform((3, 4), -2, 2), -1)
+    t = torch.softmax(uniform((3, 4), -2, 2), -1)
+    add("kl_div", lambda x, t, red=red: F.kl_div(x, t, reduction=red), [x, t], {} if red == "mean" else {"reduction": red})
+add("kl_div", lambda x, t: F.kl_div(x, t, reduction="sum", log_target=True), [uniform((2, 3), -2, 0), uniform((2, 3), -2, 0)],
+    {"reduction": "sum", "log_target": True})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

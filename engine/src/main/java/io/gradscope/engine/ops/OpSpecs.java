@@ -213,6 +213,31 @@ public final class OpSpecs {
         }
     }
 
+    // ---- losses of an input and a target -----------------------------------------------------
+
+    static {
+        def(fn("l1_loss").tensor("input").tensor("target").string("reduction", "mean")
+                .torch("F.l1_loss(input, target, reduction=reduction)").note("`reduction` \"mean\", \"sum\" or \"none\"")
+                .op(a -> PairLoss.l1(reduction(a), a.label())));
+        def(fn("smooth_l1_loss").tensor("input").tensor("target").string("reduction", "mean").number("beta", 1.0)
+                .torch("F.smooth_l1_loss(input, target, reduction=reduction, beta=beta)")
+                .op(a -> PairLoss.smoothL1(reduction(a), a.number("beta"), a.label())));
+        def(fn("huber_loss").tensor("input").tensor("target").string("reduction", "mean").number("delta", 1.0)
+                .torch("F.huber_loss(input, target, reduction=reduction, delta=delta)")
+                .op(a -> PairLoss.huber(reduction(a), a.number("delta"), a.label())));
+        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").string("reduction", "mean")
+                .torch("F.binary_cross_entropy_with_logits(input, target, reduction=reduction)")
+                .op(a -> PairLoss.bceWithLogits(reduction(a), a.label())));
+        def(fn("kl_div").tensor("input").tensor("target").string("reduction", "mean").bool("log_target", false)
+                .torch("F.kl_div(input, target, reduction=reduction, log_target=log_target)")
+                .note("`reduction` also \"batchmean\"; `input` log-probabilities")
+                .op(a -> PairLoss.klDiv(a.string("reduction", "mean", "sum", "none", "batchmean"), a.bool("log_target"), a.label())));
+    }
+
+    private static String reduction(OpAttrs a) {
+        return a.string("reduction", "mean", "sum", "none");
+    }
+
     // ---- lookups ------------------------------------------------------------------------------
 
     /** Every spec, in declaration order. */
