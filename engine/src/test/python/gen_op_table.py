@@ -34,8 +34,9 @@ def tensor_json(t):
             "data": [float(v) for v in t.reshape(-1).tolist()]}
 
 
-def add(op, fn, inputs, attrs=None, reverse_jvp=False):
-    xs = [t.clone().requires_grad_(t.dtype == torch.float64) for t in inputs]
+def add(op, fn, inputs, attrs=None, reverse_jvp=False, const=()):
+    """const: inputs PyTorch takes no derivative for (a class weight): no reference gradient or tangent."""
+    xs = [t.clone().requires_grad_(t.dtype == torch.float64 and i not in const) for i, t in enumerate(inputs)]
     y = fn(*xs)
     u = torch.randn(y.shape, generator=gen, dtype=torch.float64)
     grads = [None] * len(xs)
@@ -47,18 +48,18 @@ def add(op, fn, inputs, attrs=None, reverse_jvp=False):
             if x.requires_grad:
                 g = next(it)
                 grads[i] = tensor_json(g if g is not None else torch.zeros_like(x))
-    tangents, jv = jvp_reference(fn, inputs, reverse_jvp)
+    tangents, jv = jvp_reference(fn, inputs, reverse_jvp, const)
     rows.append({"op": op, "attrs": attrs or {}, "inputs": [tensor_json(t) for t in inputs],
                  "output": tensor_json(y.detach()), "upstream": tensor_json(u), "grads": grads,
                  "tangents": [None if t is None else tensor_json(t) for t in tangents], "jvp": tensor_json(jv)})
 
 
-def jvp_reference(fn, inputs, reverse_jvp=False):
+def jvp_reference(fn, inputs, reverse_jvp=False, const=()):
     """J·v for random tangents of the float inputs (their own generator, so the draws above stay as
     they were): torch.autograd.forward_ad where PyTorch supports the op, else (or with reverse_jvp,
     where PyTorch 1.13's forward mode is wrong) the double-backward trick."""
-    tangents = [torch.randn(t.shape, generator=tgen, dtype=torch.float64) if t.dtype == torch.float64 else None
-                for t in inputs]
+    tangents = [torch.randn(t.shape, generator=tgen, dtype=torch.float64) if t.dtype == torch.float64 and i not in const else None
+                for i, t in enumerate(inputs)]
     try:
         if reverse_jvp:
             raise NotImplementedError
@@ -485,6 +486,33 @@ for red in ["mean", "sum", "none", "batchmean"]:
     add("kl_div", lambda x, t, red=red: F.kl_div(x, t, reduction=red), [x, t], {} if red == "mean" else {"reduction": red})
 add("kl_div", lambda x, t: F.kl_div(x, t, reduction="sum", log_target=True), [uniform((2, 3), -2, 0), uniform((2, 3), -2, 0)],
     {"reduction": "sum", "log_target": True})
+
+# cross_entropy's options and nll_loss; a class weight takes no derivative in PyTorch (Gradscope gives it one,
+# checked by central differences only)
+CE_CASES = [
+    ({"reduction": "sum"}, dict(reduction="sum"), False, False),
+    ({"reduction": "none"}, dict(reduction="none"), False, False),
+    ({"ignore_index": 1}, dict(ignore_index=1), False, False),
+    ({"label_smoothing": 0.2}, dict(label_smoothing=0.2), False, False),
+    ({}, {}, True, False),
+    ({"label_smoothing": 0.1, "reduction": "none"}, dict(label_smoothing=0.1, reduction="none"), True, False),
+    ({"ignore_index": 2}, dict(ignore_index=2), True, False),
+    ({}, {}, False, True),
+    ({"label_smoothing": 0.3}, dict(label_smoothing=0.3), True, True),
+    ({"reduction": "sum"}, dict(reduction="sum"), False, True),
+]
+for attrs, kw, weighted, probs in CE_CASES:
+    z = uniform((5, 4), -2, 2)
+    t = torch.softmax(uniform((5, 4), -2, 2), -1) if probs else torch.tensor([1, 0, 3, 1, 2])
+    ins = [z, t] + ([uniform((4,), 0.5, 2)] if weighted else [])
+    add("cross_entropy", lambda z, t, w=None, kw=kw: F.cross_entropy(z, t, w, **kw), ins, attrs, const=(2,))
+add("cross_entropy", lambda z, t: F.cross_entropy(z, t, reduction="none"), [uniform((4,), -2, 2), torch.tensor(2)], {"reduction": "none"})
+for attrs, kw, weighted in [({}, {}, False), ({}, {}, True), ({"reduction": "sum"}, dict(reduction="sum"), True),
+                            ({"reduction": "none"}, dict(reduction="none"), False), ({"ignore_index": 0}, dict(ignore_index=0), True)]:
+    x = torch.log_softmax(uniform((5, 3), -2, 2), -1)
+    ins = [x, torch.tensor([0, 2, 1, 0, 2])] + ([uniform((3,), 0.5, 2)] if weighted else [])
+    add("nll_loss", lambda x, t, w=None, kw=kw: F.nll_loss(x, t, w, **kw), ins, attrs, const=(2,))
+add("nll_loss", lambda x, t: F.nll_loss(x, t), [torch.log_softmax(uniform((4,), -2, 2), -1), torch.tensor(1)])
 
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:

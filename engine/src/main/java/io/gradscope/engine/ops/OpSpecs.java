@@ -151,8 +151,18 @@ public final class OpSpecs {
     // ---- losses, norms, attention -------------------------------------------------------------
 
     static {
-        def(fn("cross_entropy").tensor("logits").tensor("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
-                .op(a -> CrossEntropyOp.INSTANCE));
+        // The fused op where no option is given; ClassLoss for a weight, ignore_index, label_smoothing, a reduction or
+        // probability targets (CrossEntropyOp hands those over itself when the inputs ask for them).
+        def(fn("cross_entropy").tensor("logits").tensor("labels").optionalTensor("weight").integer("ignore_index", -100)
+                .string("reduction", "mean").number("label_smoothing", 0.0)
+                .torch("F.cross_entropy(logits, labels, weight, ignore_index=..., reduction=..., label_smoothing=...)")
+                .note("`labels` int64 classes or probabilities of the logits' shape")
+                .op(a -> a.given("ignore_index") || a.given("reduction") || a.given("label_smoothing")
+                        ? new ClassLoss(true, a.integer("ignore_index"), reduction(a), a.number("label_smoothing"), a.label())
+                        : CrossEntropyOp.INSTANCE));
+        def(fn("nll_loss").tensor("input").tensor("target").optionalTensor("weight").integer("ignore_index", -100)
+                .string("reduction", "mean").torch("F.nll_loss(input, target, weight, ignore_index=..., reduction=...)")
+                .op(a -> new ClassLoss(false, a.integer("ignore_index"), reduction(a), 0, a.label())));
         def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)").note("mean").op(a -> MseOp.INSTANCE));
         def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
                 .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
