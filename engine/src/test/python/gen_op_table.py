@@ -514,6 +514,27 @@ for attrs, kw, weighted in [({}, {}, False), ({}, {}, True), ({"reduction": "sum
     add("nll_loss", lambda x, t, w=None, kw=kw: F.nll_loss(x, t, w, **kw), ins, attrs, const=(2,))
 add("nll_loss", lambda x, t: F.nll_loss(x, t), [torch.log_softmax(uniform((4,), -2, 2), -1), torch.tensor(1)])
 
+
+
+def pad_axis(x, ax, before, after, mode="constant", value=0.0):
+    """F.pad along one axis: the axis moved last (F.pad pads the last axes; reflect and replicate want a batch)."""
+    y = x.movedim(ax, -1)
+    lead = y.shape[:-1]
+    y = y.reshape(1, -1, y.shape[-1])
+    y = F.pad(y, (before, after), mode=mode, value=value) if mode == "constant" else F.pad(y, (before, after), mode=mode)
+    return y.reshape(*lead, y.shape[-1]).movedim(-1, ax)
+
+
+for sx, ax, b, a, mode, value in [((3, 4), 1, 2, 1, "constant", 1.5), ((3, 4), 0, 1, 2, "constant", -2.0),
+                                  ((3, 5), 1, 2, 3, "reflect", 0.0), ((4, 3), 0, 3, 1, "reflect", 0.0), ((6,), 0, 1, 0, "reflect", 0.0),
+                                  ((3, 4), 1, 2, 3, "replicate", 0.0), ((2, 3, 2), 1, 1, 4, "replicate", 0.0)]:
+    attrs = {"axis": ax, "before": b, "after": a}
+    if mode != "constant":
+        attrs["mode"] = mode
+    else:
+        attrs["value"] = value
+    add("pad", lambda x, ax=ax, b=b, a=a, mode=mode, value=value: pad_axis(x, ax, b, a, mode, value), [uniform(sx, -2, 2)], attrs)
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

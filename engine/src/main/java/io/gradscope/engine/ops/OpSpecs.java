@@ -139,9 +139,19 @@ public final class OpSpecs {
         def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
                 .torch("x.narrow(axis, start, stop - start)").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
-        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after")
-                .torch("F.pad(x, ...)").note("`before` and `after` zeros along `axis`").linear()
-                .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
+        // NOTE: linear as declared for zeros; a value or mode gives PadWith, whose JVP pads the tangent with zeros
+        // (a constant) or in the same mode.
+        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").number("value", 0.0)
+                .string("mode", "constant").torch("F.pad(x, ..., mode=mode, value=value)")
+                .note("`before` and `after` along `axis`; `mode` \"constant\", \"reflect\" or \"replicate\"").linear()
+                .op(a -> {
+                    String mode = a.string("mode", "constant", "reflect", "replicate");
+                    double value = a.number("value");
+                    if (mode.equals("constant") && value == 0) {
+                        return new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
+                    }
+                    return new MoveOps.PadWith(a.integer("axis"), a.integer("before"), a.integer("after"), mode, value, a.label());
+                }));
         def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
         def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)").view().linear()
