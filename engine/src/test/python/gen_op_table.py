@@ -535,6 +535,35 @@ for sx, ax, b, a, mode, value in [((3, 4), 1, 2, 1, "constant", 1.5), ((3, 4), 0
         attrs["value"] = value
     add("pad", lambda x, ax=ax, b=b, a=a, mode=mode, value=value: pad_axis(x, ax, b, a, mode, value), [uniform(sx, -2, 2)], attrs)
 
+for sx, g in [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((3, 4), 4), ((1, 4, 5), 1)]:
+    c = sx[1]
+    add("group_norm", lambda x, w, b, g=g: F.group_norm(x, g, w, b, 1e-5),
+        [uniform(sx, -2, 2), uniform((c,), 0.5, 1.5), uniform((c,), -0.5, 0.5)], {"num_groups": g})
+for sx in [(4, 3), (2, 3, 4, 4), (3, 2, 5)]:
+    c = sx[1]
+    add("batch_norm", lambda x, m, v, w, b: F.batch_norm(x, m.detach().clone(), v.detach().clone(), w, b, True, 0.1, 1e-5),
+        [uniform(sx, -2, 2), uniform((c,), -0.5, 0.5), uniform((c,), 0.5, 2), uniform((c,), 0.5, 1.5), uniform((c,), -0.5, 0.5)],
+        {"eps": 1e-5, "training": True})
+
+
+
+def attn_masked(q, k, v, m, causal):
+    d = q.shape[-1]
+    s = q @ k.transpose(-2, -1) / d ** 0.5 + m
+    if causal:
+        s = s + torch.triu(torch.full(s.shape[-2:], float("-inf"), dtype=s.dtype), diagonal=1)
+    return torch.softmax(s, -1) @ v
+
+
+for sq, sk, sv, sm, causal in [((3, 4), (3, 4), (3, 4), (3, 3), False), ((2, 3, 4), (2, 5, 4), (2, 5, 2), (5,), False),
+                               ((2, 4, 3), (2, 4, 3), (2, 4, 2), (1, 4, 4), True)]:
+    add("attention", lambda q, k, v, m, causal=causal: attn_masked(q, k, v, m, causal),
+        [uniform(sq, -1, 1), uniform(sk, -1, 1), uniform(sv, -1, 1), uniform(sm, -1, 1)], {"causal": causal} if causal else {})
+# the usual additive mask: −inf hides a key (its weight and gradient are 0)
+add("attention", lambda q, k, v, m: attn_masked(q, k, v, m, False),
+    [uniform((3, 4), -1, 1), uniform((3, 4), -1, 1), uniform((3, 2), -1, 1), torch.tensor([[0.0, -INF, 0.0], [0.0, 0.0, -INF],
+                                                                                          [-INF, 0.0, 0.0]], dtype=torch.float64)])
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

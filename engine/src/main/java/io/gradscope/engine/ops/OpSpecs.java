@@ -178,9 +178,9 @@ public final class OpSpecs {
                 .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
         def(fn("rms_norm").tensor("x").tensor("weight").number("eps", 1e-6)
                 .torch("x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight").op(a -> new RmsNormOp(a.number("eps"))));
-        def(fn("attention").tensor("q").tensor("k").tensor("v").bool("causal", false)
+        def(fn("attention").tensor("q").tensor("k").tensor("v").optionalTensor("attn_mask").bool("causal", false)
                 .torch("softmax(q @ k.transpose(-2,-1) / sqrt(d) + mask, -1) @ v")
-                .note("`d = q.shape[-1]`, `mask` = -inf above the diagonal when causal")
+                .note("`d = q.shape[-1]`, `mask` = attn_mask (added; broadcast to the scores) plus -inf above the diagonal when causal")
                 .op(a -> new AttentionOp(a.bool("causal"))));
     }
 
@@ -377,8 +377,18 @@ public final class OpSpecs {
                     return new FoldOps.Fold(w, size[0], size[size.length - 1]);
                 }));
         def(fn("batch_norm").tensor("x").tensor("running_mean").tensor("running_var").tensor("weight").tensor("bias")
-                .number("eps", 1e-5).torch("F.batch_norm(x, running_mean, running_var, weight, bias, training=False, eps=eps)")
-                .op(a -> new BatchNormOp(a.number("eps"))));
+                .number("eps", 1e-5).bool("training", false)
+                .torch("F.batch_norm(x, running_mean, running_var, weight, bias, training=training, eps=eps)")
+                .note("training: the batch's statistics (the running ones are not updated)")
+                .op(a -> a.bool("training") ? new StatNormOp(0, a.number("eps"), a.label()) : new BatchNormOp(a.number("eps"))));
+        def(fn("group_norm").tensor("x").tensor("weight").tensor("bias").integer("num_groups").number("eps", 1e-5)
+                .torch("F.group_norm(x, num_groups, weight, bias, eps)").op(a -> {
+                    int g = a.integer("num_groups");
+                    if (g < 1) {
+                        throw new io.gradscope.engine.GradscopeException("group_norm: num_groups must be at least 1, not " + g);
+                    }
+                    return new StatNormOp(g, a.number("eps"), a.label());
+                }));
         def(fn("embedding").tensor("indices").tensor("weight").torch("F.embedding(indices, weight)")
                 .note("`indices` int64 labels").op(a -> EmbeddingOps.Embedding.INSTANCE));
         def(fn("embedding_dense_backward").tensor("g").tensor("indices").integer("num_weights").internal()
