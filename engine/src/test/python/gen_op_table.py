@@ -564,6 +564,10 @@ add("attention", lambda q, k, v, m: attn_masked(q, k, v, m, False),
     [uniform((3, 4), -1, 1), uniform((3, 4), -1, 1), uniform((3, 2), -1, 1), torch.tensor([[0.0, -INF, 0.0], [0.0, 0.0, -INF],
                                                                                           [-INF, 0.0, 0.0]], dtype=torch.float64)])
 
+# dropout: its mask is Gradscope's own (from the seed), so only p = 0 and p = 1 have PyTorch's values
+for sx, p in [((3, 4), 0.0), ((5,), 1.0), ((2, 3), 0.0)]:
+    add("dropout", lambda x, p=p: F.dropout(x, p, training=True), [uniform(sx, -2, 2)], {"p": p, "seed": 7})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

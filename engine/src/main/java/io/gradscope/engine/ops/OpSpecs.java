@@ -226,6 +226,9 @@ public final class OpSpecs {
                 .op(a -> new IndexOps.ScatterAdd(a.integer("axis"))));
         def(fn("index_select").tensor("x").tensor("index").integer("axis").torch("torch.index_select(x, dim=axis, index)")
                 .note("tensors first, then the axis; `index` a 1-D int64 tensor").op(a -> new IndexOps.IndexSelect(a.integer("axis"))));
+        def(fn("dropout").tensor("x").number("p", 0.5).integer("seed", 0).torch("F.dropout(x, p, training=True)")
+                .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
+                .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
         for (String m : new String[] {"max", "min"}) {
             def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
                     .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),
