@@ -568,6 +568,22 @@ add("attention", lambda q, k, v, m: attn_masked(q, k, v, m, False),
 for sx, p in [((3, 4), 0.0), ((5,), 1.0), ((2, 3), 0.0)]:
     add("dropout", lambda x, p=p: F.dropout(x, p, training=True), [uniform(sx, -2, 2)], {"p": p, "seed": 7})
 
+for sx, size in [((2, 3, 6, 6), (3, 3)), ((1, 2, 5, 7), (3, 4)), ((2, 4, 4), (2, 3)), ((1, 1, 3, 3), (5, 4)), ((1, 2, 4, 4), (1, 1))]:
+    add("adaptive_avg_pool2d", lambda x, size=size: F.adaptive_avg_pool2d(x, size), [uniform(sx, -2, 2)], {"output_size": list(size)})
+for sx, size, mode, ac in [((1, 2, 3, 4), (6, 8), "nearest", False), ((2, 1, 5, 4), (3, 2), "nearest", False),
+                           ((1, 2, 3, 4), (5, 7), "bilinear", False), ((1, 1, 4, 4), (2, 3), "bilinear", False),
+                           ((1, 2, 3, 3), (5, 4), "bilinear", True), ((2, 3, 3), (4, 6), "bilinear", False)]:
+    attrs = {"size": list(size)}
+    if mode != "nearest":
+        attrs["mode"] = mode
+    if ac:
+        attrs["align_corners"] = True
+    def interp(x, size=size, mode=mode, ac=ac):
+        if x.dim() == 3:
+            return interp(x.unsqueeze(0))[0]
+        return F.interpolate(x, size=size, mode=mode, align_corners=ac if mode == "bilinear" else None)
+    add("interpolate", interp, [uniform(sx, -2, 2)], attrs)
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

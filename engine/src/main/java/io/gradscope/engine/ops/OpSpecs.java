@@ -364,6 +364,12 @@ public final class OpSpecs {
                     .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));
         }
+        def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
+                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
+        def(fn("interpolate").tensor("x").ints("size").string("mode", "nearest").bool("align_corners", false)
+                .torch("F.interpolate(x, size, mode=mode, align_corners=...)").note("`mode` \"nearest\" or \"bilinear\"; 2-D planes")
+                .linear().op(a -> new ResizeOps.Interpolate(a.ints("size"), a.string("mode", "nearest", "bilinear"),
+                        a.bool("align_corners"), a.label())));
         def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
                 .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()
                 .op(a -> new FoldOps.Unfold(Window.of("unfold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
