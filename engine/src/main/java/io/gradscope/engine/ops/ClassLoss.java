@@ -74,8 +74,8 @@ final class ClassLoss extends Op {
                 throw new GradscopeException("nll_loss: the targets must be int64 class indices (labels), not " + dtypes[1]);
             }
             if (!java.util.Arrays.equals(z, t)) {
-                throw new GradscopeException(name() + ": probability targets must have the scores' shape " + Shapes.str(z) + ", not "
-                        + Shapes.str(t));
+                throw new GradscopeException(name() + ": float targets are class probabilities and must have the scores' shape "
+                        + Shapes.str(z) + ", not " + Shapes.str(t) + " (class indices are int64 labels)");
             }
         } else {
             boolean ok = (z.length == 2 && t.length == 1 && t[0] == z[0]) || (z.length == 1 && t.length == 0);
