@@ -584,6 +584,17 @@ for sx, size, mode, ac in [((1, 2, 3, 4), (6, 8), "nearest", False), ((2, 1, 5, 
         return F.interpolate(x, size=size, mode=mode, align_corners=ac if mode == "bilinear" else None)
     add("interpolate", interp, [uniform(sx, -2, 2)], attrs)
 
+CONVT2D = [((2, 3, 4, 4), (3, 2, 3, 3), True, dict(padding=1)),
+           ((1, 4, 3, 3), (4, 1, 2, 3), False, dict(stride=2, padding=(1, 0), output_padding=1, groups=2)),
+           ((1, 2, 3, 2), (2, 3, 2, 2), True, dict(stride=(1, 2), dilation=2))]
+for sx, sw, bias, kw in CONVT2D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[1] * kw.get("groups", 1),), -1, 1)] if bias else [])
+    add("conv_transpose2d", lambda x, w, b=None, kw=kw: F.conv_transpose2d(x, w, b, **kw), ins, window_attrs(**kw))
+CONVT1D = [((2, 3, 5), (3, 2, 3), True, dict(padding=1)), ((1, 4, 4), (4, 1, 3), False, dict(stride=2, output_padding=1, groups=2))]
+for sx, sw, bias, kw in CONVT1D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[1] * kw.get("groups", 1),), -1, 1)] if bias else [])
+    add("conv_transpose1d", lambda x, w, b=None, kw=kw: F.conv_transpose1d(x, w, b, **kw), ins, window_attrs(**kw))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -370,6 +370,16 @@ public final class OpSpecs {
                 .torch("F.interpolate(x, size, mode=mode, align_corners=...)").note("`mode` \"nearest\" or \"bilinear\"; 2-D planes")
                 .linear().op(a -> new ResizeOps.Interpolate(a.ints("size"), a.string("mode", "nearest", "bilinear"),
                         a.bool("align_corners"), a.label())));
+        for (int d = 1; d <= 2; d++) {
+            int spatial = d;
+            String name = "conv_transpose" + d + "d";
+            def(fn(name).tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
+                    .ints("padding", new int[] {0}).ints("output_padding", new int[] {0}).integer("groups", 1)
+                    .ints("dilation", new int[] {1})
+                    .torch("F." + name + "(x, weight, bias, stride, padding, output_padding, groups, dilation)")
+                    .op(a -> new ConvTransposeOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("output_padding"),
+                            a.ints("dilation"), a.integer("groups"))));
+        }
         def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
                 .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()
                 .op(a -> new FoldOps.Unfold(Window.of("unfold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
