@@ -595,6 +595,11 @@ for sx, sw, bias, kw in CONVT1D:
     ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[1] * kw.get("groups", 1),), -1, 1)] if bias else [])
     add("conv_transpose1d", lambda x, w, b=None, kw=kw: F.conv_transpose1d(x, w, b, **kw), ins, window_attrs(**kw))
 
+for eq, shapes in [("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3), (2, 3, 2)]), ("ij->ji", [(2, 3)]),
+                   ("ij->", [(2, 3)]), ("i,i->", [(4,), (4,)]), ("i,j->ij", [(3,), (2,)]), ("ijk,k->ij", [(2, 3, 4), (4,)]),
+                   ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ij,kj", [(2, 3), (4, 3)]), ("ij->i", [(3, 2)])]:
+    add("einsum", lambda *xs, eq=eq: torch.einsum(eq, *xs), [uniform(sh, -1, 1) for sh in shapes], {"equation": eq})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

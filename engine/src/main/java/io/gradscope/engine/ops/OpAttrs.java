@@ -79,6 +79,15 @@ public final class OpAttrs {
                 java.util.Arrays.stream(choices).map(c -> "\"" + c + "\"").toList()) + ", not " + (v instanceof String ? "\"" + v + "\"" : v));
     }
 
+    /** A free string attribute (einsum's equation); given or an error. */
+    String text(String key) {
+        Object v = get(key);
+        if (v instanceof String t) {
+            return t;
+        }
+        throw new GradscopeException(spec.name() + ": missing argument '" + key + "' (a string)");
+    }
+
     int[] ints(String key) {
         Object v = get(key);
         if (v instanceof int[] a) {

@@ -229,6 +229,8 @@ public final class OpSpecs {
         def(fn("dropout").tensor("x").number("p", 0.5).integer("seed", 0).torch("F.dropout(x, p, training=True)")
                 .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
                 .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
+        def(fn("einsum").tensors().string("equation", null).torch("torch.einsum(equation, a, b, ...)")
+                .note("the tensors first, then `equation=` (letters only, no \"...\")").op(a -> new EinsumOp(a.text("equation"))));
         for (String m : new String[] {"max", "min"}) {
             def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
                     .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),
