@@ -1,8 +1,6 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.backend.BinaryKind;
-import io.gradscope.engine.backend.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;

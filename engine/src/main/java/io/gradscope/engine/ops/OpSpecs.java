@@ -150,7 +150,7 @@ public final class OpSpecs {
                     if (mode.equals("constant") && value == 0) {
                         return new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
                     }
-                    return new MoveOps.PadWith(a.integer("axis"), a.integer("before"), a.integer("after"), mode, value, a.label());
+                    return new PadWith(a.integer("axis"), a.integer("before"), a.integer("after"), mode, value, a.label());
                 }));
         def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
@@ -225,7 +225,7 @@ public final class OpSpecs {
                 .torch("torch.scatter_add(x, dim=axis, index, src)").note("tensors first, then the axis; `index` int64, of src's shape")
                 .op(a -> new IndexOps.ScatterAdd(a.integer("axis"))));
         def(fn("index_select").tensor("x").tensor("index").integer("axis").torch("torch.index_select(x, dim=axis, index)")
-                .note("tensors first, then the axis; `index` a 1-D int64 tensor").op(a -> new IndexOps.IndexSelect(a.integer("axis"))));
+                .note("tensors first, then the axis; `index` a 1-D int64 tensor").op(a -> new IndexSelectOp(a.integer("axis"))));
         def(fn("dropout").tensor("x").number("p", 0.5).integer("seed", 0).torch("F.dropout(x, p, training=True)")
                 .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
                 .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
