@@ -67,6 +67,27 @@ public final class OpAttrs {
         throw new GradscopeException(spec.name() + ": '" + key + "' must be True or False, not " + v);
     }
 
+    /** A string attribute, checked against the choices the op takes. */
+    String string(String key, String... choices) {
+        Object v = get(key);
+        for (String c : choices) {
+            if (c.equals(v)) {
+                return c;
+            }
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be one of " + String.join(", ",
+                java.util.Arrays.stream(choices).map(c -> "\"" + c + "\"").toList()) + ", not " + (v instanceof String ? "\"" + v + "\"" : v));
+    }
+
+    /** A free string attribute (einsum's equation); given or an error. */
+    String text(String key) {
+        Object v = get(key);
+        if (v instanceof String t) {
+            return t;
+        }
+        throw new GradscopeException(spec.name() + ": missing argument '" + key + "' (a string)");
+    }
+
     int[] ints(String key) {
         Object v = get(key);
         if (v instanceof int[] a) {

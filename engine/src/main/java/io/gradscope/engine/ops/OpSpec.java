@@ -152,6 +152,11 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        Builder string(String n, String dflt) {
+            params.add(new Param(n, Param.Kind.STRING, true, dflt, null, null));
+            return this;
+        }
+
         Builder bool(String n, boolean dflt) {
             params.add(new Param(n, Param.Kind.BOOL, true, dflt, null, null));
             return this;

@@ -104,7 +104,7 @@ final class PoolOps {
 
         @Override
         public String rule() {
-            return "dx = fold(g at the first maximum of each window)";
+            return "dx = fold(g at the first maximum of each window, or its last NaN)";
         }
 
         /** Global: the window's elements inside x (each is the first maximum for some x). */
@@ -114,8 +114,8 @@ final class PoolOps {
         }
 
         /**
-         * At these values, the first maximum of each window (the 'first' mask the forward saved); none
-         * where that is padding (a window of −∞) or where the maximum is NaN.
+         * At these values, the first maximum of each window (the 'first' mask the forward saved), or its
+         * last NaN; none where that is padding (a window of −∞).
          */
         @Override
         public Pattern localDependencies(int input, OpContext ctx) {
@@ -130,14 +130,19 @@ final class PoolOps {
             int[] ax = {2};
             Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
             // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
-            // ties are common after a ReLU. Scoring each tie by K − position picks the first; a window whose
-            // maximum is NaN sends no gradient.
+            // ties are common after a ReLU. Scoring each tie by K − position picks the first. A window holding a
+            // NaN has a NaN maximum, and the gradient goes to its last NaN (PyTorch's `val > max || isnan(val)`):
+            // a NaN scores K + 1 + position, above every tie.
             double[] order = new double[k];
+            double[] nanOrder = new double[k];
             for (int i = 0; i < k; i++) {
                 order[i] = k - i;
+                nanOrder[i] = k + 1 + i;
             }
             Tensor rank = Tensor.fromDoubles(cols.dtype(), cols.device(), order, 1, 1, k, 1);
-            Tensor score = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank);
+            Tensor nanRank = Tensor.fromDoubles(cols.dtype(), cols.device(), nanOrder, 1, 1, k, 1);
+            Tensor score = Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank),
+                    Raw.binary(BinaryKind.MUL, Raw.isNan(cols), nanRank));
             Tensor best = Raw.reduce(ReduceKind.MAX, score, ax, true);
             Tensor first = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, score, best),
                     Raw.binary(BinaryKind.GT, best, Raw.scalarLike(best, 0)));

@@ -95,6 +95,7 @@ final class Functions {
                 case INT -> put(attrs, p, a.integer(at, p.name(), (Integer) p.dflt()), a, at);
                 case NUMBER -> put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
                 case BOOL -> put(attrs, p, a.bool(at, p.name(), (Boolean) p.dflt()), a, at);
+                case STRING -> put(attrs, p, a.string(at, p.name(), (String) p.dflt()), a, at);
             }
         }
         return new OpCall(spec.create(attrs), inputs);
