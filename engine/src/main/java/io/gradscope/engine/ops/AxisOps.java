@@ -51,6 +51,15 @@ final class AxisOps {
             return VjpReads.none(1);
         }
 
+        /** A log-step scan: an add per element per step, ⌈log₂ n⌉ steps along the axis. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            int[] x = inputs[0];
+            int n = x.length == 0 ? 1 : x[Shapes.axis("cumsum", axis, x.length)];
+            int steps = Math.max(1, 32 - Integer.numberOfLeadingZeros(Math.max(1, n - 1)));
+            return Shapes.numel(x) * steps;
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("cumsum", shapes, 1);
@@ -134,6 +143,12 @@ final class AxisOps {
                 target[e] = zeros[g[e]] - (x[e] == 0 ? 1 : 0) > 0 ? -1 : g[e];
             }
             return Pattern.scatter(target, zeros.length);
+        }
+
+        /** One multiply per input element. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            return Shapes.numel(inputs[0]);
         }
 
         @Override

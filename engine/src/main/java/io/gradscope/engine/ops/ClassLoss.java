@@ -58,6 +58,12 @@ final class ClassLoss extends Op {
         return dtypes[1].isFloating();
     }
 
+    /** As cross_entropy: the log-softmax, 5 per score (nll_loss: the weighted pick and sum, 2 per score). */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return (logSoftmax ? 5 : 2) * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         if (shapes.length != 2 && shapes.length != 3) {

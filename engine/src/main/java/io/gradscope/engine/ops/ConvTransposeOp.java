@@ -57,6 +57,14 @@ final class ConvTransposeOp extends Op {
         return new ConvOp(spatial, stride, padding, dilation, groups);
     }
 
+    /** Each input element times the weights it meets, a multiply and an add each; the bias one per output. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        int[] wt = inputs[1];
+        long perInput = 2 * Shapes.numel(wt) / Math.max(1, wt[0]);
+        return Shapes.numel(inputs[0]) * perInput + (inputs.length == 3 ? Shapes.numel(output) : 0);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         if (shapes.length != 2 && shapes.length != 3) {

@@ -111,6 +111,16 @@ final class EinsumOp extends Op {
         return size;
     }
 
+    /** Operands laid out over every letter: per combination of letters a multiply per further operand and an add. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        long all = 1;
+        for (int n : sizes(inputs).values()) {
+            all *= n;
+        }
+        return all * in.size();
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         for (int i = 0; i < dtypes.length; i++) {

@@ -145,6 +145,13 @@ final class IndexOps {
             return VjpReads.of(2, false, 1);
         }
 
+        /** A one-hot row of the axis per index element, multiplied and summed: 2 per index element per axis position. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            int[] x = inputs[0];
+            return 2 * Shapes.numel(inputs[1]) * (x.length == 0 ? 1 : x[Shapes.axis("gather", axis, x.length)]);
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity("gather", shapes, 2);
@@ -242,6 +249,13 @@ final class IndexOps {
         @Override
         public VjpReads vjpReads(boolean[] needsGrad) {
             return VjpReads.of(3, false, 1);
+        }
+
+        /** The gather's transpose: 2 per source element per axis position, plus the add into x. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            int[] x = inputs[0];
+            return 2 * Shapes.numel(inputs[2]) * (x.length == 0 ? 1 : x[Shapes.axis("scatter_add", axis, x.length)]) + Shapes.numel(x);
         }
 
         @Override

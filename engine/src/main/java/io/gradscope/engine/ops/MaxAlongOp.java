@@ -64,6 +64,12 @@ final class MaxAlongOp extends Op {
         return VjpReads.none(1);
     }
 
+    /** One comparison per input element. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);

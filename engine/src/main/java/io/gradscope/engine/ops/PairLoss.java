@@ -126,6 +126,12 @@ final class PairLoss extends Op {
         return Shapes.broadcast(name, shapes[0], shapes[1]);
     }
 
+    /** Per element of the broadcast pair: the difference or product, the loss's few steps, the sum: about 4. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 4 * Shapes.numel(Shapes.broadcast(name, inputs[0], inputs[1]));
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name, shapes, 2);

@@ -42,6 +42,16 @@ final class ResizeOps {
             return Tensor.fromDoubles(like.dtype(), like.device(), weights(out, in), out, in);
         }
 
+        /** Two matrix products per plane: [oh, h] @ [h, w], then [oh, w] @ [w, ow]; a multiply and an add per term. */
+        @Override
+        public long flops(int[][] inputs, int[] output) {
+            int[] x = inputs[0];
+            long planes = Shapes.numel(x) / Math.max(1, (long) x[x.length - 2] * x[x.length - 1]);
+            long h = x[x.length - 2];
+            long w = x[x.length - 1];
+            return 2 * planes * (oh * h * w + (long) oh * w * ow);
+        }
+
         @Override
         public int[] outputShape(int[][] shapes, DType[] dtypes) {
             Checks.arity(name(), shapes, 1);

@@ -50,6 +50,12 @@ final class StatNormOp extends Op {
         return batch ? 3 : 1;
     }
 
+    /** Per element of x, as layer_norm: the mean 1, centring 1, the variance 2, normalizing 1, weight and bias 2: 7. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 7 * Shapes.numel(inputs[0]);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         int[] x = shapes[0];

@@ -53,6 +53,12 @@ final class VarianceOp extends Op {
         return Dependencies.reduce(shapes[0], ax(shapes[0].length));
     }
 
+    /** Per element of x: the mean 1, centring 1, the square and its sum 1 (the square root is per output, small). */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return 3 * Shapes.numel(inputs[0]) + Shapes.numel(output);
+    }
+
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         Checks.arity(name(), shapes, 1);
