@@ -12,8 +12,8 @@ For each model, DIR/NAME/ holds:
 The weights are perturbed before export so no two initializers hold equal values (the exporter ties
 equal initializers together). The reference runs the same float32 weights in float64.
 
-Run: /usr/bin/python3 engine/src/test/python/gen_onnx_models.py  (Debian's python3-torch)
-     add --dump to print each exported graph.
+Run: /usr/bin/python3 engine/src/test/python/gen_onnx_models.py [NAME ...]  (Debian's python3-torch)
+     names: only those models; add --dump to print each exported graph.
 """
 import json
 import math
@@ -186,6 +186,25 @@ class Misc(nn.Module):
         return self.fc(torch.clamp(y, -1.0, 1.5))
 
 
+class CeilPool(nn.Module):
+    """Pooling with ceil_mode=True (GoogLeNet's and ShuffleNet's stems): a max pool whose last window
+    hangs over the edge, average pools with and without the padding counted (PyTorch exports the
+    counted padding as a Pad before the AveragePool), and a 1-D average pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.fc = nn.Linear(3 * 9 + 3 * 9 + 3 * 6, 3)
+
+    def forward(self, x):
+        x = torch.tanh(self.conv(x))
+        m = F.max_pool2d(x, 3, stride=2, ceil_mode=True)
+        a = F.avg_pool2d(m, 3, stride=2, padding=1, ceil_mode=True)
+        b = F.avg_pool2d(m, 2, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        c = F.avg_pool1d(m.flatten(2), 3, stride=3, ceil_mode=True)
+        return self.fc(torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], dim=1))
+
+
 def perturb(model, seed):
     """Random distinct values for every parameter and buffer (running variances stay positive)."""
     g = torch.Generator().manual_seed(seed)
@@ -261,6 +280,11 @@ def export(name, model, x, opset, folding=True, seed=0):
 
 
 def main():
+    global export
+    only = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if only:  # regenerate just these models: the others keep their committed bytes
+        export_all = export
+        export = lambda name, *a, **kw: export_all(name, *a, **kw) if name in only else None  # noqa: E731
     gen = torch.Generator().manual_seed(7)
     export("cnn", CNN(), torch.randn(2, 3, 8, 8, generator=gen), 13, seed=1)
     export("lenet", LeNet(), torch.randn(2, 1, 16, 16, generator=gen), 13, folding=False, seed=2)
@@ -273,6 +297,7 @@ def main():
     # PyTorch's own pre-norm encoder layer: nn.MultiheadAttention exports its head split as Shape/Gather/Div chains
     export("mha", nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu", batch_first=True,
                                              norm_first=True), torch.randn(2, 5, 8, generator=gen), 13, seed=8)
+    export("ceilpool", CeilPool(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=9)
 
 
 if __name__ == "__main__":

@@ -600,6 +600,25 @@ for eq, shapes in [("ij,jk->ik", [(2, 3), (3, 4)]), ("bij,bjk->bik", [(2, 2, 3),
                    ("ij,jk,kl->il", [(2, 3), (3, 2), (2, 2)]), ("ij,kj", [(2, 3), (4, 3)]), ("ij->i", [(3, 2)])]:
     add("einsum", lambda *xs, eq=eq: torch.einsum(eq, *xs), [uniform(sh, -1, 1) for sh in shapes], {"equation": eq})
 
+# ceil_mode: the last window may hang past the padding (its overhang: -inf for max, left out of avg's divisor);
+# a window that would start in the right padding is dropped ((1, 2, 5, 5), kernel 2, stride 2, padding 1).
+for name, fn, cases in [
+        ("max_pool2d", F.max_pool2d, [((1, 2, 5, 5), dict(kernel_size=2, ceil_mode=True)),
+                                      ((1, 1, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+                                      ((1, 2, 5, 5), dict(kernel_size=2, stride=2, padding=1, ceil_mode=True)),
+                                      ((1, 1, 7, 6), dict(kernel_size=2, stride=2, dilation=2, ceil_mode=True))]),
+        ("max_pool1d", F.max_pool1d, [((2, 2, 7), dict(kernel_size=2, ceil_mode=True)),
+                                      ((1, 2, 8), dict(kernel_size=3, stride=3, padding=1, ceil_mode=True))]),
+        ("avg_pool2d", F.avg_pool2d, [((1, 2, 5, 5), dict(kernel_size=2, ceil_mode=True)),
+                                      ((1, 2, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
+                                      ((1, 2, 6, 7), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)),
+                                      ((1, 1, 5, 5), dict(kernel_size=2, stride=2, padding=1, ceil_mode=True))]),
+        ("avg_pool1d", F.avg_pool1d, [((2, 2, 7), dict(kernel_size=3, stride=2, ceil_mode=True)),
+                                      ((1, 2, 8), dict(kernel_size=3, stride=3, padding=1, ceil_mode=True, count_include_pad=False))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -398,17 +398,19 @@ public final class OpSpecs {
                     .op(a -> new ConvOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups"))));
             String max = "max_pool" + d + "d";
             def(fn(max).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
-                    .ints("dilation", new int[] {1}).torch("F." + max + "(x, kernel_size, stride, padding, dilation)")
+                    .ints("dilation", new int[] {1}).bool("ceil_mode", false)
+                    .torch("F." + max + "(x, kernel_size, stride, padding, dilation, ceil_mode)")
                     .note("the gradient goes to the first maximum of a window, or to its last NaN")
                     .op(a -> new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), a.ints("dilation")))));
+                            a.ints("padding"), a.ints("dilation")).ceilMode(a.bool("ceil_mode")))));
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
-                    .bool("count_include_pad", true).torch("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=...)")
-                    .reference("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=count_include_pad)")
+                    .bool("ceil_mode", false).bool("count_include_pad", true)
+                    .torch("F." + avg + "(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
+                    .note("with ceil_mode, a window hanging past the padding divides by its part within it")
                     .linear()
                     .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));
+                            a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad"))));
         }
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
                 .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));

@@ -64,8 +64,13 @@ final class PoolOps {
 
         /** The windows of x as {@code [N, C, K, L]}. */
         Tensor windows(Tensor x, double padValue) {
+            return windows(x, padValue, padValue);
+        }
+
+        /** The same, ceil_mode's overhang past the padding reading {@code endValue}. */
+        Tensor windows(Tensor x, double padValue, double endValue) {
             Tensor x4 = spatial == 1 ? Window.insertAxis(x, 2) : x;
-            Tensor cols = w.unfold(x4, padValue);
+            Tensor cols = w.unfold(x4, padValue, endValue);
             int[] cs = cols.shape();
             return cols.viewReshape(new int[] {cs[0], cs[1], w.size(), cs[4] * cs[5]});
         }
@@ -198,15 +203,23 @@ final class PoolOps {
             return windowElements(shapes[0], null);
         }
 
-        /** The divisor of each window: K, or the number of its elements inside x ({@code [1, 1, 1, L]}). */
+        /**
+         * The divisor of each window ({@code [1, 1, 1, L]}): its elements inside x, with the padding
+         * counted when count_include_pad; never ceil_mode's overhang past the padding (PyTorch's
+         * {@code min(start + k, n + pad)}). K itself where no window has padding or overhang to leave out.
+         */
         private Tensor divisor(Tensor x) {
-            if (countIncludePad || (w.ph == 0 && w.pw == 0)) {
+            int[] s = x.shape();
+            int[] x4 = as4d(s);
+            boolean overhang = w.ceilMode && (w.overhangH(x4[2], w.outH(name(), x4[2], s)) > 0
+                    || w.overhangW(x4[3], w.outW(name(), x4[3], s)) > 0);
+            if (!overhang && (countIncludePad || (w.ph == 0 && w.pw == 0))) {
                 return Raw.scalarLike(x, w.size());
             }
-            int[] s = x.shape();
             s[0] = 1;
             s[1] = 1;
-            return Raw.reduce(ReduceKind.SUM, windows(Tensor.full(x.dtype(), x.device(), 1, s), 0), new int[] {2}, true);
+            Tensor ones = Tensor.full(x.dtype(), x.device(), 1, s);
+            return Raw.reduce(ReduceKind.SUM, windows(ones, countIncludePad ? 1 : 0, 0), new int[] {2}, true);
         }
 
         @Override

@@ -96,7 +96,7 @@ class OnnxImportErrorsTest {
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
                 .node("AveragePool", "/p1/AveragePool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
-                        integer("ceil_mode", 1))
+                        ints("dilations", 2, 2))
                 .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
                 .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
                         .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("reflect"))
@@ -104,8 +104,8 @@ class OnnxImportErrorsTest {
                 .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
-        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with ceil_mode=1 where "
-                + "it adds a window ×1 (/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
+        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with dilations ×1 "
+                + "(/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
     }
 
     @Test
