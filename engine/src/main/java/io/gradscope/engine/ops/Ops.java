@@ -377,14 +377,24 @@ public final class Ops {
 
     /** F.max_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
     public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation) {
+        return maxPool1d(x, kernel, stride, padding, dilation, false);
+    }
+
+    /** F.max_pool1d with {@code ceil_mode}: the last window may hang past the end (never starting in the right padding). */
+    public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation, boolean ceilMode) {
         return run(new PoolOps.MaxPool(1, Window.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
-                new int[] {dilation})), x);
+                new int[] {dilation}).ceilMode(ceilMode)), x);
     }
 
     /** F.avg_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
     public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean countIncludePad) {
+        return avgPool1d(x, kernel, stride, padding, false, countIncludePad);
+    }
+
+    /** F.avg_pool1d with {@code ceil_mode}: a window hanging past the padding divides by its part within it. */
+    public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean ceilMode, boolean countIncludePad) {
         return run(new PoolOps.AvgPool(1, Window.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
-                new int[] {1}), countIncludePad), x);
+                new int[] {1}).ceilMode(ceilMode), countIncludePad), x);
     }
 
     /**
