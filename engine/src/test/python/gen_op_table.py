@@ -619,6 +619,28 @@ for name, fn, cases in [
         x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
         add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
 
+# Unbatched inputs ([C, L], [C, H, W]), as PyTorch takes them: a batch of one, the batch axis dropped again.
+for sx, sw, bias, kw in [((3, 5, 5), (4, 3, 3, 3), True, dict(padding=1)), ((4, 6, 5), (6, 2, 3, 2), False, dict(stride=(2, 1), groups=2))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv2d", lambda x, w, b=None, kw=kw: F.conv2d(x, w, b, **kw), ins, window_attrs(**kw))
+for sx, sw, bias, kw in [((3, 7), (4, 3, 3), True, dict(padding=1, dilation=2))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv1d", lambda x, w, b=None, kw=kw: F.conv1d(x, w, b, **kw), ins, window_attrs(**kw))
+for sx, sw, bias, kw in [((3, 4, 4), (3, 2, 3, 3), True, dict(padding=1, stride=2))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[1],), -1, 1)] if bias else [])
+    add("conv_transpose2d", lambda x, w, b=None, kw=kw: F.conv_transpose2d(x, w, b, **kw), ins, window_attrs(**kw))
+for sx, sw, bias, kw in [((3, 5), (3, 2, 3), False, dict(stride=2, output_padding=1))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[1],), -1, 1)] if bias else [])
+    add("conv_transpose1d", lambda x, w, b=None, kw=kw: F.conv_transpose1d(x, w, b, **kw), ins, window_attrs(**kw))
+for name, fn, cases in [
+        ("max_pool2d", F.max_pool2d, [((2, 6, 6), dict(kernel_size=2)), ((2, 5, 5), dict(kernel_size=3, stride=2, ceil_mode=True))]),
+        ("max_pool1d", F.max_pool1d, [((3, 8), dict(kernel_size=3, stride=2, padding=1))]),
+        ("avg_pool2d", F.avg_pool2d, [((2, 5, 7), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False))]),
+        ("avg_pool1d", F.avg_pool1d, [((3, 7), dict(kernel_size=2, ceil_mode=True))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

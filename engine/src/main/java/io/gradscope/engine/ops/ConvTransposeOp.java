@@ -76,8 +76,8 @@ final class ConvTransposeOp extends Op {
         int[] x = shapes[0];
         int[] w = shapes[1];
         if (x.length != spatial + 2 || w.length != spatial + 2) {
-            throw new GradscopeException(name() + ": x and weight must have " + (spatial + 2) + " axes, not " + Shapes.str(x) + " and "
-                    + Shapes.str(w));
+            throw new GradscopeException(name() + ": x must have " + (spatial + 2) + " axes (or " + (spatial + 1) + " without the batch) and "
+                    + "weight " + (spatial + 2) + ", not " + Shapes.str(x) + " and " + Shapes.str(w));
         }
         if (x[1] != w[0] || x[1] % groups != 0) {
             throw new GradscopeException(name() + ": x has " + x[1] + " channels, the weight " + Shapes.str(w) + " takes " + w[0]

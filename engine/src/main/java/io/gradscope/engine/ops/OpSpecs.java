@@ -395,22 +395,23 @@ public final class OpSpecs {
             def(fn(name).tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
                     .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
                     .torch("F." + name + "(x, weight, bias, stride, padding, dilation, groups)")
-                    .op(a -> new ConvOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups"))));
+                    .note("x also without the batch axis").op(a -> Unbatched.of(new ConvOp(spatial, a.ints("stride"), a.ints("padding"),
+                            a.ints("dilation"), a.integer("groups")), spatial + 2)));
             String max = "max_pool" + d + "d";
             def(fn(max).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                     .ints("dilation", new int[] {1}).bool("ceil_mode", false)
                     .torch("F." + max + "(x, kernel_size, stride, padding, dilation, ceil_mode)")
-                    .note("the gradient goes to the first maximum of a window, or to its last NaN")
-                    .op(a -> new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), a.ints("dilation")).ceilMode(a.bool("ceil_mode")))));
+                    .note("the gradient goes to the first maximum of a window, or to its last NaN; x also without the batch axis")
+                    .op(a -> Unbatched.of(new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), a.ints("dilation")).ceilMode(a.bool("ceil_mode"))), spatial + 2)));
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                     .bool("ceil_mode", false).bool("count_include_pad", true)
                     .torch("F." + avg + "(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
-                    .note("with ceil_mode, a window hanging past the padding divides by its part within it")
+                    .note("with ceil_mode, a window hanging past the padding divides by its part within it; x also without the batch axis")
                     .linear()
-                    .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad"))));
+                    .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
                 .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
@@ -427,8 +428,9 @@ public final class OpSpecs {
                     .ints("padding", new int[] {0}).ints("output_padding", new int[] {0}).integer("groups", 1)
                     .ints("dilation", new int[] {1})
                     .torch("F." + name + "(x, weight, bias, stride, padding, output_padding, groups, dilation)")
-                    .op(a -> new ConvTransposeOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("output_padding"),
-                            a.ints("dilation"), a.integer("groups"))));
+                    .note("x also without the batch axis")
+                    .op(a -> Unbatched.of(new ConvTransposeOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("output_padding"),
+                            a.ints("dilation"), a.integer("groups")), spatial + 2)));
         }
         def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
                 .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()

@@ -39,7 +39,7 @@ final class PoolOps {
             Checks.floats(name(), dtypes, 0);
             int[] x = shapes[0];
             if (x.length != spatial + 2) {
-                throw new GradscopeException(name() + ": x must be " + (spatial == 1 ? "[N, C, L]" : "[N, C, H, W]") + ", not shape "
+                throw new GradscopeException(name() + ": x must be " + (spatial == 1 ? "[N, C, L] or [C, L]" : "[N, C, H, W] or [C, H, W]") + ", not shape "
                         + Shapes.str(x));
             }
             w.checkPoolPadding(name());
