@@ -205,6 +205,44 @@ class CeilPool(nn.Module):
         return self.fc(torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], dim=1))
 
 
+class TensorOps(nn.Module):
+    """The ops PyTorch users reach for, as PyTorch 1.13 exports them at opset 17: the activations
+    (LeakyRelu, Elu, HardSwish, HardSigmoid), ConvTranspose (2-D and 1-D), Resize (nn.Upsample nearest
+    and bilinear, with and without align_corners), CumSum, Trilu, ReduceProd, Max/Min, GatherElements,
+    ScatterElements (add), Einsum, Pad (reflect, edge, a value), InstanceNormalization (nn.GroupNorm's
+    export and nn.InstanceNorm2d's)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.up = nn.ConvTranspose2d(3, 3, 3, stride=2, padding=1, output_padding=1)
+        self.gn = nn.GroupNorm(3, 3)
+        self.inorm = nn.InstanceNorm2d(3, affine=True)
+        self.up1 = nn.ConvTranspose1d(3, 2, 3, stride=2)
+        self.fc = nn.Linear(27, 3)
+
+    def forward(self, x):
+        y = self.conv(x)                                                                  # [2, 3, 4, 4]
+        y = F.leaky_relu(y, 0.2) + F.elu(y, 0.5) + F.hardswish(y) + F.hardsigmoid(y)
+        u = self.up(y)                                                                    # [2, 3, 8, 8]
+        r = F.interpolate(y, scale_factor=2, mode="nearest") + F.interpolate(y, size=(8, 8), mode="bilinear") \
+            + F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=True)
+        z = u * r
+        c = torch.cumsum(z, 3) + torch.tril(z) + torch.triu(z, 1)
+        p = torch.prod(c[:, :, :, :3] * 0.5 + 1, 3, keepdim=True)                        # [2, 3, 8, 1]
+        m = torch.maximum(c, z) - torch.minimum(c, u)
+        idx = torch.tensor([[[[0, 2], [1, 1], [3, 0], [2, 2], [0, 1], [3, 3], [1, 0], [2, 3]]]]).expand(2, 3, 8, 2)
+        g = torch.gather(m, 3, idx)                                                       # [2, 3, 8, 2]
+        s = torch.zeros_like(m).scatter_add(3, idx, g)
+        e = torch.einsum("nchw,nchw->nch", s + m, z)                                       # [2, 3, 8]
+        q = F.pad(m, (1, 2, 0, 1), mode="reflect")[:, :, :8, :8] + F.pad(m, (2, 0, 1, 1), mode="replicate")[:, :, 1:9, :8] \
+            + F.pad(m, (1, 1), value=0.5)[:, :, :, 1:9]
+        n = self.gn(q) + self.inorm(q)
+        v = self.up1(n.mean(dim=3))                                                       # [2, 2, 17]
+        feats = torch.cat([p.flatten(1)[:, :8], e.flatten(1)[:, :9], v.flatten(1)[:, :10]], dim=1)
+        return self.fc(feats)
+
+
 def perturb(model, seed):
     """Random distinct values for every parameter and buffer (running variances stay positive)."""
     g = torch.Generator().manual_seed(seed)
@@ -298,6 +336,7 @@ def main():
     export("mha", nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu", batch_first=True,
                                              norm_first=True), torch.randn(2, 5, 8, generator=gen), 13, seed=8)
     export("ceilpool", CeilPool(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=9)
+    export("tensorops", TensorOps(), torch.randn(2, 2, 4, 4, generator=gen), 17, folding=False, seed=10)
 
 
 if __name__ == "__main__":

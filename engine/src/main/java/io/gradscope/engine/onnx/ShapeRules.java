@@ -235,15 +235,29 @@ final class ShapeRules {
     }
 
     String pad(OnnxMl.NodeProto n, Attrs at) {
-        if (!at.s("mode", "constant").equals("constant")) {
-            return "Pad in " + at.s("mode", "constant") + " mode";
+        String onnxMode = at.s("mode", "constant");
+        String mode = switch (onnxMode) {
+            case "constant" -> "constant";
+            case "reflect" -> "reflect";
+            case "edge" -> "replicate";
+            default -> null;
+        };
+        if (mode == null) {
+            return "Pad in " + onnxMode + " mode";
         }
         Tensor x = r.floatTensor(n, 0);
         long[] pads = at.ints("pads") != null ? Arrays.stream(at.ints("pads")).asLongStream().toArray() : r.knownInts(n, 1, "pads");
-        Const value = t.known(n, 2);
-        if (t.present(n, 2) && (value == null || value.data()[0] != 0) || at.f("value", 0) != 0) {
-            return "Pad with a value other than 0";
+        Const known = t.known(n, 2);
+        if (t.present(n, 2) && known == null) {
+            return "Pad with a computed value";
         }
+        double value = t.present(n, 2) ? known.data()[0] : at.f("value", 0);
+        String valueText = OpRules.number(OpRules.floatAttr(value));
+        if (valueText == null) {
+            return "Pad with the value " + value;
+        }
+        String extra = (mode.equals("constant") ? "" : ", mode=\"" + mode + "\"") + (value != 0 && mode.equals("constant") ? ", value="
+                + valueText : "");
         if (t.present(n, 3)) {
             return "Pad of some axes only";
         }
@@ -260,7 +274,7 @@ final class ShapeRules {
                 return "Pad with negative pads";
             }
             if (before != 0 || after != 0) {
-                expr = "pad(" + expr + ", " + a + ", " + before + ", " + after + ")";
+                expr = "pad(" + expr + ", " + a + ", " + before + ", " + after + extra + ")";
                 shape[a] += (int) (before + after);
             }
         }

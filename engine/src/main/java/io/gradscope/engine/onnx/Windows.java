@@ -124,6 +124,43 @@ final class Windows {
         return null;
     }
 
+    /** ConvTranspose (1-D, 2-D) as conv_transpose1d/2d: symmetric pads, output_padding, no output_shape. */
+    static String convTranspose(OpRules r, OnnxMl.NodeProto n, Attrs at) {
+        Tensor x = r.floatTensor(n, 0);
+        Tensor w = r.floatTensor(n, 1);
+        int sp = x.rank() - 2;
+        if (sp != 1 && sp != 2) {
+            return "ConvTranspose over " + sp + " spatial axes";
+        }
+        if (at.has("output_shape")) {
+            return "ConvTranspose with output_shape";
+        }
+        if (!at.s("auto_pad", "NOTSET").equals("NOTSET")) {
+            return "ConvTranspose with auto_pad=" + at.s("auto_pad", "NOTSET");
+        }
+        int[] kernel = at.ints("kernel_shape") != null ? at.ints("kernel_shape") : Arrays.copyOfRange(w.shape(), 2, w.rank());
+        Geometry g = geometry(n, at, x.shape(), kernel);
+        if (!g.symmetric()) {
+            return "ConvTranspose with padding that differs between the two sides of an axis";
+        }
+        int[] outPad = at.ints("output_padding") != null ? at.ints("output_padding") : new int[sp];
+        int groups = (int) at.i("group", 1);
+        Tensor b = r.translator().present(n, 2) ? r.floatTensor(n, 2) : null;
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("stride", g.stride());
+        attrs.put("padding", g.padding());
+        attrs.put("output_padding", outPad);
+        attrs.put("dilation", g.dilation());
+        attrs.put("groups", groups);
+        String fn = "conv_transpose" + sp + "d";
+        int[] shape = b == null ? r.shape(n, fn, attrs, x, w) : r.shape(n, fn, attrs, x, w, b);
+        String expr = fn + "(" + x.name() + ", " + w.name() + (b == null ? "" : ", " + b.name()) + attr("stride", g.stride(), 1)
+                + attr("padding", g.padding(), 0) + attr("output_padding", outPad, 0) + (groups != 1 ? ", groups=" + groups : "")
+                + attr("dilation", g.dilation(), 1) + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
+    }
+
     static String pool(OpRules r, OnnxMl.NodeProto n, Attrs at, boolean max) {
         String op = n.getOpType();
         if (n.getOutputCount() > 1 && !n.getOutput(1).isEmpty()) {

@@ -84,11 +84,11 @@ class OnnxImportErrorsTest {
     @Test
     void everyUnsupportedOperatorIsNamedWithItsNodesAndCount() throws IOException {
         ModelBuilder b = small()
-                .node("Resize", "/up/Resize", new String[] {"y"}, new String[] {"l1"})
-                .node("Resize", "/up2/Resize", new String[] {"l1"}, new String[] {"l2"})
+                .node("RoiAlign", "/roi/RoiAlign", new String[] {"y"}, new String[] {"l1"})
+                .node("RoiAlign", "/roi2/RoiAlign", new String[] {"l1"}, new String[] {"l2"})
                 .node("NonMaxSuppression", "/nms", new String[] {"l2"}, new String[] {"l3"})
                 .domainNode("Attention", "com.microsoft", "/attn", "l3", "l4");
-        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: Resize ×2 (/up/Resize, /up2/Resize); "
+        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: RoiAlign ×2 (/roi/RoiAlign, /roi2/RoiAlign); "
                 + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
     }
 
@@ -99,13 +99,13 @@ class OnnxImportErrorsTest {
                         ints("dilations", 2, 2))
                 .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
                 .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
-                        .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("reflect"))
+                        .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("wrap"))
                         .build())
                 .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
         assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with dilations ×1 "
-                + "(/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
+                + "(/p1/AveragePool); Pad in wrap mode ×1 (/pad)", m);
     }
 
     @Test
