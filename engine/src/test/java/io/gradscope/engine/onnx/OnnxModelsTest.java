@@ -86,6 +86,16 @@ class OnnxModelsTest {
         assertEquals(checked, ref.get("grads").size() - countNulls(ref.get("grads")));
     }
 
+    /** PyTorch's exact GELU (Div by √2, Erf, Add 1, Mul x, Mul 0.5) imports as one gelu call, its gradients checked above. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"transformer13", "transformer17", "mha"})
+    void exactGeluIsOneCall(String model, @TempDir Path out) throws IOException {
+        OnnxImport.Result r = OnnxImport.run(resource(model).resolve("model.onnx"), out, OnnxImport.Options.defaults());
+        String program = Files.readString(r.program());
+        assertTrue(program.contains(" = gelu("), model + ": no gelu call\n" + program);
+        assertTrue(!program.contains("erf("), model + ": an erf left over\n" + program);
+    }
+
     private static int countNulls(JsonNode grads) {
         int n = 0;
         for (JsonNode v : grads) {
