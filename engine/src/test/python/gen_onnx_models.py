@@ -267,16 +267,18 @@ def initializer_array(t):
     return np.frombuffer(t["raw"], dtype=dt).reshape(t["dims"]) if t["raw"] is not None else None
 
 
-def export(name, model, x, opset, folding=True, seed=0):
+def export(name, model, x, opset, folding=True, seed=0, train=False):
+    """train: exported and run in training mode (batch norm on the batch's statistics)."""
     torch.manual_seed(seed)
-    model.eval()
+    model.train(train)
     perturb(model, seed)
     d = os.path.join(OUT, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "grad"))
     path = os.path.join(d, "model.onnx")
     torch.onnx.export(model, (x,), path, opset_version=opset, do_constant_folding=folding,
-                      training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"], output_names=["output"])
+                      training=torch.onnx.TrainingMode.TRAINING if train else torch.onnx.TrainingMode.PRESERVE,
+                      input_names=["input"], output_names=["output"])
     np.save(os.path.join(d, "input.npy"), x.numpy())
     # The reference: the same float32 weights and input, computed in float64.
     ref = model.double()
@@ -337,6 +339,11 @@ def main():
                                              norm_first=True), torch.randn(2, 5, 8, generator=gen), 13, seed=8)
     export("ceilpool", CeilPool(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=9)
     export("tensorops", TensorOps(), torch.randn(2, 2, 4, 4, generator=gen), 17, folding=False, seed=10)
+    # the CNN exported from model.train(): BatchNormalization in training mode, the batch's statistics (its first
+    # convolution without a bias too: before a batch norm on the batch's mean, a bias's gradient is 0 up to rounding)
+    cnn_train = CNN()
+    cnn_train.conv1 = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+    export("cnn_train", cnn_train, torch.randn(4, 3, 8, 8, generator=gen), 15, folding=False, seed=11, train=True)
 
 
 if __name__ == "__main__":

@@ -568,6 +568,16 @@ final class Translator {
         return values.get(n.getInput(i)) instanceof Known k ? k.c() : null;
     }
 
+    /** Whether a node or the graph's outputs read the value {@code onnx}. */
+    boolean isRead(String onnx) {
+        for (OnnxMl.NodeProto n : graph.getNodeList()) {
+            if (n.getInputList().contains(onnx)) {
+                return true;
+            }
+        }
+        return graph.getOutputList().stream().anyMatch(o -> o.getName().equals(onnx));
+    }
+
     boolean present(OnnxMl.NodeProto n, int i) {
         return i < n.getInputCount() && !n.getInput(i).isEmpty();
     }

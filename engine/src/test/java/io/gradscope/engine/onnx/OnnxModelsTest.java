@@ -45,7 +45,7 @@ class OnnxModelsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"cnn", "lenet", "mlp", "transformer13", "transformer17", "embedding", "resnet", "misc", "mha", "ceilpool", "tensorops"})
+    @ValueSource(strings = {"cnn", "lenet", "mlp", "transformer13", "transformer17", "embedding", "resnet", "misc", "mha", "ceilpool", "tensorops", "cnn_train"})
     void gradientsOfEveryParameterEqualPyTorchInFloat64(String model, @TempDir Path out) throws IOException {
         Path dir = resource(model);
         OnnxImport.Result r = OnnxImport.run(dir.resolve("model.onnx"), out, OnnxImport.Options.defaults());
