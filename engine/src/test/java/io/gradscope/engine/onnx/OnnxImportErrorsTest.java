@@ -3,6 +3,7 @@ package io.gradscope.engine.onnx;
 import static io.gradscope.engine.onnx.ModelBuilder.floats;
 import static io.gradscope.engine.onnx.ModelBuilder.integer;
 import static io.gradscope.engine.onnx.ModelBuilder.ints;
+import static io.gradscope.engine.onnx.ModelBuilder.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -106,6 +107,22 @@ class OnnxImportErrorsTest {
         String m = refused(b.write(dir.resolve("p.onnx")));
         assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with dilations ×1 "
                 + "(/p1/AveragePool); Pad in wrap mode ×1 (/pad)", m);
+    }
+
+    /** The new operators' attribute values the op table has no function for, each named in the one message. */
+    @Test
+    void newOperatorsOutsideTheirFunctionsAreNamed() throws IOException {
+        ModelBuilder b = new ModelBuilder().input("x", 1, 2, 4, 4)
+                .initializer(floats("W", new int[] {2, 2, 3, 3}, new float[36]))
+                .node("ConvTranspose", "/up/ConvTranspose", new String[] {"x", "W"}, new String[] {"a"}, ints("output_shape", 8, 8))
+                .node("Resize", "/up/Resize", new String[] {"x", "", "", ""}, new String[] {"b"}, string("mode", "cubic"))
+                .node("Max", "/max", new String[] {"x", "x"}, new String[] {"m"})
+                .node("ScatterElements", "/scatter", new String[] {"m", "m", "m"}, new String[] {"c"}, integer("axis", 3))
+                .node("Add", "/add", new String[] {"a", "b"}, new String[] {"d"})
+                .node("Add", "/add2", new String[] {"d", "c"}, new String[] {"y"}).output("y", 1, 2, 4, 4);
+        assertEquals("t.onnx: cannot import: 3 nodes the import does not support: ConvTranspose with output_shape ×1 "
+                + "(/up/ConvTranspose); Resize in cubic mode ×1 (/up/Resize); ScatterElements with reduction=none (only add: "
+                + "scatter_add) ×1 (/scatter)", refused(b.write(dir.resolve("t.onnx"))));
     }
 
     @Test
