@@ -641,6 +641,20 @@ for name, fn, cases in [
         x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
         add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
 
+# interpolate with scale_factor: the output ⌊in · scale⌋, output i read at i / scale (not at i · in/out)
+for sx, scale, mode, ac in [((1, 2, 5, 4), 1.5, "nearest", False), ((1, 2, 6, 5), 0.5, "nearest", False),
+                            ((1, 1, 5, 3), 1.5, "bilinear", False), ((2, 3, 3), 2.0, "bilinear", True)]:
+    attrs = {"scale_factor": scale}
+    if mode != "nearest":
+        attrs["mode"] = mode
+    if ac:
+        attrs["align_corners"] = True
+    def interp_scale(x, scale=scale, mode=mode, ac=ac):
+        if x.dim() == 3:
+            return interp_scale(x.unsqueeze(0))[0]
+        return F.interpolate(x, scale_factor=scale, mode=mode, align_corners=ac if mode == "bilinear" else None)
+    add("interpolate", interp_scale, [uniform(sx, -2, 2)], attrs)
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

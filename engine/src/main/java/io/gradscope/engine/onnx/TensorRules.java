@@ -140,9 +140,8 @@ final class TensorRules {
 
     /**
      * Resize of the last two axes of {@code [N, C, H, W]}: nearest (asymmetric, floor; PyTorch's
-     * "nearest") or linear (half_pixel or pytorch_half_pixel: bilinear; align_corners). The output
-     * size is the sizes input, or floor(size · scale) where that scale is exactly the size ratio
-     * (what interpolate's size gives; other scales sample other points).
+     * "nearest") or linear (half_pixel or pytorch_half_pixel: bilinear; align_corners), with the
+     * sizes input as interpolate's size, or the scales (one for both spatial axes) as its scale_factor.
      */
     private String resize(OnnxMl.NodeProto n, Attrs at) {
         Tensor x = r.floatTensor(n, 0);
@@ -169,31 +168,38 @@ final class TensorRules {
         }
         int[] in = x.shape();
         int[] out = new int[4];
+        Map<String, Object> attrs = new HashMap<>();
+        String how;
         if (t.present(n, 3)) {
             long[] sizes = r.knownInts(n, 3, "sizes");
             for (int i = 0; i < 4; i++) {
                 out[i] = (int) sizes[i];
             }
+            attrs.put("size", new int[] {out[2], out[3]});
+            how = ", size=(" + out[2] + ", " + out[3] + ")";
         } else {
             Const sc = t.known(n, 2);
             if (sc == null) {
                 return "Resize with computed scales";
             }
             double[] scales = sc.data();
-            for (int i = 0; i < 4; i++) {
-                out[i] = (int) Math.floor(in[i] * scales[i]);
-                if (i >= 2 && (float) scales[i] != (float) ((double) out[i] / in[i])) {
-                    return "Resize with the scale " + scales[i] + ", not the size ratio " + out[i] + "/" + in[i];
-                }
+            if (scales.length != 4 || scales[0] != 1 || scales[1] != 1) {
+                return "Resize of the batch or channel axis";
             }
+            if (scales[2] != scales[3]) {
+                return "Resize with two different scales";
+            }
+            // the scale itself, as PyTorch's run used it (interpolate's scale_factor): where in · scale is not whole,
+            // output i reads input i / scale, not i · in/out
+            double scale = OpRules.floatAttr(scales[2]);
+            attrs.put("scale_factor", scale);
+            how = ", scale_factor=" + OpRules.number(scale);
         }
-        if (out[0] != in[0] || out[1] != in[1]) {
+        if (t.present(n, 3) && (out[0] != in[0] || out[1] != in[1])) {
             return "Resize of the batch or channel axis";
         }
-        Map<String, Object> attrs = new HashMap<>();
-        attrs.put("size", new int[] {out[2], out[3]});
         attrs.put("mode", mode.equals("nearest") ? "nearest" : "bilinear");
         attrs.put("align_corners", alignCorners);
-        return emit(n, "interpolate", attrs, ", size=(" + out[2] + ", " + out[3] + ")" + args, x);
+        return emit(n, "interpolate", attrs, how + args, x);
     }
 }

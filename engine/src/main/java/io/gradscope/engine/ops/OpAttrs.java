@@ -59,6 +59,11 @@ public final class OpAttrs {
         throw new GradscopeException(spec.name() + ": '" + key + "' must be a number, not " + v);
     }
 
+    /** A number attribute, or null where it is None or left out without a default. */
+    Double numberOrNull(String key) {
+        return get(key) == null ? null : number(key);
+    }
+
     boolean bool(String key) {
         Object v = get(key);
         if (v instanceof Boolean b) {

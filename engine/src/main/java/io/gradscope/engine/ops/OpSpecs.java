@@ -415,12 +415,14 @@ public final class OpSpecs {
         }
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
                 .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
-        def(fn("interpolate").tensor("x").ints("size").string("mode", "nearest").bool("align_corners", false)
-                .torch("F.interpolate(x, size, mode=mode, align_corners=...)")
-                .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, mode=mode, "
-                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]").note("`mode` \"nearest\" or \"bilinear\"; 2-D planes")
-                .linear().op(a -> new ResizeOps.Interpolate(a.ints("size"), a.string("mode", "nearest", "bilinear"),
-                        a.bool("align_corners"), a.label())));
+        def(fn("interpolate").tensor("x").ints("size", null).optionalNumber("scale_factor").string("mode", "nearest")
+                .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
+                .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
+                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
+                .note("`size` or `scale_factor`; `mode` \"nearest\" or \"bilinear\"; 2-D planes")
+                .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear"), a.bool("align_corners"),
+                        a.label())));
         for (int d = 1; d <= 2; d++) {
             int spatial = d;
             String name = "conv_transpose" + d + "d";

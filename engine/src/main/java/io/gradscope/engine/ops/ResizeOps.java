@@ -24,7 +24,13 @@ final class ResizeOps {
         final int oh;
         final int ow;
 
+        /** A fixed output size, or (size null) one the subclass computes from the input's ({@link #out}). */
         Separable(int[] size, String op) {
+            if (size == null) {
+                this.oh = -1;
+                this.ow = -1;
+                return;
+            }
             if (size.length != 1 && size.length != 2) {
                 throw new GradscopeException(op + ": the output size must be one integer or two, not " + size.length);
             }
@@ -38,6 +44,11 @@ final class ResizeOps {
         /** The [out, in] weights of one axis. */
         abstract double[] weights(int out, int in);
 
+        /** The output size of an axis of size {@code in}: the fixed size ({@code rows}: the height's). */
+        int out(int in, boolean rows) {
+            return rows ? oh : ow;
+        }
+
         Tensor matrix(int out, int in, Tensor like) {
             return Tensor.fromDoubles(like.dtype(), like.device(), weights(out, in), out, in);
         }
@@ -49,7 +60,9 @@ final class ResizeOps {
             long planes = Shapes.numel(x) / Math.max(1, (long) x[x.length - 2] * x[x.length - 1]);
             long h = x[x.length - 2];
             long w = x[x.length - 1];
-            return 2 * planes * (oh * h * w + (long) oh * w * ow);
+            long rows = output[output.length - 2];
+            long cols = output[output.length - 1];
+            return 2 * planes * (rows * h * w + rows * w * cols);
         }
 
         @Override
@@ -64,8 +77,12 @@ final class ResizeOps {
                 throw new GradscopeException(name() + ": cannot resize an empty plane, shape " + Shapes.str(x));
             }
             int[] out = x.clone();
-            out[x.length - 2] = oh;
-            out[x.length - 1] = ow;
+            out[x.length - 2] = out(x[x.length - 2], true);
+            out[x.length - 1] = out(x[x.length - 1], false);
+            if (out[x.length - 2] < 1 || out[x.length - 1] < 1) {
+                throw new GradscopeException(name() + ": the output size must be positive, not " + Shapes.str(out) + " from "
+                        + Shapes.str(x));
+            }
             return out;
         }
 
@@ -75,8 +92,8 @@ final class ResizeOps {
             outputShape(new int[][] {x.shape()}, new DType[] {x.dtype()});
             int h = x.shape()[x.rank() - 2];
             int w = x.shape()[x.rank() - 1];
-            Tensor rows = MatMulOp.batched(matrix(oh, h, x), x);
-            return MatMulOp.batched(rows, matrix(ow, w, x).viewTranspose(0, 1));
+            Tensor rows = MatMulOp.batched(matrix(out(h, true), h, x), x);
+            return MatMulOp.batched(rows, matrix(out(w, false), w, x).viewTranspose(0, 1));
         }
 
         @Override
@@ -84,8 +101,8 @@ final class ResizeOps {
             int[] x = ctx.input(0).shape();
             int h = x[x.length - 2];
             int w = x[x.length - 1];
-            Tensor ah = matrix(oh, h, g);
-            Tensor aw = matrix(ow, w, g);
+            Tensor ah = matrix(out(h, true), h, g);
+            Tensor aw = matrix(out(w, false), w, g);
             return new Tensor[] {Ops.matmul(Ops.matmul(Ops.transpose(ah), g), aw)};
         }
 
@@ -100,6 +117,8 @@ final class ResizeOps {
             int[] x = shapes[0];
             int h = x[x.length - 2];
             int w = x[x.length - 1];
+            int oh = out(h, true);
+            int ow = out(w, false);
             double[] ah = weights(oh, h);
             double[] aw = weights(ow, w);
             int planes = Dependencies.numel(java.util.Arrays.copyOf(x, x.length - 2));
@@ -157,14 +176,25 @@ final class ResizeOps {
         }
     }
 
-    /** F.interpolate(x, size, mode="nearest" or "bilinear", align_corners). */
+    /** F.interpolate(x, size or scale_factor, mode="nearest" or "bilinear", align_corners). */
     static final class Interpolate extends Separable {
         private final boolean bilinear;
         private final boolean alignCorners;
         private final String label;
+        /** scale_factor, or NaN where a size is given. */
+        private final double scaleFactor;
 
-        Interpolate(int[] size, String mode, boolean alignCorners, String label) {
+        /** Either {@code size} or {@code scaleFactor} (the other null or NaN), as PyTorch asks. */
+        Interpolate(int[] size, double scaleFactor, String mode, boolean alignCorners, String label) {
             super(size, "interpolate");
+            if ((size == null) == Double.isNaN(scaleFactor)) {
+                throw new GradscopeException("interpolate: give either size or scale_factor (as PyTorch), not "
+                        + (size == null ? "neither" : "both"));
+            }
+            if (!Double.isNaN(scaleFactor) && !(scaleFactor > 0)) {
+                throw new GradscopeException("interpolate: scale_factor must be positive, not " + scaleFactor);
+            }
+            this.scaleFactor = scaleFactor;
             this.bilinear = mode.equals("bilinear");
             this.alignCorners = alignCorners;
             this.label = label;
@@ -188,10 +218,18 @@ final class ResizeOps {
             return "dx = A_hᵀ · g · A_w, A the " + (bilinear ? "bilinear" : "nearest") + " weights";
         }
 
+        /** With scale_factor: ⌊in · scale_factor⌋ (PyTorch's output size). */
+        @Override
+        int out(int in, boolean rows) {
+            return Double.isNaN(scaleFactor) ? super.out(in, rows) : (int) Math.floor(in * scaleFactor);
+        }
+
+        // NOTE: with scale_factor, PyTorch maps output i to input i / scale_factor (not i · in/out, which
+        // differs where in · scale_factor is not a whole number); align_corners ignores it.
         @Override
         double[] weights(int out, int in) {
             double[] m = new double[out * in];
-            double scale = (double) in / out;
+            double scale = Double.isNaN(scaleFactor) ? (double) in / out : 1 / scaleFactor;
             for (int i = 0; i < out; i++) {
                 if (!bilinear) {
                     m[i * in + Math.min((int) Math.floor(i * scale), in - 1)] = 1;
