@@ -187,8 +187,14 @@ final class ShapeRules {
         int a = OpRules.axis((int) at.i("axis", 0), ds.length);
         Const idx = t.known(n, 1);
         if (idx == null) {
+            if ((a != 0 || ds.length != 2) && t.value(n, 1) instanceof Tensor list && list.isInt() && list.rank() == 1) {
+                Tensor x = r.floatTensor(n, 0);
+                int[] shape = r.shape(n, "index_select", Map.of("axis", a), x, list);
+                t.emit(n, 0, "index_select(" + x.name() + ", " + list.name() + ", axis=" + a + ")", shape, false);
+                return null;
+            }
             if (a != 0 || ds.length != 2) {
-                return "Gather with computed indices other than rows of a matrix (an embedding)";
+                return "Gather with computed indices other than a list or rows of a matrix (an embedding)";
             }
             Tensor w = r.floatTensor(n, 0);
             Tensor ids = t.tensor(n, 1, LeafKind.CONSTANT);
@@ -225,13 +231,12 @@ final class ShapeRules {
             t.emit(n, 0, "embedding(" + ids2.name() + ", " + x.name() + ")", out, false);
             return null;
         }
-        if (idx.shape().length == 1 && ids.length <= 64) {
-            String parts = Arrays.stream(ids).mapToObj(i -> "slice(" + x.name() + ", " + a + ", " + i + ", " + (i + 1) + ")")
-                    .collect(Collectors.joining(", "));
-            t.emit(n, 0, "concat(" + parts + ", axis=" + a + ")", out, false);
+        if (idx.shape().length == 1) {
+            Tensor list = t.constant("indices", Const.of(idx.shape(), Arrays.stream(ids).asDoubleStream().toArray(), Const.INT64));
+            t.emit(n, 0, "index_select(" + x.name() + ", " + list.name() + ", axis=" + a + ")", out, false);
             return null;
         }
-        return "Gather of " + ids.length + " scattered indices along axis " + a;
+        return "Gather of " + idx.shape().length + "-D scattered indices along axis " + a;
     }
 
     String pad(OnnxMl.NodeProto n, Attrs at) {
