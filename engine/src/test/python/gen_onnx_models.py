@@ -12,8 +12,8 @@ For each model, DIR/NAME/ holds:
 The weights are perturbed before export so no two initializers hold equal values (the exporter ties
 equal initializers together). The reference runs the same float32 weights in float64.
 
-Run: /usr/bin/python3 engine/src/test/python/gen_onnx_models.py  (Debian's python3-torch)
-     add --dump to print each exported graph.
+Run: /usr/bin/python3 engine/src/test/python/gen_onnx_models.py [NAME ...]  (Debian's python3-torch)
+     names: only those models; add --dump to print each exported graph.
 """
 import json
 import math
@@ -186,6 +186,64 @@ class Misc(nn.Module):
         return self.fc(torch.clamp(y, -1.0, 1.5))
 
 
+class CeilPool(nn.Module):
+    """Pooling with ceil_mode=True (GoogLeNet's and ShuffleNet's stems): a max pool whose last window
+    hangs over the edge, average pools with and without the padding counted (PyTorch exports the
+    counted padding as a Pad before the AveragePool), and a 1-D average pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.fc = nn.Linear(3 * 9 + 3 * 9 + 3 * 6, 3)
+
+    def forward(self, x):
+        x = torch.tanh(self.conv(x))
+        m = F.max_pool2d(x, 3, stride=2, ceil_mode=True)
+        a = F.avg_pool2d(m, 3, stride=2, padding=1, ceil_mode=True)
+        b = F.avg_pool2d(m, 2, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        c = F.avg_pool1d(m.flatten(2), 3, stride=3, ceil_mode=True)
+        return self.fc(torch.cat([a.flatten(1), b.flatten(1), c.flatten(1)], dim=1))
+
+
+class TensorOps(nn.Module):
+    """The ops PyTorch users reach for, as PyTorch 1.13 exports them at opset 17: the activations
+    (LeakyRelu, Elu, HardSwish, HardSigmoid), ConvTranspose (2-D and 1-D), Resize (nn.Upsample nearest
+    and bilinear, with and without align_corners; a scale of 1.3 on 4 pixels), CumSum, Trilu, ReduceProd, Max/Min, GatherElements,
+    ScatterElements (add), Einsum, Pad (reflect, edge, a value), InstanceNormalization (nn.GroupNorm's
+    export and nn.InstanceNorm2d's)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+        self.up = nn.ConvTranspose2d(3, 3, 3, stride=2, padding=1, output_padding=1)
+        self.gn = nn.GroupNorm(3, 3)
+        self.inorm = nn.InstanceNorm2d(3, affine=True)
+        self.up1 = nn.ConvTranspose1d(3, 2, 3, stride=2)
+        self.fc = nn.Linear(32, 3)
+
+    def forward(self, x):
+        y = self.conv(x)                                                                  # [2, 3, 4, 4]
+        y = F.leaky_relu(y, 0.2) + F.elu(y, 0.5) + F.hardswish(y) + F.hardsigmoid(y)
+        u = self.up(y)                                                                    # [2, 3, 8, 8]
+        r = F.interpolate(y, scale_factor=2, mode="nearest") + F.interpolate(y, size=(8, 8), mode="bilinear") \
+            + F.interpolate(y, scale_factor=2, mode="bilinear", align_corners=True)
+        z = u * r
+        c = torch.cumsum(z, 3) + torch.tril(z) + torch.triu(z, 1)
+        p = torch.prod(c[:, :, :, :3] * 0.5 + 1, 3, keepdim=True)                        # [2, 3, 8, 1]
+        m = torch.maximum(c, z) - torch.minimum(c, u)
+        idx = torch.tensor([[[[0, 2], [1, 1], [3, 0], [2, 2], [0, 1], [3, 3], [1, 0], [2, 3]]]]).expand(2, 3, 8, 2)
+        g = torch.gather(m, 3, idx)                                                       # [2, 3, 8, 2]
+        s = torch.zeros_like(m).scatter_add(3, idx, g)
+        e = torch.einsum("nchw,nchw->nch", s + m, z)                                       # [2, 3, 8]
+        q = F.pad(m, (1, 2, 0, 1), mode="reflect")[:, :, :8, :8] + F.pad(m, (2, 0, 1, 1), mode="replicate")[:, :, 1:9, :8] \
+            + F.pad(m, (1, 1), value=0.5)[:, :, :, 1:9]
+        n = self.gn(q) + self.inorm(q)
+        v = self.up1(n.mean(dim=3))                                                       # [2, 2, 17]
+        w = F.interpolate(y, scale_factor=1.3, mode="nearest") * F.interpolate(y, scale_factor=1.3, mode="bilinear")  # [2, 3, 5, 5]
+        feats = torch.cat([p.flatten(1)[:, :8], e.flatten(1)[:, :9], v.flatten(1)[:, :10], w.flatten(1)[:, 3:8]], dim=1)
+        return self.fc(feats)
+
+
 def perturb(model, seed):
     """Random distinct values for every parameter and buffer (running variances stay positive)."""
     g = torch.Generator().manual_seed(seed)
@@ -210,16 +268,18 @@ def initializer_array(t):
     return np.frombuffer(t["raw"], dtype=dt).reshape(t["dims"]) if t["raw"] is not None else None
 
 
-def export(name, model, x, opset, folding=True, seed=0):
+def export(name, model, x, opset, folding=True, seed=0, train=False):
+    """train: exported and run in training mode (batch norm on the batch's statistics)."""
     torch.manual_seed(seed)
-    model.eval()
+    model.train(train)
     perturb(model, seed)
     d = os.path.join(OUT, name)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(os.path.join(d, "grad"))
     path = os.path.join(d, "model.onnx")
     torch.onnx.export(model, (x,), path, opset_version=opset, do_constant_folding=folding,
-                      training=torch.onnx.TrainingMode.PRESERVE, input_names=["input"], output_names=["output"])
+                      training=torch.onnx.TrainingMode.TRAINING if train else torch.onnx.TrainingMode.PRESERVE,
+                      input_names=["input"], output_names=["output"])
     np.save(os.path.join(d, "input.npy"), x.numpy())
     # The reference: the same float32 weights and input, computed in float64.
     ref = model.double()
@@ -261,6 +321,11 @@ def export(name, model, x, opset, folding=True, seed=0):
 
 
 def main():
+    global export
+    only = [a for a in sys.argv[1:] if not a.startswith("-")]
+    if only:  # regenerate just these models: the others keep their committed bytes
+        export_all = export
+        export = lambda name, *a, **kw: export_all(name, *a, **kw) if name in only else None  # noqa: E731
     gen = torch.Generator().manual_seed(7)
     export("cnn", CNN(), torch.randn(2, 3, 8, 8, generator=gen), 13, seed=1)
     export("lenet", LeNet(), torch.randn(2, 1, 16, 16, generator=gen), 13, folding=False, seed=2)
@@ -273,6 +338,13 @@ def main():
     # PyTorch's own pre-norm encoder layer: nn.MultiheadAttention exports its head split as Shape/Gather/Div chains
     export("mha", nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu", batch_first=True,
                                              norm_first=True), torch.randn(2, 5, 8, generator=gen), 13, seed=8)
+    export("ceilpool", CeilPool(), torch.randn(2, 2, 8, 8, generator=gen), 13, seed=9)
+    export("tensorops", TensorOps(), torch.randn(2, 2, 4, 4, generator=gen), 17, folding=False, seed=10)
+    # the CNN exported from model.train(): BatchNormalization in training mode, the batch's statistics (its first
+    # convolution without a bias too: before a batch norm on the batch's mean, a bias's gradient is 0 up to rounding)
+    cnn_train = CNN()
+    cnn_train.conv1 = nn.Conv2d(3, 4, 3, padding=1, bias=False)
+    export("cnn_train", cnn_train, torch.randn(4, 3, 8, 8, generator=gen), 15, folding=False, seed=11, train=True)
 
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@ import ai.onnx.proto.OnnxMl;
 import io.gradscope.engine.onnx.Translator.Tensor;
 
 /**
- * Activations the op table has no op for, written as compositions of the ops it has (so their
- * gradients come from those ops' VJPs): HardSigmoid and HardSwish through hardtanh, LeakyRelu, PRelu,
- * Elu and Selu through relu ({@code x - relu(x)} is the negative part, {@code min(x, 0)}), Softsign.
+ * The activations beyond the plain unary ones: LeakyRelu, Elu, HardSwish, HardSigmoid (PyTorch's
+ * alpha 1/6, beta 1/2) and Mish as the op table's own functions; HardSigmoid with other constants,
+ * PRelu and Selu as compositions of the ops it has (so their gradients come from those ops' VJPs:
+ * {@code x - relu(x)} is the negative part, {@code min(x, 0)}), and Softsign.
  */
 final class ActivationRules {
     private final OpRules r;
@@ -22,17 +23,17 @@ final class ActivationRules {
         Tensor x = r.floatTensor(n, 0);
         String v = x.name();
         String expr = switch (op) {
-            // NOTE: hardtanh passes the gradient strictly inside (0, 1) as PyTorch's hardsigmoid does inside (-3, 3)
-            case "HardSigmoid" -> "hardtanh(" + v + " * " + exact(at.f("alpha", 0.2), 1.0 / 6) + " + " + num(at.f("beta", 0.5))
-                    + ", min_val=0, max_val=1)";
-            // x * hardsigmoid(x): its derivative x/3 + 1/2 inside (-3, 3), 0 below, 1 above, as PyTorch's
-            case "HardSwish" -> v + " * hardtanh(" + v + " / 6 + 0.5, min_val=0, max_val=1)";
-            case "LeakyRelu" -> "relu(" + v + ") + (" + v + " - relu(" + v + ")) * " + num(at.f("alpha", 0.01));
+            case "HardSigmoid" -> (float) at.f("alpha", 0.2) == (float) (1.0 / 6) && at.f("beta", 0.5) == 0.5 ? "hardsigmoid(" + v + ")"
+                    // NOTE: hardtanh passes the gradient strictly inside (0, 1) as PyTorch's hardsigmoid does inside (-3, 3)
+                    : "hardtanh(" + v + " * " + num(at.f("alpha", 0.2)) + " + " + num(at.f("beta", 0.5)) + ", min_val=0, max_val=1)";
+            case "HardSwish" -> "hardswish(" + v + ")";
+            case "LeakyRelu" -> "leaky_relu(" + v + ", negative_slope=" + num(at.f("alpha", 0.01)) + ")";
+            case "Mish" -> "mish(" + v + ")";
             case "PRelu" -> {
                 Tensor slope = r.floatTensor(n, 1);
                 yield "relu(" + v + ") + (" + v + " - relu(" + v + ")) * " + slope.name();
             }
-            case "Elu" -> "relu(" + v + ") + (exp(" + v + " - relu(" + v + ")) - 1) * " + num(at.f("alpha", 1));
+            case "Elu" -> "elu(" + v + ", alpha=" + num(at.f("alpha", 1)) + ")";
             case "Selu" -> "(relu(" + v + ") + (exp(" + v + " - relu(" + v + ")) - 1) * " + exact(at.f("alpha", SELU_ALPHA), SELU_ALPHA)
                     + ") * " + exact(at.f("gamma", SELU_GAMMA), SELU_GAMMA);
             case "Softsign" -> v + " / (1 + abs(" + v + "))";

@@ -36,13 +36,20 @@ final class NormRules {
         return null;
     }
 
+    /**
+     * BatchNormalization: inference (the running statistics), or training mode (opset 14+'s
+     * training_mode=1; before, the running-statistics outputs ask for it) as batch_norm(training=True),
+     * the batch's own statistics, where nothing reads the updated running statistics.
+     */
     String batchNorm(OnnxMl.NodeProto n, Attrs at) {
-        if (at.i("training_mode", 0) != 0) {
-            return "BatchNormalization in training mode";
-        }
+        boolean extra = false;
         for (int i = 1; i < n.getOutputCount(); i++) {
-            if (!n.getOutput(i).isEmpty()) {
-                return "BatchNormalization with its running-statistics outputs";
+            extra |= !n.getOutput(i).isEmpty();
+        }
+        boolean training = at.i("training_mode", 0) != 0 || (t.opset < 14 && extra);
+        for (int i = 1; i < n.getOutputCount(); i++) {
+            if (!n.getOutput(i).isEmpty() && (!training || t.isRead(n.getOutput(i)))) {
+                return "BatchNormalization with its running-statistics outputs read";
             }
         }
         Tensor x = r.floatTensor(n, 0);
@@ -51,10 +58,10 @@ final class NormRules {
         Tensor mean = r.floatTensor(n, 3, LeafKind.CONSTANT);
         Tensor var = r.floatTensor(n, 4, LeafKind.CONSTANT);
         double eps = OpRules.floatAttr(at.f("epsilon", 1e-5));
-        Map<String, Object> attrs = Map.of("eps", eps);
+        Map<String, Object> attrs = Map.of("eps", eps, "training", training);
         int[] shape = r.shape(n, "batch_norm", attrs, x, mean, var, scale, bias);
         t.emit(n, 0, "batch_norm(" + x.name() + ", " + mean.name() + ", " + var.name() + ", " + scale.name() + ", " + bias.name()
-                + ", eps=" + OpRules.number(eps) + ")", shape, false);
+                + ", eps=" + OpRules.number(eps) + (training ? ", training=True" : "") + ")", shape, false);
         return null;
     }
 

@@ -28,7 +28,9 @@ final class OpRules {
             "ReduceMean", "ReduceSum", "ReduceMax", "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Expand", "Concat",
             "Split", "Slice", "Gather", "Constant", "Identity", "Dropout", "Where", "Equal", "Less", "Greater", "Not", "And", "Or",
             "Cast", "Shape", "Size", "Range", "ConstantOfShape", "Min", "Max", "Pad", "Clip", "Sum", "LSTM", "GRU", "HardSigmoid",
-            "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign");
+            "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign", "Mish",
+            "ConvTranspose", "CumSum", "ReduceProd", "GatherElements", "ScatterElements", "Einsum", "Trilu", "InstanceNormalization",
+            "Resize");
 
     private static final Map<String, String> UNARY = Map.ofEntries(Map.entry("Relu", "relu"), Map.entry("Sigmoid", "sigmoid"),
             Map.entry("Tanh", "tanh"), Map.entry("Sqrt", "sqrt"), Map.entry("Erf", "erf"), Map.entry("Exp", "exp"),
@@ -43,6 +45,7 @@ final class OpRules {
     private final ShapeRules shapes;
     private final RecurrentRules recurrent;
     private final ActivationRules activations;
+    private final TensorRules tensors;
 
     OpRules(Translator t) {
         this.t = t;
@@ -51,6 +54,7 @@ final class OpRules {
         this.shapes = new ShapeRules(this);
         this.recurrent = new RecurrentRules(this);
         this.activations = new ActivationRules(this);
+        this.tensors = new TensorRules(this);
     }
 
     /** Writes node {@code n}; false (after reporting it) when it cannot. */
@@ -96,6 +100,9 @@ final class OpRules {
             case "MatMul" -> arithmetic.matmul(n);
             case "Gemm" -> arithmetic.gemm(n, at);
             case "Conv" -> Windows.conv(this, n, at);
+            case "ConvTranspose" -> Windows.convTranspose(this, n, at);
+            case "CumSum", "ReduceProd", "GatherElements", "ScatterElements", "Einsum", "Trilu", "InstanceNormalization", "Resize"
+                    -> tensors.write(n, op, at);
             case "MaxPool", "AveragePool" -> Windows.pool(this, n, at, op.equals("MaxPool"));
             case "GlobalAveragePool", "GlobalMaxPool" -> norms.globalPool(n, op.equals("GlobalMaxPool"));
             case "BatchNormalization" -> norms.batchNorm(n, at);
@@ -117,7 +124,8 @@ final class OpRules {
             case "Pad" -> shapes.pad(n, at);
             case "Clip" -> arithmetic.clip(n, at);
             case "LSTM", "GRU" -> recurrent.recurrent(n, at, op.equals("LSTM"));
-            case "HardSigmoid", "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign" -> activations.write(n, op, at);
+            case "HardSigmoid", "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign", "Mish" -> activations.write(n, op, at);
+            case "Max", "Min" -> tensors.write(n, op, at);
             default -> op + " of computed tensors (the import folds it only when its inputs are known)";
         };
     }

@@ -187,8 +187,14 @@ final class ShapeRules {
         int a = OpRules.axis((int) at.i("axis", 0), ds.length);
         Const idx = t.known(n, 1);
         if (idx == null) {
+            if ((a != 0 || ds.length != 2) && t.value(n, 1) instanceof Tensor list && list.isInt() && list.rank() == 1) {
+                Tensor x = r.floatTensor(n, 0);
+                int[] shape = r.shape(n, "index_select", Map.of("axis", a), x, list);
+                t.emit(n, 0, "index_select(" + x.name() + ", " + list.name() + ", axis=" + a + ")", shape, false);
+                return null;
+            }
             if (a != 0 || ds.length != 2) {
-                return "Gather with computed indices other than rows of a matrix (an embedding)";
+                return "Gather with computed indices other than a list or rows of a matrix (an embedding)";
             }
             Tensor w = r.floatTensor(n, 0);
             Tensor ids = t.tensor(n, 1, LeafKind.CONSTANT);
@@ -225,25 +231,38 @@ final class ShapeRules {
             t.emit(n, 0, "embedding(" + ids2.name() + ", " + x.name() + ")", out, false);
             return null;
         }
-        if (idx.shape().length == 1 && ids.length <= 64) {
-            String parts = Arrays.stream(ids).mapToObj(i -> "slice(" + x.name() + ", " + a + ", " + i + ", " + (i + 1) + ")")
-                    .collect(Collectors.joining(", "));
-            t.emit(n, 0, "concat(" + parts + ", axis=" + a + ")", out, false);
+        if (idx.shape().length == 1) {
+            Tensor list = t.constant("indices", Const.of(idx.shape(), Arrays.stream(ids).asDoubleStream().toArray(), Const.INT64));
+            t.emit(n, 0, "index_select(" + x.name() + ", " + list.name() + ", axis=" + a + ")", out, false);
             return null;
         }
-        return "Gather of " + ids.length + " scattered indices along axis " + a;
+        return "Gather of " + idx.shape().length + "-D scattered indices along axis " + a;
     }
 
     String pad(OnnxMl.NodeProto n, Attrs at) {
-        if (!at.s("mode", "constant").equals("constant")) {
-            return "Pad in " + at.s("mode", "constant") + " mode";
+        String onnxMode = at.s("mode", "constant");
+        String mode = switch (onnxMode) {
+            case "constant" -> "constant";
+            case "reflect" -> "reflect";
+            case "edge" -> "replicate";
+            default -> null;
+        };
+        if (mode == null) {
+            return "Pad in " + onnxMode + " mode";
         }
         Tensor x = r.floatTensor(n, 0);
         long[] pads = at.ints("pads") != null ? Arrays.stream(at.ints("pads")).asLongStream().toArray() : r.knownInts(n, 1, "pads");
-        Const value = t.known(n, 2);
-        if (t.present(n, 2) && (value == null || value.data()[0] != 0) || at.f("value", 0) != 0) {
-            return "Pad with a value other than 0";
+        Const known = t.known(n, 2);
+        if (t.present(n, 2) && known == null) {
+            return "Pad with a computed value";
         }
+        double value = t.present(n, 2) ? known.data()[0] : at.f("value", 0);
+        String valueText = OpRules.number(OpRules.floatAttr(value));
+        if (valueText == null) {
+            return "Pad with the value " + value;
+        }
+        String extra = (mode.equals("constant") ? "" : ", mode=\"" + mode + "\"") + (value != 0 && mode.equals("constant") ? ", value="
+                + valueText : "");
         if (t.present(n, 3)) {
             return "Pad of some axes only";
         }
@@ -260,7 +279,7 @@ final class ShapeRules {
                 return "Pad with negative pads";
             }
             if (before != 0 || after != 0) {
-                expr = "pad(" + expr + ", " + a + ", " + before + ", " + after + ")";
+                expr = "pad(" + expr + ", " + a + ", " + before + ", " + after + extra + ")";
                 shape[a] += (int) (before + after);
             }
         }

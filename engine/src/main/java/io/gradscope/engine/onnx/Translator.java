@@ -65,6 +65,8 @@ final class Translator {
     final Map<String, String> inputNames = new LinkedHashMap<>();
     final Map<String, String> outputNames = new LinkedHashMap<>();
     private final Map<String, OnnxMl.NodeProto> producer = new HashMap<>();
+    /** PyTorch's exact-GELU chains, each written as one gelu(x). */
+    private GeluPattern gelu;
     private final List<Unsupported> unsupported = new ArrayList<>();
     private final Map<String, Integer> perModule = new HashMap<>();
     private final Map<String, Integer> classesOf = new HashMap<>();
@@ -128,6 +130,8 @@ final class Translator {
                 }
             }
         }
+        gelu = new GeluPattern(graph.getNodeList(), producer, graph.getOutputList().stream().map(OnnxMl.ValueInfoProto::getName)
+                .collect(Collectors.toSet()), this::scalarConstant);
         checkOperators();
         for (OnnxMl.ValueInfoProto in : graph.getInputList()) {
             if (!initializers.containsKey(in.getName())) {
@@ -316,6 +320,19 @@ final class Translator {
             missing(n);
             return;
         }
+        if (gelu.inner(n)) {
+            return;
+        }
+        String geluOf = gelu.endsWith(n);
+        if (geluOf != null) {
+            if (values.get(geluOf) instanceof Missing) {
+                missing(n);
+            } else {
+                Tensor x = tensor(geluOf, LeafKind.PARAM);
+                emit(n, 0, "gelu(" + x.name() + ")", x.shape(), false);
+            }
+            return;
+        }
         Val[] in = new Val[n.getInputCount()];
         boolean allKnown = true;
         for (int i = 0; i < in.length; i++) {
@@ -370,6 +387,20 @@ final class Translator {
         for (int i = 0; i < n.getOutputCount(); i++) {
             set(n, i, new Missing());
         }
+    }
+
+    /** The value of a one-element constant (an initializer or a Constant node's output), or null. */
+    private Double scalarConstant(String name) {
+        Const c = initializers.get(name);
+        OnnxMl.NodeProto p = producer.get(name);
+        if (c == null && p != null && p.getOpType().equals("Constant")) {
+            try {
+                c = constant(p, new Attrs(p));
+            } catch (RuntimeException e) {
+                return null;
+            }
+        }
+        return c != null && c.isFloat() && c.data().length == 1 ? c.data()[0] : null;
     }
 
     private Const constant(OnnxMl.NodeProto n, Attrs at) {
@@ -535,6 +566,16 @@ final class Translator {
             return null;
         }
         return values.get(n.getInput(i)) instanceof Known k ? k.c() : null;
+    }
+
+    /** Whether a node or the graph's outputs read the value {@code onnx}. */
+    boolean isRead(String onnx) {
+        for (OnnxMl.NodeProto n : graph.getNodeList()) {
+            if (n.getInputList().contains(onnx)) {
+                return true;
+            }
+        }
+        return graph.getOutputList().stream().anyMatch(o -> o.getName().equals(onnx));
     }
 
     boolean present(OnnxMl.NodeProto n, int i) {

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * Conv, MaxPool and AveragePool: ONNX's window attributes (kernel_shape, strides, pads as begins then
- * ends, dilations, auto_pad, ceil_mode) as the program's conv1d/conv2d and pooling calls. Padding
+ * ends, dilations, auto_pad, ceil_mode) as the program's conv1d/conv2d and pooling calls (ceil_mode as
+ * the pools' own). Padding
  * that differs between the two sides of an axis becomes an explicit zero pad where that is exact.
  */
 final class Windows {
@@ -123,56 +124,41 @@ final class Windows {
         return null;
     }
 
-    /**
-     * How many elements ceil_mode adds past the end of each spatial axis: the last window may hang over
-     * the end, but (PyTorch's and ONNX's rule) it starts inside the input or its left padding.
-     */
-    private static int[] ceilExtra(int[] xs, int[] kernel, Geometry g) {
-        int sp = kernel.length;
-        int[] extra = new int[sp];
-        for (int i = 0; i < sp; i++) {
-            int in = xs[xs.length - sp + i];
-            int p = g.padding()[i];
-            int s = g.stride()[i];
-            int span = (kernel[i] - 1) * g.dilation()[i] + 1;
-            int out = Math.floorDiv(in + 2 * p - span + s - 1, s) + 1;
-            if ((out - 1) * s >= in + p) {
-                out--;
-            }
-            extra[i] = Math.max(0, (out - 1) * s + span - (in + 2 * p));
+    /** ConvTranspose (1-D, 2-D) as conv_transpose1d/2d: symmetric pads, output_padding, no output_shape. */
+    static String convTranspose(OpRules r, OnnxMl.NodeProto n, Attrs at) {
+        Tensor x = r.floatTensor(n, 0);
+        Tensor w = r.floatTensor(n, 1);
+        int sp = x.rank() - 2;
+        if (sp != 1 && sp != 2) {
+            return "ConvTranspose over " + sp + " spatial axes";
         }
-        return extra;
-    }
-
-    /**
-     * {@code x} padded at the end by {@code extra} with -inf for a max pool: zeros from pad() plus a
-     * constant holding -inf there (0 elsewhere). NOTE: every window keeps at least one element of x, so
-     * the max never picks a padded one and the gradient reaches only x.
-     */
-    private static String ceilPad(OpRules r, OnnxMl.NodeProto n, String x, int[] shape, int[] extra) {
-        int sp = extra.length;
-        String expr = x;
-        for (int i = 0; i < sp; i++) {
-            if (extra[i] > 0) {
-                expr = "pad(" + expr + ", " + (shape.length - sp + i) + ", 0, " + extra[i] + ")";
-                shape[shape.length - sp + i] += extra[i];
-            }
+        if (at.has("output_shape")) {
+            return "ConvTranspose with output_shape";
         }
-        int[] ms = new int[shape.length];
-        Arrays.fill(ms, 1);
-        System.arraycopy(shape, shape.length - sp, ms, shape.length - sp, sp);
-        int size = Arrays.stream(ms).reduce(1, (a, b) -> a * b);
-        double[] mask = new double[size];
-        int h = sp == 2 ? ms[ms.length - 2] : 1;
-        int w = ms[ms.length - 1];
-        for (int i = 0; i < h; i++) {
-            for (int j = 0; j < w; j++) {
-                boolean padded = j >= w - extra[sp - 1] || (sp == 2 && i >= h - extra[0]);
-                mask[i * w + j] = padded ? Double.NEGATIVE_INFINITY : 0;
-            }
+        if (!at.s("auto_pad", "NOTSET").equals("NOTSET")) {
+            return "ConvTranspose with auto_pad=" + at.s("auto_pad", "NOTSET");
         }
-        Tensor m = r.translator().constant("ceil_mask", Const.of(ms, mask, Const.FLOAT));
-        return expr + " + " + m.name();
+        int[] kernel = at.ints("kernel_shape") != null ? at.ints("kernel_shape") : Arrays.copyOfRange(w.shape(), 2, w.rank());
+        Geometry g = geometry(n, at, x.shape(), kernel);
+        if (!g.symmetric()) {
+            return "ConvTranspose with padding that differs between the two sides of an axis";
+        }
+        int[] outPad = at.ints("output_padding") != null ? at.ints("output_padding") : new int[sp];
+        int groups = (int) at.i("group", 1);
+        Tensor b = r.translator().present(n, 2) ? r.floatTensor(n, 2) : null;
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("stride", g.stride());
+        attrs.put("padding", g.padding());
+        attrs.put("output_padding", outPad);
+        attrs.put("dilation", g.dilation());
+        attrs.put("groups", groups);
+        String fn = "conv_transpose" + sp + "d";
+        int[] shape = b == null ? r.shape(n, fn, attrs, x, w) : r.shape(n, fn, attrs, x, w, b);
+        String expr = fn + "(" + x.name() + ", " + w.name() + (b == null ? "" : ", " + b.name()) + attr("stride", g.stride(), 1)
+                + attr("padding", g.padding(), 0) + attr("output_padding", outPad, 0) + (groups != 1 ? ", groups=" + groups : "")
+                + attr("dilation", g.dilation(), 1) + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
     }
 
     static String pool(OpRules r, OnnxMl.NodeProto n, Attrs at, boolean max) {
@@ -196,20 +182,14 @@ final class Windows {
             }
             input = extraPad(input, xs, g);
         }
-        if (at.i("ceil_mode", 0) != 0) {
-            int[] extra = ceilExtra(xs, kernel, g);
-            if (Arrays.stream(extra).anyMatch(e -> e > 0)) {
-                if (!max) {
-                    return op + " with ceil_mode=1 where it adds a window";
-                }
-                input = ceilPad(r, n, input, xs, extra);
-            }
-        }
+        // ceil_mode as the op's own (PyTorch's rule; PyTorch exports its pools with it)
+        boolean ceil = at.i("ceil_mode", 0) != 0;
         String fn = (max ? "max_pool" : "avg_pool") + sp + "d";
         Map<String, Object> attrs = new HashMap<>();
         attrs.put("kernel_size", kernel);
         attrs.put("stride", g.stride());
         attrs.put("padding", g.padding());
+        attrs.put("ceil_mode", ceil);
         if (max) {
             attrs.put("dilation", g.dilation());
         } else {
@@ -223,7 +203,7 @@ final class Windows {
         int[] shape = r.shape(n, fn, attrs, new Tensor(input, xs, false));
         boolean padded = !Arrays.stream(g.padding()).allMatch(p -> p == 0);
         String expr = fn + "(" + input + ", kernel_size=" + OpRules.ints(kernel) + ", stride=" + OpRules.ints(g.stride())
-                + attr("padding", g.padding(), 0) + (max ? attr("dilation", g.dilation(), 1) : "")
+                + attr("padding", g.padding(), 0) + (max ? attr("dilation", g.dilation(), 1) : "") + (ceil ? ", ceil_mode=True" : "")
                 + (!max && padded && !countPad ? ", count_include_pad=False" : "") + ")";
         r.translator().emit(n, 0, expr, shape, false);
         return null;

@@ -10,7 +10,9 @@ import java.util.Arrays;
 
 /**
  * Fused scaled dot-product attention: {@code softmax(q kᵀ / √d + mask) v}. The causal mask is −∞
- * above the diagonal; masked weights are exactly 0, so their gradients are 0, never NaN.
+ * above the diagonal; masked weights are exactly 0, so their gradients are 0, never NaN. An optional
+ * fourth input, {@code attn_mask}, is added to the scores (broadcast to {@code [..., Tq, Tk]}; −∞
+ * hides a key), and takes the scores' gradient.
  */
 final class AttentionOp extends Op {
     private final boolean causal;
@@ -47,6 +49,9 @@ final class AttentionOp extends Op {
         int d = s[0][r - 1];
         int tk = s[1][r - 2];
         int dv = s[2][r - 1];
+        int[] scores = Arrays.copyOf(s[0], r);
+        scores[r - 1] = tk;
+        int[] maskAt = input == 3 ? Dependencies.walk(scores, Dependencies.broadcastStrides(s[3], scores), 0) : null;
         Pattern.Builder b = new Pattern.Builder(batch * tq * dv, Dependencies.numel(s[input]));
         for (int bi = 0; bi < batch; bi++) {
             for (int i = 0; i < tq; i++) {
@@ -55,6 +60,10 @@ final class AttentionOp extends Op {
                     if (input == 2) {
                         for (int j = 0; j < visible; j++) {
                             b.add((bi * tk + j) * dv + c);
+                        }
+                    } else if (input == 3) {
+                        for (int j = 0; visible >= 2 && j < visible; j++) {
+                            b.add(maskAt[(bi * tq + i) * tk + j]);
                         }
                     } else if (visible >= 2) {
                         int rows = input == 0 ? 1 : visible;
@@ -73,8 +82,10 @@ final class AttentionOp extends Op {
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
         // P is saved; dV = Pᵀ·G needs nothing more; dQ = dS·K, dK = dSᵀ·Q, and dS needs V.
-        boolean qk = needsGrad[0] || needsGrad[1];
-        return new VjpReads(new boolean[] {needsGrad[1], needsGrad[0], qk}, false);
+        boolean mask = needsGrad.length > 3;
+        boolean qk = needsGrad[0] || needsGrad[1] || (mask && needsGrad[3]);
+        return new VjpReads(mask ? new boolean[] {needsGrad[1], needsGrad[0], qk, true} : new boolean[] {needsGrad[1], needsGrad[0], qk},
+                false);
     }
 
     /**
@@ -95,7 +106,9 @@ final class AttentionOp extends Op {
 
     @Override
     public int[] outputShape(int[][] s, DType[] dtypes) {
-        Checks.arity("attention", s, 3);
+        if (s.length != 3 && s.length != 4) {
+            throw new GradscopeException("attention: takes q, k, v and an optional attn_mask, not " + s.length + " tensors");
+        }
         Checks.floats("attention", dtypes, 0, 1, 2);
         for (int i = 0; i < 3; i++) {
             Checks.minRank("attention", s[i], 2, new String[] {"q", "k", "v"}[i]);
@@ -115,6 +128,15 @@ final class AttentionOp extends Op {
             throw new GradscopeException("attention: k and v need the same number of keys: k " + Shapes.str(s[1]) + ", v "
                     + Shapes.str(s[2]));
         }
+        if (s.length == 4) {
+            Checks.floats("attention", dtypes, 3);
+            int[] scores = s[0].clone();
+            scores[r - 1] = s[1][r - 2];
+            if (!Shapes.broadcastsTo(s[3], scores)) {
+                throw new GradscopeException("attention: attn_mask of shape " + Shapes.str(s[3]) + " does not broadcast to the scores "
+                        + Shapes.str(scores));
+            }
+        }
         int[] out = s[0].clone();
         out[r - 1] = s[2][r - 1];
         return out;
@@ -130,6 +152,9 @@ final class AttentionOp extends Op {
         Tensor s = Raw.mulScalar(MatMulOp.batched(q, k.viewTranspose(r - 2, r - 1)), scale);
         if (causal) {
             s = Raw.binary(BinaryKind.ADD, s, mask(q, k));
+        }
+        if (in.length == 4) {
+            s = Raw.binary(BinaryKind.ADD, s, in[3]);
         }
         // The fused row kernel (max-subtracted exp, divided by the row's sum): exp(s − logsumexp(s))
         // would carry logsumexp's rounding into every weight, which large scores make visible in float32.
@@ -164,12 +189,15 @@ final class AttentionOp extends Op {
             // Recording a graph of the gradient: the attention weights from q and k in differentiable ops
             // (the saved ones are constants).
             Tensor s = Ops.mul(Ops.matmul(q, Ops.transpose(k)), scale);
-            p = Ops.softmax(causal ? Ops.add(s, mask(q, k)) : s, -1);
+            s = causal ? Ops.add(s, mask(q, k)) : s;
+            p = Ops.softmax(ctx.inputCount() == 4 ? Ops.add(s, ctx.input(3)) : s, -1);
         }
         Tensor dv = ctx.needsGrad(2) ? Ops.matmul(Ops.transpose(p), g) : null;
         Tensor dq = null;
         Tensor dk = null;
-        if (ctx.needsGrad(0) || ctx.needsGrad(1)) {
+        boolean maskGrad = ctx.inputCount() == 4 && ctx.needsGrad(3);
+        Tensor dmask = null;
+        if (ctx.needsGrad(0) || ctx.needsGrad(1) || maskGrad) {
             Tensor dp = Ops.matmul(g, Ops.transpose(v));
             Tensor ds;
             if (Ops.differentiating()) {
@@ -182,8 +210,10 @@ final class AttentionOp extends Op {
             }
             dq = ctx.needsGrad(0) ? Ops.matmul(ds, k) : null;
             dk = ctx.needsGrad(1) ? Ops.matmul(Ops.transpose(ds), q) : null;
+            // the mask is added to the scores after the scale: its gradient is dS without it
+            dmask = maskGrad ? Ops.sumTo(Ops.mul(ds, 1 / scale), ctx.input(3)) : null;
         }
-        return new Tensor[] {dq, dk, dv};
+        return ctx.inputCount() == 4 ? new Tensor[] {dq, dk, dv, dmask} : new Tensor[] {dq, dk, dv};
     }
 
     @Override
@@ -199,6 +229,9 @@ final class AttentionOp extends Op {
         double scale = 1.0 / Math.sqrt(q.shape()[q.rank() - 1]);
         int[] last = {p.rank() - 1};
         Tensor ds = Ops.mul(Ops.add(Ops.matmul(t[0], Ops.transpose(k)), Ops.matmul(q, Ops.transpose(t[1]))), scale);
+        if (t.length == 4 && t[3] != null) {
+            ds = Ops.add(ds, t[3]);
+        }
         // NOTE: masked positions have P = 0, so their (finite) scores' tangents drop out.
         Tensor dp = Ops.mul(p, Ops.sub(ds, Ops.sum(Ops.mul(p, ds), last, true)));
         return Ops.add(Ops.matmul(dp, ctx.input(2)), Ops.matmul(p, t[2]));

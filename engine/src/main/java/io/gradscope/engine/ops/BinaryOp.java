@@ -29,6 +29,22 @@ public final class BinaryOp extends Op {
 
     public static final List<BinaryOp> ALL = List.of(ADD, SUB, MUL, DIV);
 
+    // NOTE: torch.maximum's VJP: ties share g evenly, the smaller side gets 0, and a NaN on either side
+    // sends g to both (neither is smaller, they are not equal). Its JVP (PyTorch's) takes ḃ + w·(ȧ − ḃ),
+    // w = ½ at a tie and [a > b] elsewhere, so a NaN takes ḃ there: the two disagree at NaN as PyTorch's do.
+    public static final BinaryOp MAXIMUM = new BinaryOp("maximum", null, BinaryKind.MAX,
+            "da = g ⊙ ([a ≥ b] − ½[a = b]), db = g ⊙ ([b ≥ a] − ½[a = b])",
+            (a, b, y, g) -> Ops.mul(g, share(a, b)), (a, b, y, g) -> Ops.mul(g, share(b, a)));
+    public static final BinaryOp MINIMUM = new BinaryOp("minimum", null, BinaryKind.MIN,
+            "da = g ⊙ ([a ≤ b] − ½[a = b]), db = g ⊙ ([b ≤ a] − ½[a = b])",
+            (a, b, y, g) -> Ops.mul(g, share(b, a)), (a, b, y, g) -> Ops.mul(g, share(a, b)));
+
+    /** 1 − [q > p] − ½[p = q]: p's share of maximum(p, q)'s gradient (a constant mask). */
+    private static Tensor share(Tensor p, Tensor q) {
+        Tensor notBelow = Raw.binary(BinaryKind.SUB, Raw.scalarLike(p, 1), Raw.binary(BinaryKind.GT, q, p));
+        return Raw.binary(BinaryKind.SUB, notBelow, Raw.mulScalar(Raw.binary(BinaryKind.EQ, p, q), 0.5));
+    }
+
     private final String name;
     private final String symbol;
     private final String quoted;
@@ -49,7 +65,7 @@ public final class BinaryOp extends Op {
         this.scalar = scalar;
         this.name = name;
         this.symbol = symbol;
-        this.quoted = "'" + symbol + "'";
+        this.quoted = symbol == null ? name : "'" + symbol + "'";
         this.kind = kind;
         this.rule = rule;
         this.da = da;
@@ -77,12 +93,34 @@ public final class BinaryOp extends Op {
         return Dependencies.broadcast(Shapes.broadcast(quoted, shapes[0], shapes[1]), shapes[input]);
     }
 
+    /** maximum and minimum: each output element on the side its gradient goes to (both at a tie). */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        if (kind != BinaryKind.MAX && kind != BinaryKind.MIN) {
+            return super.localDependencies(input, ctx);
+        }
+        Tensor a = ctx.input(0);
+        Tensor b = ctx.input(1);
+        int[] out = ctx.output().shape();
+        boolean first = input == 0;
+        Tensor s = kind == BinaryKind.MAX ? (first ? share(a, b) : share(b, a)) : (first ? share(b, a) : share(a, b));
+        double[] w = s.viewExpand(out).toDoubleArray();
+        int[] src = Dependencies.walk(out, Dependencies.broadcastStrides(ctx.input(input).shape(), out), 0);
+        for (int e = 0; e < src.length; e++) {
+            if (w[e] == 0) {
+                src[e] = -1;
+            }
+        }
+        return Pattern.gather(src, Dependencies.numel(ctx.input(input).shape()));
+    }
+
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
         // add and sub pass g on. Only the terms of inputs that need a gradient are computed: mul's
         // term for a reads b and its term for b reads a; div's for a reads b, for b reads both.
         return switch (kind) {
             case ADD, SUB -> VjpReads.none(2);
+            case MAX, MIN -> VjpReads.of(2, false, 0, 1);
             case MUL -> new VjpReads(new boolean[] {needsGrad[1], needsGrad[0]}, false);
             default -> new VjpReads(new boolean[] {needsGrad[1], needsGrad[0] || needsGrad[1]}, false);
         };
@@ -143,6 +181,8 @@ public final class BinaryOp extends Op {
         return switch (name) {
             case "mul" -> "ẏ = ȧ ⊙ b + a ⊙ ḃ";
             case "div" -> "ẏ = (ȧ − y ⊙ ḃ) / b";
+            case "maximum" -> "ẏ = ḃ + w ⊙ (ȧ − ḃ), w = a = b ? ½ : [a > b]";
+            case "minimum" -> "ẏ = ḃ + w ⊙ (ȧ − ḃ), w = a = b ? ½ : [a < b]";
             default -> "ẏ = ȧ " + symbol + " ḃ";
         };
     }
@@ -154,6 +194,12 @@ public final class BinaryOp extends Op {
         return switch (name) {
             case "mul" -> Ops.add(Ops.mul(t[0], b), Ops.mul(a, t[1]));
             case "div" -> Ops.div(Ops.sub(t[0], Ops.mul(ctx.output(), t[1])), b);
+            case "maximum", "minimum" -> {
+                Tensor tie = Raw.mulScalar(Raw.binary(BinaryKind.EQ, a, b), 0.5);
+                Tensor w = Raw.binary(BinaryKind.ADD, tie, name.equals("maximum") ? Raw.binary(BinaryKind.GT, a, b)
+                        : Raw.binary(BinaryKind.GT, b, a));
+                yield Ops.add(t[1], Ops.mul(w, Ops.sub(t[0], t[1])));
+            }
             default -> super.jvp(ctx, t);
         };
     }

@@ -126,7 +126,7 @@ final class ConvOp extends Op {
         Checks.floats(op, dtypes, shapes.length == 3 ? new int[] {0, 1, 2} : new int[] {0, 1});
         int[] x = shapes[0];
         int[] wt = shapes[1];
-        String axes = spatial == 1 ? "[N, C, L]" : "[N, C, H, W]";
+        String axes = spatial == 1 ? "[N, C, L] or [C, L]" : "[N, C, H, W] or [C, H, W]";
         if (x.length != spatial + 2) {
             throw new GradscopeException(op + ": x must be " + axes + ", not shape " + Shapes.str(x));
         }

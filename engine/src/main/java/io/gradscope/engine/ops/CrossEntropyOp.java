@@ -15,6 +15,16 @@ import io.gradscope.engine.tensor.Tensor;
  */
 final class CrossEntropyOp extends Op {
     static final CrossEntropyOp INSTANCE = new CrossEntropyOp();
+    /** Where a call gives a weight or probability targets with no option named: PyTorch's defaults, composed. */
+    private static final ClassLoss GENERAL = new ClassLoss(true, -100, "mean", 0, "cross_entropy");
+
+    private static boolean general(int[][] shapes, DType[] dtypes) {
+        return shapes.length != 2 || dtypes[1].isFloating();
+    }
+
+    private static boolean general(OpContext ctx) {
+        return ctx.inputCount() != 2 || ctx.inputAt(1).dtype().isFloating();
+    }
 
     @Override
     public String name() {
@@ -29,6 +39,9 @@ final class CrossEntropyOp extends Op {
     /** The loss depends on every logit (with one class it is the constant 0); the labels take no derivative. */
     @Override
     public Pattern dependencies(int input, int[][] shapes) {
+        if (shapes.length != 2 || (shapes[0].length > 0 && java.util.Arrays.equals(shapes[0], shapes[1]))) {
+            return GENERAL.dependencies(input, shapes); // a weight, or probability targets (the logits' shape)
+        }
         int[] z = shapes[0];
         boolean classes = z.length > 0 && z[z.length - 1] >= 2;
         return input == 0 && classes ? Dependencies.all(new int[0], z) : Dependencies.none(new int[0], shapes[input]);
@@ -37,6 +50,9 @@ final class CrossEntropyOp extends Op {
     /** At these values, the logits where softmax − onehot is not zero (a −∞ logit, or one that underflowed). */
     @Override
     public Pattern localDependencies(int input, OpContext ctx) {
+        if (general(ctx)) {
+            return GENERAL.localDependencies(input, ctx);
+        }
         if (input != 0) {
             return super.localDependencies(input, ctx);
         }
@@ -50,8 +66,8 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
-        // (softmax − onehot)/N is saved.
-        return VjpReads.none(2);
+        // (softmax − onehot)/N is saved (and ClassLoss saves what it reads).
+        return needsGrad.length == 2 ? VjpReads.none(2) : GENERAL.vjpReads(needsGrad);
     }
 
     /** The log-softmax of the logits, 5 per logit; picking and averaging the rows is small beside it. */
@@ -62,6 +78,9 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        if (general(shapes, dtypes)) {
+            return GENERAL.outputShape(shapes, dtypes);
+        }
         Checks.arity("cross_entropy", shapes, 2);
         Checks.floats("cross_entropy", dtypes, 0);
         if (dtypes[1] != DType.INT64) {
@@ -79,6 +98,9 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
+        if (in.length != 2 || in[1].dtype().isFloating()) {
+            return GENERAL.forward(ctx, in);
+        }
         Tensor z = in[0];
         Tensor t = in[1];
         int c = z.shape()[z.rank() - 1];
@@ -116,6 +138,9 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
+        if (general(ctx)) {
+            return GENERAL.vjp(ctx, g);
+        }
         if (!Ops.differentiating()) {
             return new Tensor[] {Ops.mul(g, ctx.saved(0)), null};
         }
@@ -135,6 +160,9 @@ final class CrossEntropyOp extends Op {
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... t) {
+        if (general(ctx)) {
+            return GENERAL.jvp(ctx, t);
+        }
         // The saved (softmax − onehot)/N is ∂loss/∂z.
         return Ops.sum(Ops.mul(ctx.saved(0), t[0]));
     }

@@ -104,6 +104,35 @@ final class Dependencies {
         return Pattern.gather(src, src.length);
     }
 
+    /**
+     * The pattern of an op that only moves elements (flip, roll, repeat, tril, stack): its forward run
+     * on 1, 2, 3, ... in input {@code input} (zeros in the others) says where each output element comes
+     * from; a 0 is a fill, depending on nothing.
+     */
+    static Pattern moved(Op op, int input, int[][] shapes, io.gradscope.engine.tensor.DType[] dtypes) {
+        io.gradscope.engine.tensor.Tensor[] in = new io.gradscope.engine.tensor.Tensor[shapes.length];
+        for (int i = 0; i < in.length; i++) {
+            double[] v = new double[numel(shapes[i])];
+            if (i == input) {
+                for (int e = 0; e < v.length; e++) {
+                    v[e] = e + 1;
+                }
+            }
+            in[i] = io.gradscope.engine.tensor.Tensor.fromDoubles(dtypes[i] == io.gradscope.engine.tensor.DType.INT64
+                    ? io.gradscope.engine.tensor.DType.INT64 : io.gradscope.engine.tensor.DType.FLOAT64, v, shapes[i]);
+        }
+        double[] out;
+        try (var off = io.gradscope.engine.ops.GradMode.disable()) {
+            OpContext ctx = new OpContext(in);
+            out = op.forward(ctx, in).toDoubleArray();
+        }
+        int[] src = new int[out.length];
+        for (int e = 0; e < src.length; e++) {
+            src[e] = (int) out[e] - 1;
+        }
+        return Pattern.gather(src, numel(shapes[input]));
+    }
+
     /** The shapes of an op's inputs at a forward pass. */
     static int[][] shapes(OpContext ctx) {
         return ctx.inputs().stream().map(t -> t.shape()).toArray(int[][]::new);

@@ -11,6 +11,10 @@ final class LogSumExpOp extends Op {
     private final boolean keepdim;
 
     LogSumExpOp(int[] axes, boolean keepdim) {
+        if (axes != null && axes.length == 0) {
+            // PyTorch 1.13 rejects dim=() here (a shape error), so there is no meaning to copy: refuse it plainly.
+            throw new io.gradscope.engine.GradscopeException("logsumexp: axis=() is not allowed; give the axes, or None for all");
+        }
         this.axes = axes == null ? null : axes.clone();
         this.keepdim = keepdim;
     }

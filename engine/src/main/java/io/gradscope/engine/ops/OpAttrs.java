@@ -59,12 +59,38 @@ public final class OpAttrs {
         throw new GradscopeException(spec.name() + ": '" + key + "' must be a number, not " + v);
     }
 
+    /** A number attribute, or null where it is None or left out without a default. */
+    Double numberOrNull(String key) {
+        return get(key) == null ? null : number(key);
+    }
+
     boolean bool(String key) {
         Object v = get(key);
         if (v instanceof Boolean b) {
             return b;
         }
         throw new GradscopeException(spec.name() + ": '" + key + "' must be True or False, not " + v);
+    }
+
+    /** A string attribute, checked against the choices the op takes. */
+    String string(String key, String... choices) {
+        Object v = get(key);
+        for (String c : choices) {
+            if (c.equals(v)) {
+                return c;
+            }
+        }
+        throw new GradscopeException(spec.name() + ": '" + key + "' must be one of " + String.join(", ",
+                java.util.Arrays.stream(choices).map(c -> "\"" + c + "\"").toList()) + ", not " + (v instanceof String ? "\"" + v + "\"" : v));
+    }
+
+    /** A free string attribute (einsum's equation); given or an error. */
+    String text(String key) {
+        Object v = get(key);
+        if (v instanceof String t) {
+            return t;
+        }
+        throw new GradscopeException(spec.name() + ": missing argument '" + key + "' (a string)");
     }
 
     int[] ints(String key) {

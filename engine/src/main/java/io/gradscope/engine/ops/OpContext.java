@@ -15,6 +15,8 @@ public final class OpContext {
     private Tensor[] inputValues;
     private Tensor outputValue;
     private List<Tensor> savedValues;
+    /** Which inputs need a gradient, where an op runs another's VJP on views of its inputs (see {@link Unbatched}). */
+    private boolean[] needs;
 
     public OpContext(Tensor... inputs) {
         this(inputs, true);
@@ -133,6 +135,11 @@ public final class OpContext {
 
     /** Whether input {@code i} needs a gradient. */
     public boolean needsGrad(int i) {
-        return in[i].requiresGrad();
+        return needs != null ? needs[i] : in[i].requiresGrad();
+    }
+
+    /** Says which inputs need a gradient, for a context whose inputs are views of another's. */
+    void overrideNeedsGrad(boolean[] which) {
+        needs = which.clone();
     }
 }

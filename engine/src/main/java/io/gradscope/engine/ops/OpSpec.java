@@ -147,8 +147,19 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /** A number that may be left out or None (interpolate's scale_factor). */
+        Builder optionalNumber(String n) {
+            params.add(new Param(n, Param.Kind.NUMBER, true, null, null, null));
+            return this;
+        }
+
         Builder number(String n) {
             params.add(new Param(n, Param.Kind.NUMBER, false, null, null, null));
+            return this;
+        }
+
+        Builder string(String n, String dflt) {
+            params.add(new Param(n, Param.Kind.STRING, true, dflt, null, null));
             return this;
         }
 

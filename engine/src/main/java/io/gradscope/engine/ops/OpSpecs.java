@@ -52,9 +52,10 @@ public final class OpSpecs {
     public static final UnaryOp SQRT = elementwise(fn("sqrt").torch("torch.sqrt"), f -> f
             .forward(x -> Raw.unary(UnaryKind.SQRT, x)).rule("dx = g / (2·y)").derivative((x, y) -> Ops.div(Ops.constant(0.5, x), y))
             .positiveDomain().scalar(t -> t.pow(0.5)));
-    // NOTE: abs has subgradient sign(0) = 0 at 0, as in PyTorch.
+    // NOTE: abs has subgradient sign(0) = 0 at 0, and 0 at NaN (sign(NaN) is 0 there), as in PyTorch.
     public static final UnaryOp ABS = elementwise(fn("abs").torch("torch.abs"), f -> f
-            .kernel(UnaryKind.ABS).rule("dx = g ⊙ sign(x)").derivative((x, y) -> Raw.unary(UnaryKind.SIGN, x)));
+            .kernel(UnaryKind.ABS).rule("dx = g ⊙ sign(x)")
+            .derivative((x, y) -> Raw.unary(UnaryKind.FINITE_OR_ZERO, Raw.unary(UnaryKind.SIGN, x))));
     public static final UnaryOp SIN = elementwise(fn("sin").torch("torch.sin"), f -> f
             .kernel(UnaryKind.SIN).rule("dx = g ⊙ cos(x)").derivative((x, y) -> Ops.cos(x)));
     public static final UnaryOp COS = elementwise(fn("cos").torch("torch.cos"), f -> f
@@ -65,13 +66,23 @@ public final class OpSpecs {
     public static final UnaryOp SIGMOID = elementwise(fn("sigmoid").torch("torch.sigmoid"), f -> f
             .kernel(UnaryKind.SIGMOID).rule("dx = g ⊙ y ⊙ (1 − y)").derivative((x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)))
             .scalar(t -> t.neg().exp().add(1).pow(-1)));
-    // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
+    // NOTE: ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
     public static final UnaryOp RELU = elementwise(fn("relu").torch("torch.relu"), f -> f
-            .kernel(UnaryKind.RELU).rule("dx = g ⊙ [x > 0]").derivative((x, y) -> Raw.unary(UnaryKind.STEP, x)).scalar(Term::relu));
-    public static final UnaryOp GELU = elementwise(fn("gelu").torch("F.gelu(x, approximate=\"tanh\")"), f -> f
+            .kernel(UnaryKind.RELU).rule("dx = g ⊙ [not x ≤ 0]")
+            .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x))).scalar(Term::relu));
+    /** F.gelu(x), exact (PyTorch's default, approximate="none"). */
+    public static final UnaryOp GELU = Activations.geluExact();
+    /** F.gelu(x, approximate="tanh"), with a kernel of its own. */
+    public static final UnaryOp GELU_TANH = UnaryOp.named("gelu").label("gelu(approximate=\"tanh\")")
             .forward(x -> Raw.unary(UnaryKind.GELU, x))
             .rule("dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))")
-            .derivative(OpSpecs::geluDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x)));
+            .derivative(OpSpecs::geluDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x)).build();
+
+    static {
+        def(fn("gelu").tensor("x").string("approximate", "none").torch("F.gelu(x, approximate=approximate)")
+                .note("`approximate` \"none\" (erf) or \"tanh\"").elementwise()
+                .op(a -> a.string("approximate", "none", "tanh").equals("tanh") ? GELU_TANH : GELU));
+    }
     // NOTE: above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
             .forward(x -> Raw.unary(UnaryKind.SOFTPLUS, x)).rule("dx = g ⊙ sigmoid(x)  (g where x > 20)")
@@ -85,17 +96,27 @@ public final class OpSpecs {
                 return Ops.mul(s, Ops.add(Ops.mul(x, Ops.sub(Ops.constant(1, x), s)), 1));
             }));
 
+    public static final UnaryOp HARDSWISH = def(fn("hardswish").torch("F.hardswish(x)"), Activations.hardswish());
+    public static final UnaryOp HARDSIGMOID = def(fn("hardsigmoid").torch("F.hardsigmoid(x)"), Activations.hardsigmoid());
+    public static final UnaryOp MISH = def(fn("mish").torch("F.mish(x)"), Activations.mish());
+
     static {
-        // NOTE: the gradient is 0 at min_val and max_val themselves, as in PyTorch's hardtanh_backward.
+        def(fn("leaky_relu").tensor("x").number("negative_slope", 0.01).torch("F.leaky_relu(x, negative_slope)").elementwise()
+                .op(a -> Activations.leakyRelu(a.number("negative_slope"), a.label())));
+        def(fn("elu").tensor("x").number("alpha", 1.0).torch("F.elu(x, alpha)").elementwise()
+                .op(a -> Activations.elu(a.number("alpha"), a.label())));
+        // NOTE: the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
+        // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
         def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)
                 .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
                     double lo = a.number("min_val");
                     double hi = a.number("max_val");
-                    return UnaryOp.named("hardtanh").label(a.label()).rule("dx = g ⊙ [min_val < x < max_val]")
+                    return UnaryOp.named("hardtanh").label(a.label()).rule("dx = g ⊙ [not (x ≤ min_val or x ≥ max_val)]")
                             .forward(x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
                                     Raw.scalarLike(x, hi)))
-                            .derivative((x, y) -> Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)),
-                                    Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)))
+                            .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL,
+                                    Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)), Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)),
+                                    Raw.isNan(x)))
                             .build();
                 }));
     }
@@ -109,7 +130,7 @@ public final class OpSpecs {
             String every = k == ReduceOp.Kind.AMAX ? "" : "x." + name + "() if axis is None and not keepdim else ";
             def(fn(name).tensor("x").axes("axis", null).bool("keepdim", false).torch("torch." + name)
                     .reference(every + "torch." + name + "(x, dim=axis if axis is not None else tuple(range(x.dim())), keepdim=keepdim)")
-                    .note("`axis` an int, a tuple of ints, or None for all").linearIf(k != ReduceOp.Kind.AMAX)
+                    .note("`axis` an int, a tuple of ints, or None or () for all").linearIf(k != ReduceOp.Kind.AMAX)
                     .op(a -> new ReduceOp(k, a.axes("axis"), a.bool("keepdim"))));
         }
         def(fn("logsumexp").tensor("x").axes("axis", new int[] {-1}).bool("keepdim", false).torch("torch.logsumexp")
@@ -136,11 +157,22 @@ public final class OpSpecs {
         def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
                 .torch("x.narrow(axis, start, stop - start)").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
-        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after")
-                .torch("F.pad(x, ...)")
-                .reference("F.pad(x, [0, 0] * (x.dim() - 1 - axis % x.dim()) + [before, after])")
-                .note("`before` and `after` zeros along `axis`").linear()
-                .op(a -> new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"))));
+        // NOTE: linear as declared for zeros; a value or mode gives PadWith, whose JVP pads the tangent with zeros
+        // (a constant) or in the same mode.
+        def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").number("value", 0.0)
+                .string("mode", "constant").torch("F.pad(x, ..., mode=mode, value=value)")
+                .reference("F.pad(x, [0, 0] * (x.dim() - 1 - axis % x.dim()) + [before, after], value=value) if mode == \"constant\" "
+                        + "else F.pad(x.movedim(axis, -1).reshape(1, -1, x.shape[axis]), (before, after), mode=mode)"
+                        + ".reshape(*x.movedim(axis, -1).shape[:-1], -1).movedim(-1, axis)")
+                .note("`before` and `after` along `axis`; `mode` \"constant\", \"reflect\" or \"replicate\"").linear()
+                .op(a -> {
+                    String mode = a.string("mode", "constant", "reflect", "replicate");
+                    double value = a.number("value");
+                    if (mode.equals("constant") && value == 0) {
+                        return new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
+                    }
+                    return new PadWith(a.integer("axis"), a.integer("before"), a.integer("after"), mode, value, a.label());
+                }));
         def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)")
                 .reference("torch.cat(tensors, dim=axis)").linear()
                 .op(a -> new ViewOps.Concat(a.integer("axis"))));
@@ -152,20 +184,116 @@ public final class OpSpecs {
     // ---- losses, norms, attention -------------------------------------------------------------
 
     static {
-        def(fn("cross_entropy").tensor("logits").tensor("labels").classLabels("labels").torch("F.cross_entropy(logits, labels)").note("mean over the batch")
-                .op(a -> CrossEntropyOp.INSTANCE));
+        // The fused op where no option is given; ClassLoss for a weight, ignore_index, label_smoothing, a reduction or
+        // probability targets (CrossEntropyOp hands those over itself when the inputs ask for them).
+        def(fn("cross_entropy").tensor("logits").tensor("labels").optionalTensor("weight").integer("ignore_index", -100)
+                .string("reduction", "mean").number("label_smoothing", 0.0).classLabels("labels")
+                .torch("F.cross_entropy(logits, labels, weight, ignore_index=..., reduction=..., label_smoothing=...)")
+                .reference("F.cross_entropy(logits, labels, weight, ignore_index=ignore_index, reduction=reduction, "
+                        + "label_smoothing=label_smoothing)")
+                .note("`labels` int64 classes or probabilities of the logits' shape")
+                .op(a -> a.given("ignore_index") || a.given("reduction") || a.given("label_smoothing")
+                        ? new ClassLoss(true, a.integer("ignore_index"), reduction(a), a.number("label_smoothing"), a.label())
+                        : CrossEntropyOp.INSTANCE));
+        def(fn("nll_loss").tensor("input").tensor("target").optionalTensor("weight").integer("ignore_index", -100)
+                .string("reduction", "mean").torch("F.nll_loss(input, target, weight, ignore_index=..., reduction=...)")
+                .reference("F.nll_loss(input, target, weight, ignore_index=ignore_index, reduction=reduction)")
+                .op(a -> new ClassLoss(false, a.integer("ignore_index"), reduction(a), 0, a.label())));
         def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)")
                 .reference("F.mse_loss(*torch.broadcast_tensors(a, b))").note("mean").op(a -> MseOp.INSTANCE));
         def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
                 .torch("F.layer_norm(x, x.shape[-1:], weight, bias, eps)").op(a -> new LayerNormOp(a.number("eps"))));
         def(fn("rms_norm").tensor("x").tensor("weight").number("eps", 1e-6)
                 .torch("x * torch.rsqrt((x * x).mean(-1, keepdim=True) + eps) * weight").op(a -> new RmsNormOp(a.number("eps"))));
-        def(fn("attention").tensor("q").tensor("k").tensor("v").bool("causal", false)
+        def(fn("attention").tensor("q").tensor("k").tensor("v").optionalTensor("attn_mask").bool("causal", false)
                 .torch("softmax(q @ k.transpose(-2,-1) / sqrt(d) + mask, -1) @ v")
-                .reference("torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + (torch.triu(torch.full((q.shape[-2], "
-                        + "k.shape[-2]), float(\"-inf\"), dtype=q.dtype), diagonal=1) if causal else 0), -1) @ v")
-                .note("`d = q.shape[-1]`, `mask` = -inf above the diagonal when causal")
+                .reference("torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5 + (attn_mask if attn_mask is not None else 0) + "
+                        + "(torch.triu(torch.full((q.shape[-2], k.shape[-2]), float(\"-inf\"), dtype=q.dtype), diagonal=1) if causal else 0), -1) @ v")
+                .note("`d = q.shape[-1]`, `mask` = attn_mask (added; broadcast to the scores) plus -inf above the diagonal when causal")
                 .op(a -> new AttentionOp(a.bool("causal"))));
+    }
+
+    // ---- the ops PyTorch users reach for (issue 33) ------------------------------------------
+
+    static {
+        def(fn("maximum").tensor("a").tensor("b").torch("torch.maximum(a, b)").note("ties share the gradient")
+                .op(a -> BinaryOp.MAXIMUM));
+        def(fn("minimum").tensor("a").tensor("b").torch("torch.minimum(a, b)").note("ties share the gradient")
+                .op(a -> BinaryOp.MINIMUM));
+        def(fn("masked_fill").tensor("x").tensor("mask").number("value").torch("x.masked_fill(mask != 0, value)")
+                .note("`mask` an int64 mask broadcast to x").op(a -> new MaskOps.MaskedFill(a.number("value"))));
+        def(fn("tril").tensor("x").integer("diagonal", 0).torch("torch.tril(x, diagonal)").linear()
+                .op(a -> new MaskOps.Triangle(true, a.integer("diagonal"))));
+        def(fn("triu").tensor("x").integer("diagonal", 0).torch("torch.triu(x, diagonal)").linear()
+                .op(a -> new MaskOps.Triangle(false, a.integer("diagonal"))));
+        def(fn("flip").tensor("x").ints("dims").torch("torch.flip(x, dims)").linear().op(a -> new MoveOps.Flip(a.ints("dims"))));
+        def(fn("roll").tensor("x").ints("shifts").ints("dims", null).torch("torch.roll(x, shifts, dims)").linear()
+                .op(a -> new MoveOps.Roll(a.ints("shifts"), a.intsOrNull("dims"))));
+        def(fn("repeat").tensor("x").dims("sizes", "s", "sizes").torch("x.repeat(...)").reference("x.repeat(*sizes)").linear()
+                .op(a -> new MoveOps.Repeat(a.ints("sizes"))));
+        def(fn("stack").tensors().integer("axis", 0).torch("torch.stack([a, b, ...], dim=axis)").reference("torch.stack(tensors, dim=axis)").linear()
+                .op(a -> new MoveOps.Stack(a.integer("axis"))));
+        def(fn("cumsum").tensor("x").integer("axis").torch("torch.cumsum(x, dim=axis)").linear()
+                .op(a -> new AxisOps.Cumsum(a.integer("axis"), false)));
+        def(fn("prod").tensor("x").ints("axis", null).bool("keepdim", false).torch("torch.prod(x)` / `torch.prod(x, dim=axis, keepdim)")
+                .reference("(torch.prod(x).reshape([1] * x.dim()) if keepdim else torch.prod(x)) if axis is None "
+                        + "else torch.prod(x, dim=axis if isinstance(axis, int) else axis[0], keepdim=keepdim)")
+                .note("`axis` one int or None").op(a -> {
+                    int[] ax = a.intsOrNull("axis");
+                    if (ax != null && ax.length != 1) {
+                        throw new io.gradscope.engine.GradscopeException("prod: axis must be one integer or None");
+                    }
+                    return new AxisOps.Prod(ax == null ? null : ax[0], a.bool("keepdim"));
+                }));
+        for (String v : new String[] {"var", "std"}) {
+            def(fn(v).tensor("x").axes("axis", null).integer("correction", 1).bool("keepdim", false)
+                    .torch("torch." + v + "(x, dim=axis, correction=correction, keepdim=keepdim)").note("`axis` None or () for all")
+                    .op(a -> new VarianceOp(v.equals("std"), a.axes("axis"), a.integer("correction"), a.bool("keepdim"))));
+        }
+        def(fn("gather").tensor("x").tensor("index").integer("axis").torch("torch.gather(x, dim=axis, index)").reference("torch.gather(x, axis, index)")
+                .note("tensors first, then the axis; `index` int64, no larger than x off the axis").op(a -> new IndexOps.Gather(a.integer("axis"))));
+        def(fn("scatter_add").tensor("x").tensor("index").tensor("src").integer("axis")
+                .torch("torch.scatter_add(x, dim=axis, index, src)")
+                .reference("torch.scatter_add(x, axis, index, src)").note("tensors first, then the axis; `index` int64, of src's shape")
+                .op(a -> new IndexOps.ScatterAdd(a.integer("axis"))));
+        def(fn("index_select").tensor("x").tensor("index").integer("axis").torch("torch.index_select(x, dim=axis, index)")
+                .reference("torch.index_select(x, axis, index)")
+                .note("tensors first, then the axis; `index` a 1-D int64 tensor").op(a -> new IndexSelectOp(a.integer("axis"))));
+        def(fn("dropout").tensor("x").number("p", 0.5).integer("seed", 0).torch("F.dropout(x, p, training=True)")
+                .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
+                .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
+        def(fn("einsum").tensors().string("equation", null).torch("torch.einsum(equation, a, b, ...)").reference("torch.einsum(equation, *tensors)")
+                .note("the tensors first, then `equation=` (letters only, no \"...\")").op(a -> new EinsumOp(a.text("equation"))));
+        for (String m : new String[] {"max", "min"}) {
+            def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
+                    .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),
+                            a.bool("keepdim"))));
+        }
+    }
+
+    // ---- losses of an input and a target -----------------------------------------------------
+
+    static {
+        def(fn("l1_loss").tensor("input").tensor("target").string("reduction", "mean")
+                .torch("F.l1_loss(input, target, reduction=reduction)").note("`reduction` \"mean\", \"sum\" or \"none\"")
+                .op(a -> PairLoss.l1(reduction(a), a.label())));
+        def(fn("smooth_l1_loss").tensor("input").tensor("target").string("reduction", "mean").number("beta", 1.0)
+                .torch("F.smooth_l1_loss(input, target, reduction=reduction, beta=beta)")
+                .op(a -> PairLoss.smoothL1(reduction(a), a.number("beta"), a.label())));
+        def(fn("huber_loss").tensor("input").tensor("target").string("reduction", "mean").number("delta", 1.0)
+                .torch("F.huber_loss(input, target, reduction=reduction, delta=delta)")
+                .op(a -> PairLoss.huber(reduction(a), a.number("delta"), a.label())));
+        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").string("reduction", "mean")
+                .torch("F.binary_cross_entropy_with_logits(input, target, reduction=reduction)")
+                .op(a -> PairLoss.bceWithLogits(reduction(a), a.label())));
+        def(fn("kl_div").tensor("input").tensor("target").string("reduction", "mean").bool("log_target", false)
+                .torch("F.kl_div(input, target, reduction=reduction, log_target=log_target)")
+                .note("`reduction` also \"batchmean\"; `input` log-probabilities")
+                .op(a -> PairLoss.klDiv(a.string("reduction", "mean", "sum", "none", "batchmean"), a.bool("log_target"), a.label())));
+    }
+
+    private static String reduction(OpAttrs a) {
+        return a.string("reduction", "mean", "sum", "none");
     }
 
     // ---- lookups ------------------------------------------------------------------------------
@@ -267,20 +395,44 @@ public final class OpSpecs {
             def(fn(name).tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
                     .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
                     .torch("F." + name + "(x, weight, bias, stride, padding, dilation, groups)")
-                    .op(a -> new ConvOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups"))));
+                    .note("x also without the batch axis").op(a -> Unbatched.of(new ConvOp(spatial, a.ints("stride"), a.ints("padding"),
+                            a.ints("dilation"), a.integer("groups")), spatial + 2)));
             String max = "max_pool" + d + "d";
             def(fn(max).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
-                    .ints("dilation", new int[] {1}).torch("F." + max + "(x, kernel_size, stride, padding, dilation)")
-                    .note("the gradient goes to the first maximum of a window")
-                    .op(a -> new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), a.ints("dilation")))));
+                    .ints("dilation", new int[] {1}).bool("ceil_mode", false)
+                    .torch("F." + max + "(x, kernel_size, stride, padding, dilation, ceil_mode)")
+                    .note("the gradient goes to the first maximum of a window, or to its last NaN; x also without the batch axis")
+                    .op(a -> Unbatched.of(new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), a.ints("dilation")).ceilMode(a.bool("ceil_mode"))), spatial + 2)));
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
-                    .bool("count_include_pad", true).torch("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=...)")
-                    .reference("F." + avg + "(x, kernel_size, stride, padding, count_include_pad=count_include_pad)")
+                    .bool("ceil_mode", false).bool("count_include_pad", true)
+                    .torch("F." + avg + "(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
+                    .note("with ceil_mode, a window hanging past the padding divides by its part within it; x also without the batch axis")
                     .linear()
-                    .op(a -> new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
-                            a.ints("padding"), new int[] {1}), a.bool("count_include_pad"))));
+                    .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                            a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
+        }
+        def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
+                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
+        def(fn("interpolate").tensor("x").ints("size", null).optionalNumber("scale_factor").string("mode", "nearest")
+                .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
+                .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
+                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
+                .note("`size` or `scale_factor`; `mode` \"nearest\" or \"bilinear\"; 2-D planes")
+                .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear"), a.bool("align_corners"),
+                        a.label())));
+        for (int d = 1; d <= 2; d++) {
+            int spatial = d;
+            String name = "conv_transpose" + d + "d";
+            def(fn(name).tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
+                    .ints("padding", new int[] {0}).ints("output_padding", new int[] {0}).integer("groups", 1)
+                    .ints("dilation", new int[] {1})
+                    .torch("F." + name + "(x, weight, bias, stride, padding, output_padding, groups, dilation)")
+                    .note("x also without the batch axis")
+                    .op(a -> Unbatched.of(new ConvTransposeOp(spatial, a.ints("stride"), a.ints("padding"), a.ints("output_padding"),
+                            a.ints("dilation"), a.integer("groups")), spatial + 2)));
         }
         def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
                 .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()
@@ -298,8 +450,18 @@ public final class OpSpecs {
                     return new FoldOps.Fold(w, size[0], size[size.length - 1]);
                 }));
         def(fn("batch_norm").tensor("x").tensor("running_mean").tensor("running_var").tensor("weight").tensor("bias")
-                .number("eps", 1e-5).torch("F.batch_norm(x, running_mean, running_var, weight, bias, training=False, eps=eps)")
-                .op(a -> new BatchNormOp(a.number("eps"))));
+                .number("eps", 1e-5).bool("training", false)
+                .torch("F.batch_norm(x, running_mean, running_var, weight, bias, training=training, eps=eps)")
+                .note("training: the batch's statistics (the running ones are not updated)")
+                .op(a -> a.bool("training") ? new StatNormOp(0, a.number("eps"), a.label()) : new BatchNormOp(a.number("eps"))));
+        def(fn("group_norm").tensor("x").tensor("weight").tensor("bias").integer("num_groups").number("eps", 1e-5)
+                .torch("F.group_norm(x, num_groups, weight, bias, eps)").op(a -> {
+                    int g = a.integer("num_groups");
+                    if (g < 1) {
+                        throw new io.gradscope.engine.GradscopeException("group_norm: num_groups must be at least 1, not " + g);
+                    }
+                    return new StatNormOp(g, a.number("eps"), a.label());
+                }));
         def(fn("embedding").tensor("indices").tensor("weight").torch("F.embedding(indices, weight)")
                 .note("`indices` int64 labels").op(a -> EmbeddingOps.Embedding.INSTANCE));
         def(fn("embedding_dense_backward").tensor("g").tensor("indices").integer("num_weights").internal()

@@ -355,36 +355,47 @@ public final class Ops {
 
     /** F.conv2d; {@code bias} may be null. */
     public static Tensor conv2d(Tensor x, Tensor weight, Tensor bias, int[] stride, int[] padding, int[] dilation, int groups) {
-        Op op = new ConvOp(2, stride, padding, dilation, groups);
+        Op op = Unbatched.of(new ConvOp(2, stride, padding, dilation, groups), 4);
         return bias == null ? run(op, x, weight) : run(op, x, weight, bias);
     }
 
     /** F.conv1d; {@code bias} may be null. */
     public static Tensor conv1d(Tensor x, Tensor weight, Tensor bias, int stride, int padding, int dilation, int groups) {
-        Op op = new ConvOp(1, new int[] {stride}, new int[] {padding}, new int[] {dilation}, groups);
+        Op op = Unbatched.of(new ConvOp(1, new int[] {stride}, new int[] {padding}, new int[] {dilation}, groups), 3);
         return bias == null ? run(op, x, weight) : run(op, x, weight, bias);
     }
 
     /** F.max_pool2d; a null stride is the kernel size. */
     public static Tensor maxPool2d(Tensor x, int[] kernel, int[] stride, int[] padding) {
-        return run(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), x);
+        return run(Unbatched.of(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), 4), x);
     }
 
     /** F.avg_pool2d; a null stride is the kernel size. */
     public static Tensor avgPool2d(Tensor x, int[] kernel, int[] stride, int[] padding, boolean countIncludePad) {
-        return run(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), x);
+        return run(Unbatched.of(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), 4),
+                x);
     }
 
-    /** F.max_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
+    /** F.max_pool1d over {@code [N, C, L]} or {@code [C, L]} (PyTorch's default stride is the kernel size). */
     public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation) {
-        return run(new PoolOps.MaxPool(1, Window.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
-                new int[] {dilation})), x);
+        return maxPool1d(x, kernel, stride, padding, dilation, false);
     }
 
-    /** F.avg_pool1d over {@code [N, C, L]} (PyTorch's default stride is the kernel size). */
+    /** F.max_pool1d with {@code ceil_mode}: the last window may hang past the end (never starting in the right padding). */
+    public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation, boolean ceilMode) {
+        return run(Unbatched.of(new PoolOps.MaxPool(1, Window.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride},
+                new int[] {padding}, new int[] {dilation}).ceilMode(ceilMode)), 3), x);
+    }
+
+    /** F.avg_pool1d over {@code [N, C, L]} or {@code [C, L]} (PyTorch's default stride is the kernel size). */
     public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean countIncludePad) {
-        return run(new PoolOps.AvgPool(1, Window.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride}, new int[] {padding},
-                new int[] {1}), countIncludePad), x);
+        return avgPool1d(x, kernel, stride, padding, false, countIncludePad);
+    }
+
+    /** F.avg_pool1d with {@code ceil_mode}: a window hanging past the padding divides by its part within it. */
+    public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean ceilMode, boolean countIncludePad) {
+        return run(Unbatched.of(new PoolOps.AvgPool(1, Window.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride},
+                new int[] {padding}, new int[] {1}).ceilMode(ceilMode), countIncludePad), 3), x);
     }
 
     /**

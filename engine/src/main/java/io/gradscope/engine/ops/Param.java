@@ -28,7 +28,9 @@ public record Param(String name, Kind kind, boolean optional, Object dflt, Strin
         INTS,
         INT,
         NUMBER,
-        BOOL
+        BOOL,
+        /** A string, one of a few choices the op checks ({@code approximate="tanh"}, {@code reduction="sum"}). */
+        STRING
     }
 
     static Param tensor(String name) {
@@ -57,6 +59,9 @@ public record Param(String name, Kind kind, boolean optional, Object dflt, Strin
         if (v instanceof int[] a) {
             return a.length == 1 ? Integer.toString(a[0])
                     : "(" + String.join(", ", java.util.Arrays.stream(a).mapToObj(Integer::toString).toList()) + ")";
+        }
+        if (v instanceof String s) {
+            return "\"" + s + "\"";
         }
         if (v instanceof Boolean b) {
             return b ? "True" : "False";

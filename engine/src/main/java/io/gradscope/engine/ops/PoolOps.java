@@ -39,7 +39,7 @@ final class PoolOps {
             Checks.floats(name(), dtypes, 0);
             int[] x = shapes[0];
             if (x.length != spatial + 2) {
-                throw new GradscopeException(name() + ": x must be " + (spatial == 1 ? "[N, C, L]" : "[N, C, H, W]") + ", not shape "
+                throw new GradscopeException(name() + ": x must be " + (spatial == 1 ? "[N, C, L] or [C, L]" : "[N, C, H, W] or [C, H, W]") + ", not shape "
                         + Shapes.str(x));
             }
             w.checkPoolPadding(name());
@@ -64,8 +64,13 @@ final class PoolOps {
 
         /** The windows of x as {@code [N, C, K, L]}. */
         Tensor windows(Tensor x, double padValue) {
+            return windows(x, padValue, padValue);
+        }
+
+        /** The same, ceil_mode's overhang past the padding reading {@code endValue}. */
+        Tensor windows(Tensor x, double padValue, double endValue) {
             Tensor x4 = spatial == 1 ? Window.insertAxis(x, 2) : x;
-            Tensor cols = w.unfold(x4, padValue);
+            Tensor cols = w.unfold(x4, padValue, endValue);
             int[] cs = cols.shape();
             return cols.viewReshape(new int[] {cs[0], cs[1], w.size(), cs[4] * cs[5]});
         }
@@ -104,7 +109,7 @@ final class PoolOps {
 
         @Override
         public String rule() {
-            return "dx = fold(g at the first maximum of each window)";
+            return "dx = fold(g at the first maximum of each window, or its last NaN)";
         }
 
         /** Global: the window's elements inside x (each is the first maximum for some x). */
@@ -114,8 +119,8 @@ final class PoolOps {
         }
 
         /**
-         * At these values, the first maximum of each window (the 'first' mask the forward saved); none
-         * where that is padding (a window of −∞) or where the maximum is NaN.
+         * At these values, the first maximum of each window (the 'first' mask the forward saved), or its
+         * last NaN; none where that is padding (a window of −∞).
          */
         @Override
         public Pattern localDependencies(int input, OpContext ctx) {
@@ -130,14 +135,19 @@ final class PoolOps {
             int[] ax = {2};
             Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
             // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
-            // ties are common after a ReLU. Scoring each tie by K − position picks the first; a window whose
-            // maximum is NaN sends no gradient.
+            // ties are common after a ReLU. Scoring each tie by K − position picks the first. A window holding a
+            // NaN has a NaN maximum, and the gradient goes to its last NaN (PyTorch's `val > max || isnan(val)`):
+            // a NaN scores K + 1 + position, above every tie.
             double[] order = new double[k];
+            double[] nanOrder = new double[k];
             for (int i = 0; i < k; i++) {
                 order[i] = k - i;
+                nanOrder[i] = k + 1 + i;
             }
             Tensor rank = Tensor.fromDoubles(cols.dtype(), cols.device(), order, 1, 1, k, 1);
-            Tensor score = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank);
+            Tensor nanRank = Tensor.fromDoubles(cols.dtype(), cols.device(), nanOrder, 1, 1, k, 1);
+            Tensor score = Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank),
+                    Raw.binary(BinaryKind.MUL, Raw.isNan(cols), nanRank));
             Tensor best = Raw.reduce(ReduceKind.MAX, score, ax, true);
             Tensor first = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, score, best),
                     Raw.binary(BinaryKind.GT, best, Raw.scalarLike(best, 0)));
@@ -193,15 +203,23 @@ final class PoolOps {
             return windowElements(shapes[0], null);
         }
 
-        /** The divisor of each window: K, or the number of its elements inside x ({@code [1, 1, 1, L]}). */
+        /**
+         * The divisor of each window ({@code [1, 1, 1, L]}): its elements inside x, with the padding
+         * counted when count_include_pad; never ceil_mode's overhang past the padding (PyTorch's
+         * {@code min(start + k, n + pad)}). K itself where no window has padding or overhang to leave out.
+         */
         private Tensor divisor(Tensor x) {
-            if (countIncludePad || (w.ph == 0 && w.pw == 0)) {
+            int[] s = x.shape();
+            int[] x4 = as4d(s);
+            boolean overhang = w.ceilMode && (w.overhangH(x4[2], w.outH(name(), x4[2], s)) > 0
+                    || w.overhangW(x4[3], w.outW(name(), x4[3], s)) > 0);
+            if (!overhang && (countIncludePad || (w.ph == 0 && w.pw == 0))) {
                 return Raw.scalarLike(x, w.size());
             }
-            int[] s = x.shape();
             s[0] = 1;
             s[1] = 1;
-            return Raw.reduce(ReduceKind.SUM, windows(Tensor.full(x.dtype(), x.device(), 1, s), 0), new int[] {2}, true);
+            Tensor ones = Tensor.full(x.dtype(), x.device(), 1, s);
+            return Raw.reduce(ReduceKind.SUM, windows(ones, countIncludePad ? 1 : 0, 0), new int[] {2}, true);
         }
 
         @Override

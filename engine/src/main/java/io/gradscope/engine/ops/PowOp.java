@@ -63,6 +63,14 @@ final class PowOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
+        // NOTE: PyTorch computes x ** 0.5 as sqrt(x) and x ** −0.5 as rsqrt(x), which are NaN at −∞ where
+        // C's pow gives +∞ and 0; the same here, so the edges (and the derivative through them) agree.
+        if (exponent == 0.5) {
+            return Raw.unary(UnaryKind.SQRT, in[0]);
+        }
+        if (exponent == -0.5) {
+            return Raw.binary(io.gradscope.engine.tensor.BinaryKind.DIV, Raw.scalarLike(in[0], 1), Raw.unary(UnaryKind.SQRT, in[0]));
+        }
         return Raw.unary(UnaryKind.POW, exponent, in[0]);
     }
 

@@ -45,6 +45,11 @@ public final class Raw {
         return keepdim ? out : out.viewReshape(Shapes.dropDims(x.shape(), axes));
     }
 
+    /** 1 where x is NaN, else 0. */
+    public static Tensor isNan(Tensor x) {
+        return binary(BinaryKind.SUB, scalarLike(x, 1), binary(BinaryKind.EQ, x, x));
+    }
+
     public static Tensor scalarLike(Tensor like, double v) {
         return Tensor.full(like.dtype(), like.device(), v);
     }

@@ -8,7 +8,7 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
-/** sum, mean and amax over axes (null: all), with or without the reduced axes kept. */
+/** sum, mean and amax over axes (null or empty: all), with or without the reduced axes kept. */
 public final class ReduceOp extends Op {
     /** Which reduction. */
     public enum Kind { SUM, MEAN, AMAX }
@@ -19,7 +19,8 @@ public final class ReduceOp extends Op {
 
     public ReduceOp(Kind kind, int[] axes, boolean keepdim) {
         this.kind = kind;
-        this.axes = axes == null ? null : axes.clone();
+        // NOTE: axis=() reduces every axis, as PyTorch 1.13's sum, mean and amax (NumPy's rule would reduce none).
+        this.axes = axes == null || axes.length == 0 ? null : axes.clone();
         this.keepdim = keepdim;
     }
 

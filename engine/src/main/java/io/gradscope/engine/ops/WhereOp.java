@@ -11,7 +11,8 @@ import io.gradscope.engine.tensor.Tensor;
  * torch.where(condition != 0, a, b) with an int64 condition (a mask: labels of 0 and 1), the three
  * broadcast together. Written from existing primitives without a select kernel: with s = +∞ where the
  * condition holds and −∞ elsewhere, {@code max(min(a, s), min(b, −s))} is a where the condition
- * holds and b elsewhere, infinities included (masked_fill with −inf is the common use).
+ * holds and b elsewhere, infinities included (masked_fill with −inf is the common use). A NaN of the
+ * branch not taken does not show (as torch.where), forward and gradients.
  */
 final class WhereOp extends Op {
     static final WhereOp INSTANCE = new WhereOp();
@@ -70,15 +71,70 @@ final class WhereOp extends Op {
         Tensor a = in[1];
         Tensor b = in[2];
         Tensor c = in[0].to(a.dtype());
-        // NOTE: a NaN in the branch not taken still shows (min and max propagate NaN); torch.where drops it.
         Tensor holds = Raw.binary(BinaryKind.SUB, Raw.scalarLike(a, 1), Raw.binary(BinaryKind.EQ, c, Raw.scalarLike(a, 0)));
+        Tensor out = select(holds, a, b);
+        int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
+        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+    }
+
+    /**
+     * a where {@code holds} (a mask of 1 and 0 in a's dtype) is 1, else b, broadcast together; the NaNs
+     * of the branch not taken do not show. Records nothing: for other ops' forwards.
+     */
+    static Tensor select(Tensor holds, Tensor a, Tensor b) {
         Tensor s = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.mulScalar(holds, 2), Raw.scalarLike(a, 1)),
                 Raw.scalarLike(a, Double.POSITIVE_INFINITY));
+        // NOTE: min and max propagate NaN, so a NaN in the branch not taken would show; torch.where drops it.
+        // A branch holding a NaN is taken with its NaNs as 0, and the NaNs of the branch taken are put back.
+        Tensor nanTaken = null;
+        if (hasNaN(a)) {
+            nanTaken = Raw.binary(BinaryKind.MUL, holds, Raw.isNan(a));
+            a = nanAsZero(a);
+        }
+        if (hasNaN(b)) {
+            Tensor nb = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.scalarLike(b, 1), holds), Raw.isNan(b));
+            nanTaken = nanTaken == null ? nb : Raw.binary(BinaryKind.ADD, nanTaken, nb);
+            b = nanAsZero(b);
+        }
         Tensor pickA = Raw.binary(BinaryKind.MIN, a, s);
         Tensor pickB = Raw.binary(BinaryKind.MIN, b, Raw.mulScalar(s, -1));
         Tensor out = Raw.binary(BinaryKind.MAX, pickA, pickB);
-        int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
-        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+        if (nanTaken != null) {
+            // (1 − q) / 0: +∞ where no NaN is taken (min leaves out alone), 0/0 = NaN where one is
+            Tensor nan = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB, Raw.scalarLike(out, 1), nanTaken), Raw.scalarLike(out, 0));
+            out = Raw.binary(BinaryKind.MIN, out, nan);
+        }
+        return out;
+    }
+
+    /**
+     * where(mask, a, b) for a mask of 1 and 0 (any float dtype), recorded: differentiable in a and b
+     * (the mask is a constant). For other ops' VJPs and derivatives.
+     */
+    static Tensor of(Tensor mask, Tensor a, Tensor b) {
+        return Ops.apply(INSTANCE, mask.to(DType.INT64), a, b);
+    }
+
+    /** Whether x may hold a NaN: its sum is NaN (also for +∞ and −∞ together, which the NaN path handles as well). */
+    private static boolean hasNaN(Tensor x) {
+        if (x.numel() == 0) {
+            return false;
+        }
+        return Double.isNaN(Raw.reduce(io.gradscope.engine.tensor.ReduceKind.SUM, x, Shapes.axes("where", null, x.rank()), false)
+                .toDoubleArray()[0]);
+    }
+
+    /** x with each NaN as 0, infinities kept: the finite part, clamped to ±∞ where x is ±∞. */
+    private static Tensor nanAsZero(Tensor x) {
+        Tensor finite = Raw.unary(io.gradscope.engine.tensor.UnaryKind.FINITE_OR_ZERO, x);
+        Tensor zero = Raw.scalarLike(x, 0);
+        Tensor half = Raw.scalarLike(x, 0.5);
+        // ±0.5 / 0 is ±∞: the upper bound −∞ only where x is −∞, the lower bound +∞ only where x is +∞
+        Tensor upper = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB, half,
+                Raw.binary(BinaryKind.EQ, x, Raw.scalarLike(x, Double.NEGATIVE_INFINITY))), zero);
+        Tensor lower = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB,
+                Raw.binary(BinaryKind.EQ, x, Raw.scalarLike(x, Double.POSITIVE_INFINITY)), half), zero);
+        return Raw.binary(BinaryKind.MAX, Raw.binary(BinaryKind.MIN, finite, upper), lower);
     }
 
     @Override

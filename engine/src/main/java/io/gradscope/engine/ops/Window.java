@@ -14,6 +14,12 @@ import java.util.Arrays;
  * {@code 1 × k} kernel. Holds the two data movements every windowed op is written from, with no
  * kernel of their own: {@link #unfold} (im2col, one strided copy) and {@link #fold} (col2im, one
  * accumulating add per kernel offset, in a fixed order so results are deterministic).
+ *
+ * <p>With {@code ceilMode} (pooling's {@code ceil_mode=True}) the output size rounds up, as PyTorch
+ * 1.13's {@code pooling_output_shape}: the last window may hang past the end of the padded input, but
+ * a window that would start in the right padding is dropped. The part past the padding is the
+ * window's overhang: {@link #unfold} fills it with its own value ({@code endValue}), {@link #fold}
+ * drops what lands there.
  */
 final class Window {
     final int kh;
@@ -24,8 +30,13 @@ final class Window {
     final int pw;
     final int dh;
     final int dw;
+    final boolean ceilMode;
 
     Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw) {
+        this(kh, kw, sh, sw, ph, pw, dh, dw, false);
+    }
+
+    Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode) {
         this.kh = kh;
         this.kw = kw;
         this.sh = sh;
@@ -34,6 +45,12 @@ final class Window {
         this.pw = pw;
         this.dh = dh;
         this.dw = dw;
+        this.ceilMode = ceilMode;
+    }
+
+    /** The same window with pooling's {@code ceil_mode} set or not. */
+    Window ceilMode(boolean ceil) {
+        return new Window(kh, kw, sh, sw, ph, pw, dh, dw, ceil);
     }
 
     /**
@@ -63,13 +80,18 @@ final class Window {
     }
 
     /** The output size along an axis of input size {@code n}, or an error when the window does not fit. */
-    private static int out(String op, int n, int k, int s, int p, int d, int[] shape) {
+    private int out(String op, int n, int k, int s, int p, int d, int[] shape) {
         int span = d * (k - 1) + 1;
         if (n + 2 * p < span) {
             throw new GradscopeException(op + ": the input " + Shapes.str(shape) + " (padded by " + p + ") is smaller than the window ("
                     + span + (d > 1 ? ", dilated" : "") + ")");
         }
-        return (n + 2 * p - span) / s + 1;
+        if (!ceilMode) {
+            return (n + 2 * p - span) / s + 1;
+        }
+        int o = (n + 2 * p - span + s - 1) / s + 1;
+        // PyTorch: the last window must start inside the input or its left padding.
+        return (o - 1) * s >= n + p ? o - 1 : o;
     }
 
     int outH(String op, int h, int[] shape) {
@@ -78,6 +100,21 @@ final class Window {
 
     int outW(String op, int w, int[] shape) {
         return out(op, w, kw, sw, pw, dw, shape);
+    }
+
+    /** How far {@code o} windows along an axis of size {@code n} reach past its end padding (ceil_mode's overhang). */
+    private static int overhang(int n, int o, int k, int s, int p, int d) {
+        return Math.max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p));
+    }
+
+    /** The overhang below the plane, for {@code oh} rows of windows over {@code h} rows. */
+    int overhangH(int h, int oh) {
+        return overhang(h, oh, kh, sh, ph, dh);
+    }
+
+    /** The overhang right of the plane, for {@code ow} columns of windows over {@code w} columns. */
+    int overhangW(int w, int ow) {
+        return overhang(w, ow, kw, sw, pw, dw);
     }
 
     /** Kernel elements per channel. */
@@ -104,6 +141,9 @@ final class Window {
         if (withDilation && (dh != 1 || dw != 1)) {
             sb.append(", dilation=").append(pair(spatial, dh, dw));
         }
+        if (ceilMode) {
+            sb.append(", ceil_mode=True");
+        }
         return sb.toString();
     }
 
@@ -118,14 +158,31 @@ final class Window {
      * {@code [N, C, kh, kw, OH, OW]}; positions in the padding read {@code padValue}.
      */
     Tensor unfold(Tensor x, double padValue) {
+        return unfold(x, padValue, padValue);
+    }
+
+    /** {@link #unfold(Tensor, double)}, positions in ceil_mode's overhang past the padding reading {@code endValue}. */
+    Tensor unfold(Tensor x, double padValue, double endValue) {
         int[] s = x.shape();
         int n = s[0];
         int c = s[1];
         int oh = outH("unfold", s[2], s);
         int ow = outW("unfold", s[3], s);
+        int eh = overhangH(s[2], oh);
+        int ew = overhangW(s[3], ow);
         Tensor src = x;
-        if (ph > 0 || pw > 0) {
-            src = Tensor.full(x.dtype(), x.device(), padValue, n, c, s[2] + 2 * ph, s[3] + 2 * pw);
+        if (ph > 0 || pw > 0 || eh > 0 || ew > 0) {
+            int hp = s[2] + 2 * ph;
+            int wp = s[3] + 2 * pw;
+            src = Tensor.full(x.dtype(), x.device(), padValue, n, c, hp + eh, wp + ew);
+            if (endValue != padValue || Double.isNaN(endValue) != Double.isNaN(padValue)) {
+                if (eh > 0) {
+                    x.backend().copy(Tensor.full(x.dtype(), x.device(), endValue, n, c, eh, wp + ew), src.viewNarrow(2, hp, eh));
+                }
+                if (ew > 0) {
+                    x.backend().copy(Tensor.full(x.dtype(), x.device(), endValue, n, c, hp + eh, ew), src.viewNarrow(3, wp, ew));
+                }
+            }
             x.backend().copy(x, src.viewNarrow(2, ph, s[2]).viewNarrow(3, pw, s[3]));
         }
         int[] st = src.strides();
@@ -141,7 +198,8 @@ final class Window {
 
     /**
      * col2im: sums {@code cols [N, C, kh, kw, OH, OW]} (any strides) back into a new {@code [N, C, H, W]};
-     * values that fall in the padding are dropped. One add per kernel offset, always in the same order.
+     * values that fall in the padding (or ceil_mode's overhang) are dropped. One add per kernel offset,
+     * always in the same order.
      */
     Tensor fold(Tensor cols, int h, int w) {
         int[] cs = cols.shape();
@@ -149,7 +207,9 @@ final class Window {
         int c = cs[1];
         int oh = cs[4];
         int ow = cs[5];
-        Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph, w + 2 * pw);
+        int eh = overhangH(h, oh);
+        int ew = overhangW(w, ow);
+        Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph + eh, w + 2 * pw + ew);
         if (padded.numel() > 0 && cols.numel() > 0) {
             int[] st = padded.strides();
             int[] ct = cols.strides();
@@ -163,7 +223,7 @@ final class Window {
                 }
             }
         }
-        if (ph == 0 && pw == 0) {
+        if (ph == 0 && pw == 0 && eh == 0 && ew == 0) {
             return padded;
         }
         return Raw.copy(padded.viewNarrow(2, ph, h).viewNarrow(3, pw, w));

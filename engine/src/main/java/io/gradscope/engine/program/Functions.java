@@ -93,8 +93,14 @@ final class Functions {
                 case AXES -> put(attrs, p, a.axes(at, p.name(), (int[]) p.dflt()), a, at);
                 case INTS -> put(attrs, p, ints(spec, p, a, at), a, at);
                 case INT -> put(attrs, p, a.integer(at, p.name(), (Integer) p.dflt()), a, at);
-                case NUMBER -> put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
+                case NUMBER -> {
+                    // A number whose default is None (interpolate's scale_factor) may be given as None: left out.
+                    if (!(p.optional() && p.dflt() == null && a.given(at, p.name()) && a.get(at, p.name()) instanceof Value.NoneVal)) {
+                        put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
+                    }
+                }
                 case BOOL -> put(attrs, p, a.bool(at, p.name(), (Boolean) p.dflt()), a, at);
+                case STRING -> put(attrs, p, a.string(at, p.name(), (String) p.dflt()), a, at);
             }
         }
         return new OpCall(spec.create(attrs), inputs);

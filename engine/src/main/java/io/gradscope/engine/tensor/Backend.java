@@ -119,7 +119,7 @@ public interface Backend extends Allocator {
 
     /**
      * An elementwise function's VJP in one pass, {@code dx = g ⊙ f′(x)} with the bits of the unfused
-     * product (for {@link UnaryKind#RELU}: {@code g · [x > 0]}). All the same shape. False where the
+     * product (for {@link UnaryKind#RELU}: {@code g · [not x ≤ 0]}, a NaN passing g). All the same shape. False where the
      * backend has no fused kernel for {@code kind}.
      */
     default boolean unaryBackward(UnaryKind kind, Tensor x, Tensor g, Tensor dx) {

@@ -52,7 +52,7 @@ class ConformanceTest {
         }));
         CASES.put("mlp_checkpoint", new Case(Set.of("W1", "W2", "W3"), v -> {
             v.put("h1", Ops.tanh(Ops.matmul(v.get("x"), v.get("W1"))));
-            v.put("h2", Ops.add(Ops.gelu(Ops.matmul(v.get("h1"), v.get("W2"))), v.get("h1")));
+            v.put("h2", Ops.add(Ops.unary(io.gradscope.engine.ops.OpSpecs.GELU_TANH, Ops.matmul(v.get("h1"), v.get("W2"))), v.get("h1")));
             v.put("out", Ops.matmul(v.get("h2"), v.get("W3")));
             return put(v, "loss", Ops.mse(v.get("out"), v.get("t")));
         }));

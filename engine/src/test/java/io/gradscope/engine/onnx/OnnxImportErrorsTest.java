@@ -3,6 +3,7 @@ package io.gradscope.engine.onnx;
 import static io.gradscope.engine.onnx.ModelBuilder.floats;
 import static io.gradscope.engine.onnx.ModelBuilder.integer;
 import static io.gradscope.engine.onnx.ModelBuilder.ints;
+import static io.gradscope.engine.onnx.ModelBuilder.string;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -84,11 +85,11 @@ class OnnxImportErrorsTest {
     @Test
     void everyUnsupportedOperatorIsNamedWithItsNodesAndCount() throws IOException {
         ModelBuilder b = small()
-                .node("Resize", "/up/Resize", new String[] {"y"}, new String[] {"l1"})
-                .node("Resize", "/up2/Resize", new String[] {"l1"}, new String[] {"l2"})
+                .node("RoiAlign", "/roi/RoiAlign", new String[] {"y"}, new String[] {"l1"})
+                .node("RoiAlign", "/roi2/RoiAlign", new String[] {"l1"}, new String[] {"l2"})
                 .node("NonMaxSuppression", "/nms", new String[] {"l2"}, new String[] {"l3"})
                 .domainNode("Attention", "com.microsoft", "/attn", "l3", "l4");
-        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: Resize ×2 (/up/Resize, /up2/Resize); "
+        assertEquals("m.onnx: cannot import: 4 nodes the import does not support: RoiAlign ×2 (/roi/RoiAlign, /roi2/RoiAlign); "
                 + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
     }
 
@@ -96,16 +97,32 @@ class OnnxImportErrorsTest {
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
                 .node("AveragePool", "/p1/AveragePool", new String[] {"x"}, new String[] {"a"}, ints("kernel_shape", 2, 2), ints("strides", 2, 2),
-                        integer("ceil_mode", 1))
+                        ints("dilations", 2, 2))
                 .node("Relu", "/r", new String[] {"a"}, new String[] {"b"})
                 .node("Pad", "/pad", new String[] {"x"}, new String[] {"c"}, OnnxMl.AttributeProto.newBuilder().setName("mode")
-                        .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("reflect"))
+                        .setType(OnnxMl.AttributeProto.AttributeType.STRING).setS(com.google.protobuf.ByteString.copyFromUtf8("wrap"))
                         .build())
                 .node("Gelu", "/gelu", new String[] {"c"}, new String[] {"d"})
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
-        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with ceil_mode=1 where "
-                + "it adds a window ×1 (/p1/AveragePool); Pad in reflect mode ×1 (/pad)", m);
+        assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with dilations ×1 "
+                + "(/p1/AveragePool); Pad in wrap mode ×1 (/pad)", m);
+    }
+
+    /** The new operators' attribute values the op table has no function for, each named in the one message. */
+    @Test
+    void newOperatorsOutsideTheirFunctionsAreNamed() throws IOException {
+        ModelBuilder b = new ModelBuilder().input("x", 1, 2, 4, 4)
+                .initializer(floats("W", new int[] {2, 2, 3, 3}, new float[36]))
+                .node("ConvTranspose", "/up/ConvTranspose", new String[] {"x", "W"}, new String[] {"a"}, ints("output_shape", 8, 8))
+                .node("Resize", "/up/Resize", new String[] {"x", "", "", ""}, new String[] {"b"}, string("mode", "cubic"))
+                .node("Max", "/max", new String[] {"x", "x"}, new String[] {"m"})
+                .node("ScatterElements", "/scatter", new String[] {"m", "m", "m"}, new String[] {"c"}, integer("axis", 3))
+                .node("Add", "/add", new String[] {"a", "b"}, new String[] {"d"})
+                .node("Add", "/add2", new String[] {"d", "c"}, new String[] {"y"}).output("y", 1, 2, 4, 4);
+        assertEquals("t.onnx: cannot import: 3 nodes the import does not support: ConvTranspose with output_shape ×1 "
+                + "(/up/ConvTranspose); Resize in cubic mode ×1 (/up/Resize); ScatterElements with reduction=none (only add: "
+                + "scatter_add) ×1 (/scatter)", refused(b.write(dir.resolve("t.onnx"))));
     }
 
     @Test

@@ -45,7 +45,7 @@ class OnnxModelsTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"cnn", "lenet", "mlp", "transformer13", "transformer17", "embedding", "resnet", "misc", "mha"})
+    @ValueSource(strings = {"cnn", "lenet", "mlp", "transformer13", "transformer17", "embedding", "resnet", "misc", "mha", "ceilpool", "tensorops", "cnn_train"})
     void gradientsOfEveryParameterEqualPyTorchInFloat64(String model, @TempDir Path out) throws IOException {
         Path dir = resource(model);
         OnnxImport.Result r = OnnxImport.run(dir.resolve("model.onnx"), out, OnnxImport.Options.defaults());
@@ -84,6 +84,16 @@ class OnnxModelsTest {
         System.out.printf("%s: %d parameter gradients, largest error %.1e relative (to 1e-3 of the gradient's scale near 0)%n",
                 model, checked, worst);
         assertEquals(checked, ref.get("grads").size() - countNulls(ref.get("grads")));
+    }
+
+    /** PyTorch's exact GELU (Div by √2, Erf, Add 1, Mul x, Mul 0.5) imports as one gelu call, its gradients checked above. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"transformer13", "transformer17", "mha"})
+    void exactGeluIsOneCall(String model, @TempDir Path out) throws IOException {
+        OnnxImport.Result r = OnnxImport.run(resource(model).resolve("model.onnx"), out, OnnxImport.Options.defaults());
+        String program = Files.readString(r.program());
+        assertTrue(program.contains(" = gelu("), model + ": no gelu call\n" + program);
+        assertTrue(!program.contains("erf("), model + ": an erf left over\n" + program);
     }
 
     private static int countNulls(JsonNode grads) {

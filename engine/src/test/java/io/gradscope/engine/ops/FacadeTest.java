@@ -27,9 +27,9 @@ class FacadeTest {
             "silu", (a, x) -> Ops.silu(x),
             "hardtanh", (a, x) -> Ops.hardtanh(x, a.number("min_val"), a.number("max_val")),
             "max_pool1d", (a, x) -> Ops.maxPool1d(x, a.ints("kernel_size")[0], stride(a), a.ints("padding")[0],
-                    a.ints("dilation")[0]),
+                    a.ints("dilation")[0], a.bool("ceil_mode")),
             "avg_pool1d", (a, x) -> Ops.avgPool1d(x, a.ints("kernel_size")[0], stride(a), a.ints("padding")[0],
-                    a.bool("count_include_pad")),
+                    a.bool("ceil_mode"), a.bool("count_include_pad")),
             "unfold", (a, x) -> Ops.unfold(x, a.ints("kernel_size"), a.ints("dilation"), a.ints("padding"), a.ints("stride")),
             "fold", (a, x) -> {
                 int[] size = a.ints("output_size");

@@ -128,6 +128,9 @@ class Float32AccuracyTest {
         if (v.isBoolean()) {
             return v.asBoolean();
         }
+        if (v.isTextual()) {
+            return v.asText();
+        }
         if (v.isArray()) {
             int[] a = new int[v.size()];
             for (int i = 0; i < a.length; i++) {

@@ -41,6 +41,9 @@ class JvpTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void jvpMatchesCentralDifferencesOfTheForward(OpRow row) {
+        if (!row.finite()) {
+            return;
+        }
         Random r = new Random(row.index());
         double[][] v = row.inputs().stream().map(a -> r.doubles(a.data().length, -1, 1).toArray()).toArray(double[][]::new);
         Op op = row.create();
@@ -86,6 +89,9 @@ class JvpTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void adjointIdentityHoldsWithTheVjp(OpRow row) {
+        if (!row.finite()) {
+            return; // a NaN in J·v or Jᵀ·u makes both sides NaN whether or not they agree
+        }
         double[] jv = jvp(row).toDoubleArray();
         double[] u = row.upstream().data();
         double left = 0;

@@ -110,6 +110,50 @@ class OpFlopsTest {
         assertEquals(3 * 5, flops("relu", Map.of(), new int[] {3, 5}));
     }
 
+    /** A transposed convolution costs what the convolution it is the VJP of costs (the same products, read backwards). */
+    @Test
+    void convTransposeCostsWhatItsConvolutionCosts() {
+        int n = 2, cin = 6, cout = 4, h = 5, w = 7, k = 3;
+        for (int groups : new int[] {1, 2}) {
+            Map<String, Object> attrs = Map.of("stride", new int[] {2}, "padding", new int[] {1}, "groups", groups);
+            int[] x = {n, cin, h, w};
+            int[] wt = {cin, cout / groups, k, k};
+            long t = flops("conv_transpose2d", attrs, x, wt);
+            int[] y = OpRegistry.create("conv_transpose2d", attrs).outputShape(new int[][] {x, wt},
+                    new DType[] {DType.FLOAT64, DType.FLOAT64});
+            // conv2d from y (cout channels) back to x's shape (cin channels), weight [cin, cout/groups, k, k]
+            long conv = flops("conv2d", attrs, y, wt);
+            assertEquals(conv, t, "groups " + groups);
+            assertEquals(t + Shapes.numel(y), flops("conv_transpose2d", attrs, x, wt, new int[] {cout}), "the bias, one per output");
+        }
+    }
+
+    @Test
+    void einsumCountsEveryCombinationOfLetters() {
+        // "ij,jk->ik" is a matmul laid out over i, j, k: one multiply and one add per (i, j, k).
+        assertEquals(flops("matmul", Map.of(), new int[] {3, 4}, new int[] {4, 5}),
+                flops("einsum", Map.of("equation", "ij,jk->ik"), new int[] {3, 4}, new int[] {4, 5}));
+        assertEquals(3L * 2 * 3 * 4, flops("einsum", Map.of("equation", "i,j,k->ijk"), new int[] {2}, new int[] {3}, new int[] {4}));
+    }
+
+    /** Ops that reduce or scan read every input element at least once, whatever their output's size (a loss is one number). */
+    @Test
+    void reductionsCountEveryInputElement() {
+        List<String> reducing = List.of("sum", "mean", "amax", "logsumexp", "var", "std", "prod", "max", "min", "cumsum", "mse",
+                "cross_entropy", "nll_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy_with_logits", "kl_div",
+                "group_norm", "layer_norm", "adaptive_avg_pool2d");
+        List<String> wrong = new ArrayList<>();
+        for (OpRow r : OpRow.load()) {
+            if (reducing.contains(r.op())) {
+                int[][] in = r.inputs().stream().map(OpRow.Arr::shape).toArray(int[][]::new);
+                if (r.create().flops(in, r.output().shape()) < Shapes.numel(in[0])) {
+                    wrong.add(r.toString());
+                }
+            }
+        }
+        assertTrue(wrong.isEmpty(), "fewer flops than input elements: " + wrong);
+    }
+
     /** Every op of the table, over every row of it: a figure, zero for views, above zero for anything with work. */
     @Test
     void everyOpGivesAFigure() {

@@ -54,6 +54,14 @@ record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, 
         }
     }
 
+    /**
+     * Whether every input value is finite. Rows with a NaN or an infinity (the edges, where PyTorch's
+     * values and gradients are compared as they are) have no central differences to check against.
+     */
+    boolean finite() {
+        return inputs.stream().allMatch(a -> java.util.Arrays.stream(a.data()).allMatch(Double::isFinite));
+    }
+
     Op create() {
         return OpRegistry.create(op, attrs);
     }
@@ -105,6 +113,9 @@ record OpRow(int index, String op, Map<String, Object> attrs, List<Arr> inputs, 
     private static Object value(JsonNode v) {
         if (v.isNull()) {
             return null;
+        }
+        if (v.isTextual()) {
+            return v.asText();
         }
         if (v.isBoolean()) {
             return v.asBoolean();

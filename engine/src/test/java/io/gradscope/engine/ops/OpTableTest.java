@@ -106,6 +106,9 @@ class OpTableTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void vjpMatchesCentralDifferences(OpRow row) {
+        if (!row.finite()) {
+            return;
+        }
         GradCheck.Result res = GradCheck.checkOp(row.create(), inputs(row, DType.FLOAT64, false));
         assertTrue(res.ok(), row + ": " + res);
     }

@@ -46,7 +46,11 @@ class ScalarExpansionTest {
     }
 
     static Stream<OpRow> rows() {
+        // The scalar engine is micrograd's, for finite values: the NaN and ±inf rows are the tensor ops' business.
         return OpRow.load().stream().filter(r -> {
+            if (!r.finite()) {
+                return false;
+            }
             ScalarForm f = r.create().scalarForm();
             // Matrix products write out for vectors and matrices, not batches.
             return f != null && (!(f instanceof ScalarForm.MatrixProduct) || r.inputs().stream().allMatch(a -> a.shape().length <= 2));

@@ -86,7 +86,7 @@ class SecondOrderTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void doubleBackwardMatchesCentralDifferencesOfTheVjp(OpRow row) {
-        if (!differentiable(row)) {
+        if (!differentiable(row) || !row.finite()) {
             return;
         }
         double[][] w = weights(row);

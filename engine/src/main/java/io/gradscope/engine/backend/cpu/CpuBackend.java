@@ -400,7 +400,7 @@ public final class CpuBackend implements Backend {
                         double[] ga = gs.doubles();
                         double[] da = ds.doubles();
                         for (int i = 0; i < n; i++) {
-                            da[o0 + i * s0] = ga[o2 + i * s2] * (xa[o1 + i * s1] > 0 ? 1.0 : 0.0);
+                            da[o0 + i * s0] = ga[o2 + i * s2] * (xa[o1 + i * s1] <= 0 ? 0.0 : 1.0);
                         }
                     }
                 }, true);

@@ -144,7 +144,7 @@ final class FloatKernels {
             return;
         }
         for (int i = 0; i < n; i++) {
-            dx[dxo + i * dxs] = g[go + i * gs] * (x[xo + i * xs] > 0 ? 1f : 0f);
+            dx[dxo + i * dxs] = g[go + i * gs] * (x[xo + i * xs] <= 0 ? 0f : 1f);
         }
     }
 

@@ -248,7 +248,8 @@ final class VectorFloat {
             case RELU -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).max(0f).intoArray(y, yo + i); }
             case STEP -> {
                 for (; i < end; i += L) {
-                    VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.GT, 0f);
+                    // NOTE: x ≤ 0 blocks the gradient, so a NaN passes it (PyTorch's threshold_backward).
+            VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.LE, 0f).not();
                     zero.blend(one, pos).intoArray(y, yo + i);
                 }
             }
@@ -283,7 +284,7 @@ final class VectorFloat {
             FloatVector.fromArray(S, g, go + i).mul(zero.blend(one, pos)).intoArray(dx, dxo + i);
         }
         for (; i < n; i++) {
-            dx[dxo + i] = g[go + i] * (x[xo + i] > 0 ? 1f : 0f);
+            dx[dxo + i] = g[go + i] * (x[xo + i] <= 0 ? 0f : 1f);
         }
     }
 

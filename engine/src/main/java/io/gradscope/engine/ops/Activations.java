@@ -1,0 +1,103 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.UnaryKind;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * The activations PyTorch users reach for beyond ReLU: exact GELU, leaky_relu, elu, hardswish,
+ * hardsigmoid and mish. Each is an elementwise {@link UnaryOp} written from existing primitives (so
+ * the CUDA backend runs them through its kernels), with its derivative in differentiable ops. At
+ * NaN and ±∞ they give PyTorch's values and gradients (the op table's edge rows hold them to it).
+ */
+final class Activations {
+    private Activations() {
+    }
+
+    private static final double INV_SQRT2 = 1 / Math.sqrt(2);
+    private static final double INV_SQRT_2PI = 1 / Math.sqrt(2 * Math.PI);
+
+    private static Tensor scalar(Tensor like, double v) {
+        return Raw.scalarLike(like, v);
+    }
+
+    /** 1 where x > t, or x is NaN; else 0 (PyTorch's backward kernels test {@code x <= t}, which a NaN fails). */
+    static Tensor notAtMost(Tensor x, double t) {
+        return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.GT, x, scalar(x, t)), Raw.isNan(x));
+    }
+
+    /** max(x, 0) + c·min(x, 0): x where x > 0, c·x elsewhere, infinities and NaN included. */
+    private static Tensor twoSlopes(Tensor x, Tensor negativePart) {
+        return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MAX, x, scalar(x, 0)), negativePart);
+    }
+
+    /** F.gelu(x): x·Φ(x), Φ the normal CDF, through erf. */
+    static UnaryOp geluExact() {
+        return UnaryOp.named("gelu").rule("dx = g ⊙ (Φ(x) + x·φ(x)), Φ(x) = ½(1 + erf(x/√2)), φ(x) = exp(−x²/2)/√(2π)")
+                .forward(x -> Raw.binary(BinaryKind.MUL, Raw.mulScalar(x, 0.5),
+                        Raw.binary(BinaryKind.ADD, scalar(x, 1), Erf.forward(Raw.mulScalar(x, INV_SQRT2)))))
+                .derivative((x, y) -> {
+                    Tensor cdf = Ops.mul(Ops.add(Ops.erf(Ops.mul(x, INV_SQRT2)), 1), 0.5);
+                    Tensor pdf = Ops.mul(Ops.exp(Ops.mul(Ops.mul(x, x), -0.5)), INV_SQRT_2PI);
+                    return Ops.add(cdf, Ops.mul(x, pdf));
+                }).build();
+    }
+
+    /** F.leaky_relu(x, negative_slope). */
+    static UnaryOp leakyRelu(double slope, String label) {
+        // NOTE: the slope at 0 is negative_slope, and a NaN takes it too (PyTorch's `x > 0 ? g : g·slope`).
+        return UnaryOp.named("leaky_relu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : negative_slope)")
+                .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.MIN, x, scalar(x, 0)), slope)))
+                .derivative((x, y) -> Raw.binary(BinaryKind.ADD, scalar(x, slope),
+                        Raw.mulScalar(Raw.binary(BinaryKind.GT, x, scalar(x, 0)), 1 - slope))).build();
+    }
+
+    /** F.elu(x, alpha). */
+    static UnaryOp elu(double alpha, String label) {
+        // NOTE: at 0 the gradient is alpha (the x ≤ 0 side, as PyTorch's elu_backward); a NaN passes g.
+        return UnaryOp.named("elu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : alpha·exp(x))")
+                .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.SUB,
+                        Raw.unary(UnaryKind.EXP, Raw.binary(BinaryKind.MIN, x, scalar(x, 0))), scalar(x, 1)), alpha)))
+                .derivative((x, y) -> WhereOp.of(notAtMost(x, 0), Ops.constant(1, x), Ops.mul(Ops.exp(x), alpha))).build();
+    }
+
+    /** relu6(x + 3) / 6, in primitives. */
+    private static Tensor hardSigmoidRaw(Tensor x) {
+        Tensor clipped = Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, Raw.binary(BinaryKind.ADD, x, scalar(x, 3)),
+                scalar(x, 0)), scalar(x, 6));
+        return Raw.mulScalar(clipped, 1.0 / 6);
+    }
+
+    /** F.hardswish(x) = x·relu6(x + 3)/6. */
+    static UnaryOp hardswish() {
+        // NOTE: PyTorch's hardswish_backward: 0 below −3, x/3 + ½ on [−3, 3], 1 above (and at NaN).
+        return UnaryOp.named("hardswish").rule("dx = g ⊙ (x < −3 ? 0 : x ≤ 3 ? x/3 + ½ : 1)")
+                .forward(x -> Raw.binary(BinaryKind.MUL, x, hardSigmoidRaw(x)))
+                .derivative((x, y) -> {
+                    Tensor below = Raw.binary(BinaryKind.GT, scalar(x, -3), x);
+                    Tensor middle = Raw.binary(BinaryKind.SUB, scalar(x, 1), notAtMost(x, 3));
+                    Tensor inner = WhereOp.of(middle, Ops.add(Ops.mul(x, 1.0 / 3), 0.5), Ops.constant(1, x));
+                    return WhereOp.of(below, Ops.constant(0, x), inner);
+                }).build();
+    }
+
+    /** F.hardsigmoid(x) = relu6(x + 3)/6. */
+    static UnaryOp hardsigmoid() {
+        // NOTE: the gradient is 0 at −3 and 3 themselves and at NaN (PyTorch's `−3 < x < 3 ? g/6 : 0`). PyTorch 1.13
+        // scales by 1/6 rounded to float32 (`1.0f / 6.0f`) even in float64; so does this, to agree to the last digits.
+        return UnaryOp.named("hardsigmoid").rule("dx = g ⊙ [−3 < x < 3] / 6").forward(Activations::hardSigmoidRaw)
+                .derivative((x, y) -> Raw.mulScalar(Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, scalar(x, -3)),
+                        Raw.binary(BinaryKind.GT, scalar(x, 3), x)), 1.0f / 6.0f)).build();
+    }
+
+    /** F.mish(x) = x·tanh(softplus(x)). */
+    static UnaryOp mish() {
+        return UnaryOp.named("mish").rule("dx = g ⊙ (t + x·sigmoid(x)·(1 − t²)), t = tanh(softplus(x))")
+                .forward(x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.TANH, Raw.unary(UnaryKind.SOFTPLUS, x))))
+                .derivative((x, y) -> {
+                    Tensor t = Ops.tanh(Ops.softplus(x));
+                    Tensor rest = Ops.mul(Ops.mul(x, Ops.sigmoid(x)), Ops.sub(Ops.constant(1, x), Ops.mul(t, t)));
+                    return Ops.add(t, rest);
+                }).build();
+    }
+}

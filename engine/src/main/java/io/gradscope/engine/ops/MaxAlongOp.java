@@ -1,0 +1,136 @@
+package io.gradscope.engine.ops;
+
+import io.gradscope.engine.tensor.BinaryKind;
+import io.gradscope.engine.tensor.ReduceKind;
+import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.Tensor;
+
+/**
+ * torch.max(x, dim) / torch.min(x, dim), the values (the indices are not a float tensor, and an op
+ * has one output). Unlike amax, the gradient goes to one element: the index PyTorch returns.
+ */
+final class MaxAlongOp extends Op {
+    private final boolean min;
+    private final int axis;
+    private final boolean keepdim;
+
+    MaxAlongOp(boolean min, int axis, boolean keepdim) {
+        this.min = min;
+        this.axis = axis;
+        this.keepdim = keepdim;
+    }
+
+    @Override
+    public String name() {
+        return min ? "min" : "max";
+    }
+
+    @Override
+    public String label() {
+        return name() + "(axis=" + axis + (keepdim ? ", keepdim=True" : "") + ")";
+    }
+
+    @Override
+    public String rule() {
+        return "dx = g at the first " + (min ? "minimum" : "maximum") + " (or first NaN) along the axis";
+    }
+
+    private int ax(int rank) {
+        return Shapes.axis(name(), axis, Math.max(rank, 1));
+    }
+
+    @Override
+    public Pattern dependencies(int input, int[][] shapes) {
+        return shapes[0].length == 0 ? Pattern.identity(1) : Dependencies.reduce(shapes[0], new int[] {ax(shapes[0].length)});
+    }
+
+    /** At these values, the element the gradient goes to. */
+    @Override
+    public Pattern localDependencies(int input, OpContext ctx) {
+        double[] pick = ctx.saved(0).toDoubleArray();
+        int[] shape = ctx.input(0).shape();
+        int[] groups = shape.length == 0 ? new int[] {0} : Dependencies.groups(shape, new int[] {ax(shape.length)});
+        int[] target = new int[pick.length];
+        for (int e = 0; e < pick.length; e++) {
+            target[e] = pick[e] != 0 ? groups[e] : -1;
+        }
+        return Pattern.scatter(target, Dependencies.numel(ctx.output().shape()));
+    }
+
+    @Override
+    public VjpReads vjpReads(boolean[] needsGrad) {
+        return VjpReads.none(1);
+    }
+
+    /** One comparison per input element. */
+    @Override
+    public long flops(int[][] inputs, int[] output) {
+        return Shapes.numel(inputs[0]);
+    }
+
+    @Override
+    public int[] outputShape(int[][] shapes, DType[] dtypes) {
+        Checks.arity(name(), shapes, 1);
+        Checks.floats(name(), dtypes, 0);
+        if (shapes[0].length == 0) {
+            ax(0);
+            return new int[0];
+        }
+        int[] a = {ax(shapes[0].length)};
+        if (shapes[0][a[0]] == 0) {
+            throw new io.gradscope.engine.GradscopeException(name() + ": cannot reduce over axis " + axis + " of size 0 in shape "
+                    + Shapes.str(shapes[0]));
+        }
+        return keepdim ? Shapes.keepDims(shapes[0], a) : Shapes.dropDims(shapes[0], a);
+    }
+
+    @Override
+    public Tensor forward(OpContext ctx, Tensor... in) {
+        int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
+        Tensor x = in[0].rank() == 0 ? in[0].viewReshape(new int[] {1}) : in[0];
+        int d = ax(x.rank());
+        Tensor v = min ? Raw.mulScalar(x, -1) : x;
+        Tensor best = Raw.reduce(ReduceKind.MAX, v, new int[] {d}, true);
+        // NOTE: the gradient goes to the first maximum (the index torch.max returns), or the first NaN where
+        // the line holds one: ties score n − position, NaNs 2n + 1 − position, and the highest score wins.
+        int n = x.shape()[d];
+        double[] first = new double[n];
+        double[] nanFirst = new double[n];
+        for (int i = 0; i < n; i++) {
+            first[i] = n - i;
+            nanFirst[i] = 2 * n + 1 - i;
+        }
+        int[] along = new int[x.rank()];
+        java.util.Arrays.fill(along, 1);
+        along[d] = n;
+        Tensor score = Raw.binary(BinaryKind.ADD,
+                Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, v, best), Tensor.fromDoubles(x.dtype(), x.device(), first, along)),
+                Raw.binary(BinaryKind.MUL, Raw.isNan(v), Tensor.fromDoubles(x.dtype(), x.device(), nanFirst, along)));
+        Tensor pick = Raw.binary(BinaryKind.EQ, score, Raw.reduce(ReduceKind.MAX, score, new int[] {d}, true));
+        ctx.save(pick.viewReshape(in[0].shape()));
+        return (min ? Raw.mulScalar(best, -1) : best).viewReshape(out);
+    }
+
+    @Override
+    public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor x = ctx.input(0);
+        int[] keep = x.rank() == 0 ? new int[0] : Shapes.keepDims(x.shape(), new int[] {ax(x.rank())});
+        return new Tensor[] {Ops.mul(Ops.broadcastTo(Ops.reshape(g, keep), x.shape()), ctx.saved(0))};
+    }
+
+    @Override
+    public String jvpRule() {
+        return "ẏ = ẋ at the element the gradient goes to";
+    }
+
+    @Override
+    public Tensor jvp(OpContext ctx, Tensor... t) {
+        Tensor x = ctx.input(0);
+        if (x.rank() == 0) {
+            return Ops.mul(t[0], ctx.saved(0));
+        }
+        return Ops.sum(Ops.mul(t[0], ctx.saved(0)), new int[] {ax(x.rank())}, keepdim);
+    }
+}
