@@ -159,6 +159,8 @@ public final class RunService {
         RematPlanner.Planned planned = program.plan(options, request.remat(), predicts(program, request, options));
         clock.mark();
         String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
+        // Each run's reserved bytes are its own: the run before (still shown) and its cache do not count in them.
+        io.gradscope.engine.tensor.Allocators.startRun();
         ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, true, (phase, done, total) -> {
             if (Thread.currentThread().isInterrupted()) {
                 // Cancel stops the run at its next statement or step, not after it (minutes at 50,000 nodes).
