@@ -424,7 +424,9 @@ public final class SessionViewModel {
     /** The notice of the run going (a device fall-back), put before its status line. */
     private String notice = "";
 
+    /** Cancels the run going on, and the gradient check going on (at its next node). */
     public void cancel() {
         service.cancel();
+        diagnostics.cancelCheck();
     }
 }
