@@ -40,7 +40,7 @@ public final class GradscopeCommand implements Callable<Integer> {
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("error: " + ex.getMessage() + " (see 'gradscope --help')");
+            err.println("error: " + oneLine(UsageErrors.message(ex)));
             return 2;
         });
         try {
