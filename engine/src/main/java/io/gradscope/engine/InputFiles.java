@@ -19,7 +19,33 @@ import java.nio.file.attribute.BasicFileAttributes;
  * }</pre>
  */
 public final class InputFiles {
+    /** What is wrong with a file whose bytes are not UTF-8 text (a program, a pattern, a model opened as a program). */
+    public static final String NOT_TEXT = "this is not text: bytes that are not UTF-8 (a binary file?)";
+
     private InputFiles() {
+    }
+
+    /**
+     * Null when {@code file} is a regular file this process may read and its bytes are UTF-8 text;
+     * else what is wrong with it ({@link #problem}, or {@link #NOT_TEXT}). Reads the file through once.
+     */
+    public static String textProblem(Path file) {
+        String problem = problem(file);
+        if (problem != null) {
+            return problem;
+        }
+        var decoder = java.nio.charset.StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+                .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT);
+        try (var in = new java.io.InputStreamReader(Files.newInputStream(file), decoder)) {
+            char[] buf = new char[1 << 14];
+            while (in.read(buf) >= 0) {
+                // decoding is the check
+            }
+            return null;
+        } catch (IOException e) {
+            return reason(e);
+        }
     }
 
     /** Null when {@code file} is a regular file this process may read; else what is wrong with it. */
@@ -47,6 +73,9 @@ public final class InputFiles {
 
     /** An I/O failure in words, without the path it names (the caller says which file). */
     public static String reason(IOException e) {
+        if (e instanceof java.nio.charset.CharacterCodingException) {
+            return NOT_TEXT; // Java's own words: "Input length = 1"
+        }
         if (e instanceof NoSuchFileException) {
             return "no such file";
         }

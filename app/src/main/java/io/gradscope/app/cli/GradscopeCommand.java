@@ -24,8 +24,8 @@ import picocli.CommandLine.Command;
             "", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
 public final class GradscopeCommand implements Callable<Integer> {
 
-    @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG", hidden = true,
-            description = "Write the window to PNG once the first run is shown, then quit.")
+    @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG",
+            description = "Write the window to PNG once the first run is shown, then quit (see 'gradscope open --help').")
     java.nio.file.Path screenshot;
 
     /** Without a command: the desktop app on the default program. */
@@ -40,7 +40,7 @@ public final class GradscopeCommand implements Callable<Integer> {
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();
-            err.println("error: " + ex.getMessage() + " (see 'gradscope --help')");
+            err.println("error: " + oneLine(UsageErrors.message(ex)));
             return 2;
         });
         try {

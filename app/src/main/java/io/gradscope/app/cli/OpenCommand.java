@@ -11,7 +11,10 @@ import picocli.CommandLine.Parameters;
 /** {@code gradscope open FILE.grad} (or {@code MODEL.onnx}): the desktop app on a file. */
 @Command(name = "open", mixinStandardHelpOptions = true, description = "Opens a .grad program in the desktop app, runs it, "
         + "and shows its graph ready to step (→ ← Space Home End). An ONNX model (MODEL.onnx) is imported first, into a "
-        + "temporary folder, as 'gradscope import' does.")
+        + "temporary folder, as 'gradscope import' does.",
+        footer = {"", "What --screenshot shows, set with JAVA_OPTS=\"-Dgradscope.screenshot.steps=5 ...\":",
+            "  gradscope.screenshot.steps=N (3), .back=N, .mode=forward, .zoom=N, .select=NAME,",
+            "  .expand=true, .overlay=norm, .panel=hvp|compare|node, .remat=POLICY, .delay=MS"})
 public final class OpenCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad|MODEL.onnx")
     Path file;
@@ -23,7 +26,9 @@ public final class OpenCommand implements Callable<Integer> {
     @Option(names = "--dim", paramLabel = "NAME=SIZE", description = "For a model: the size of a symbolic input dimension.")
     java.util.Map<String, String> dims = new java.util.LinkedHashMap<>();
 
-    @Option(names = "--screenshot", paramLabel = "PNG", hidden = true)
+    @Option(names = "--screenshot", paramLabel = "PNG",
+            description = "Write the window to PNG once the run is shown (three steps into the sweep), then quit; run it "
+                    + "under xvfb-run -a without a display. What it shows: below.")
     Path screenshot;
 
     @picocli.CommandLine.Mixin

@@ -34,9 +34,9 @@ public final class AppLauncher {
 
     /** As {@link #launch(Path, Path)}, with the environment and the start of JavaFX given (for tests). */
     static int launch(Path file, Path screenshot, Map<String, String> env, Runnable start) {
-        // The file first: a missing file is said as such, display or not.
+        // The file first: a missing file, or one that is not text, is said as such, display or not.
         if (file != null) {
-            String problem = InputFiles.problem(file);
+            String problem = InputFiles.textProblem(file);
             if (problem != null) {
                 throw new GradscopeException("cannot read " + file + ": " + problem);
             }
@@ -63,7 +63,7 @@ public final class AppLauncher {
             }
             throw e;
         }
-        return 0;
+        return GradscopeApp.exitStatus;
     }
 
     /** Silences JavaFX's start-up notice about the class path (on purpose: the app runs from the class path). */

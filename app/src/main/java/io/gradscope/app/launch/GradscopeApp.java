@@ -14,6 +14,8 @@ public final class GradscopeApp extends Application {
     static volatile io.gradscope.app.service.ModelImport.Imported initialModel;
     /** When set, the app writes a snapshot of its window here once the first run is shown, then exits. */
     static volatile Path screenshot;
+    /** The launcher's exit status once the window has closed: 2 when a screenshot's file did not open. */
+    static volatile int exitStatus;
 
     @Override
     public void start(Stage stage) {

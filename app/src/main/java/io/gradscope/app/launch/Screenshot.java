@@ -34,6 +34,14 @@ final class Screenshot {
     }
 
     static void whenShown(MainWindow w, Scene scene, Path out) {
+        // A file that does not open shows no run: the picture is of what is shown, the status says why, exit 2.
+        w.viewModel().status().addListener((o, a, b) -> {
+            if (b != null && b.startsWith("Cannot open ")) {
+                System.err.println("error: cannot open " + b.substring("Cannot open ".length()));
+                GradscopeApp.exitStatus = 2;
+                take(scene, out);
+            }
+        });
         w.viewModel().error().addListener((o, a, b) -> {
             if (b != null) {
                 take(scene, out);

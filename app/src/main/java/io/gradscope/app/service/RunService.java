@@ -185,6 +185,8 @@ public final class RunService {
         String running = tangent == null ? "Running " : "Running with the tangent " + tangent.describe() + ": ";
         // What the inspector keeps: a budget beside the step's predicted peak (Retention#defaultBudget); the rest is recomputed on demand.
         Retention retention = Retention.of(keep, HeapLimit.bytes(), planned.predictedPeak());
+        // Each run's reserved bytes are its own: the run before (still shown) and its cache do not count in them.
+        io.gradscope.engine.tensor.Allocators.startRun();
         ProgramRun run = TangentRuns.carrying(program, options, tangent, () -> program.run(options, planned, retention, (phase, done, total) -> {
             if (Thread.currentThread().isInterrupted()) {
                 // Cancel stops the run at its next statement or step, not after it (minutes at 50,000 nodes).

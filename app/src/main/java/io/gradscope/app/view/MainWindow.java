@@ -190,13 +190,32 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     /** Installs the stylesheet, the keys that step (when no text field has the focus) and drag-and-drop. */
     public void install(Scene scene) {
         SweepViewModel sweep = vm.sweep();
+        // The stepping keys are caught on their way down (a filter), before the focused control acts on
+        // them: a toggle would take → as "select the next pass", a button or combo box Space as a press.
+        scene.addEventFilter(KeyEvent.KEY_PRESSED, e -> {
+            if (e.isShortcutDown() || e.isAltDown() || inText(scene.getFocusOwner())) {
+                return;
+            }
+            boolean handled = true;
+            switch (e.getCode()) {
+                case RIGHT -> sweep.stepForward();
+                case LEFT -> sweep.stepBack();
+                case SPACE -> sweep.togglePlaying();
+                case HOME -> sweep.toStart();
+                case END -> sweep.toEnd();
+                default -> handled = false;
+            }
+            if (handled) {
+                e.consume();
+            }
+        });
         scene.addEventHandler(KeyEvent.KEY_PRESSED, e -> {
             if (e.isShortcutDown() && e.getCode() == KeyCode.ENTER) {
                 vm.run();
                 e.consume();
                 return;
             }
-            if (scene.getFocusOwner() instanceof TextInputControl || scene.getFocusOwner() == editor.area()) {
+            if (inText(scene.getFocusOwner())) {
                 return;
             }
             boolean handled = true;
@@ -204,11 +223,6 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
                 case PLUS, EQUALS, ADD -> graph.zoomIn();
                 case MINUS, SUBTRACT -> graph.zoomOut();
                 case DIGIT0, NUMPAD0 -> graph.fit();
-                case RIGHT -> sweep.stepForward();
-                case LEFT -> sweep.stepBack();
-                case SPACE -> sweep.togglePlaying();
-                case HOME -> sweep.toStart();
-                case END -> sweep.toEnd();
                 case ESCAPE -> sweep.select(-1);
                 default -> handled = false;
             }
@@ -242,6 +256,16 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         attach(scene.getWindow());
     }
 
+    /** Whether keys typed at {@code focus} are text: the editor, the Find field, any text field or spinner's editor. */
+    private boolean inText(javafx.scene.Node focus) {
+        for (javafx.scene.Node n = focus; n != null; n = n.getParent()) {
+            if (n instanceof TextInputControl || n == editor.area()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @SuppressWarnings("unchecked")
     private void attach(Window w) {
         if (w == null || w.getProperties().get(MainWindow.class) == this) {
@@ -258,6 +282,12 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
             }
         };
         w.addEventHandler(WindowEvent.WINDOW_CLOSE_REQUEST, close);
+        // The graph has the focus at first (not the tool bar's first control), so the stepping keys work at once.
+        if (w.isShowing()) {
+            graph.requestFocus();
+        } else {
+            w.addEventHandler(WindowEvent.WINDOW_SHOWN, e -> graph.requestFocus());
+        }
         w.getProperties().put(CLOSE_HANDLER, close);
         w.getProperties().put(MainWindow.class, this);
         if (w instanceof Stage stage) {

@@ -21,7 +21,9 @@ final class RunToolBar extends ToolBar {
         Button cancel = new Button("Cancel");
         cancel.setId("cancel");
         cancel.setOnAction(e -> vm.cancel());
-        cancel.disableProperty().bind(vm.running().not());
+        // Cancel stops a run, or a gradient check (its progress in the bar and the status line).
+        var checking = vm.diagnostics().checking();
+        cancel.disableProperty().bind(vm.running().not().and(checking.not()));
         ComboBox<DType> dtype = new ComboBox<>();
         dtype.getItems().addAll(SessionViewModel.DTYPES);
         follow(dtype, vm.dtype().get(), vm::setDType);
@@ -33,8 +35,9 @@ final class RunToolBar extends ToolBar {
         vm.device().addListener((o, a, b) -> device.setValue(b));
         ProgressBar progress = new ProgressBar();
         progress.setPrefWidth(120);
-        progress.visibleProperty().bind(vm.running());
-        progress.progressProperty().bind(vm.progress());
+        progress.visibleProperty().bind(vm.running().or(checking));
+        progress.progressProperty().bind(javafx.beans.binding.Bindings.when(checking)
+                .then(vm.diagnostics().checkProgress()).otherwise(vm.progress()));
         TextField find = new TextField();
         find.setId("find");
         find.setPromptText("Find node by name…");

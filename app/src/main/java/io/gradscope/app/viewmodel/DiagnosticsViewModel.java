@@ -193,6 +193,11 @@ public final class DiagnosticsViewModel implements Decorator {
         return checks.checking();
     }
 
+    /** How far the gradient check going on is, from 0 to 1. */
+    public javafx.beans.property.ReadOnlyDoubleProperty checkProgress() {
+        return checks.progress();
+    }
+
     /** The gradient check of a vertex, or null (not checked, or a leaf). */
     public NodeCheck.Result check(int vertex) {
         return checks.check(vertex);
@@ -206,6 +211,11 @@ public final class DiagnosticsViewModel implements Decorator {
     /** Checks every node's VJP at its recorded inputs off the UI thread; failing nodes are marked. */
     public void checkGradients() {
         checks.checkGradients();
+    }
+
+    /** Stops the gradient check going on at its next node. */
+    public void cancelCheck() {
+        checks.cancel();
     }
 
     public ReadOnlyBooleanProperty comparing() {

@@ -9,6 +9,10 @@ import java.util.Map;
 import java.util.function.Consumer;
 import javafx.beans.property.ReadOnlyBooleanProperty;
 import javafx.beans.property.ReadOnlyBooleanWrapper;
+import javafx.beans.property.ReadOnlyDoubleProperty;
+import javafx.beans.property.ReadOnlyDoubleWrapper;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Every node's VJP in the run on screen checked against central differences by the engine's
@@ -21,8 +25,11 @@ public final class GradientCheckViewModel {
     private final Consumer<String> report;
     private final Runnable changed;
     private final ReadOnlyBooleanWrapper checking = new ReadOnlyBooleanWrapper(this, "checking");
+    private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
     private final Map<Integer, NodeCheck.Result> checks = new HashMap<>();
     private int request;
+    /** Set to stop the check going on at its next node (Cancel, or a new run on screen). */
+    private AtomicBoolean stop = new AtomicBoolean();
 
     GradientCheckViewModel(SweepViewModel sweep, RunService service, Consumer<String> report, Runnable changed) {
         this.sweep = sweep;
@@ -33,6 +40,19 @@ public final class GradientCheckViewModel {
 
     public ReadOnlyBooleanProperty checking() {
         return checking.getReadOnlyProperty();
+    }
+
+    /** How far the check going on is, from 0 to 1. */
+    public ReadOnlyDoubleProperty progress() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** Stops the check going on before its next node (the nodes checked so far are not shown). */
+    public void cancel() {
+        if (checking.get()) {
+            stop.set(true);
+            report.accept("Cancelling the gradient check…");
+        }
     }
 
     /** The gradient check of a vertex, or null (not checked, or a leaf). */
@@ -63,13 +83,34 @@ public final class GradientCheckViewModel {
         }
         int id = request;
         checking.set(true);
+        progress.set(0);
+        AtomicBoolean stopping = new AtomicBoolean();
+        stop = stopping;
         var nodes = List.copyOf(s.run().gradients().byNode().keySet());
         report.accept("Checking every node's gradient against central differences…");
-        service.submit(() -> NodeCheck.all(nodes, NodeCheck.DEFAULT_SAMPLES), (results, failure) -> {
+        int[] reached = {0, 0};
+        NodeCheck.Progress told = (done, total) -> {
+            if (stopping.get()) {
+                throw new CancellationException("gradient check cancelled");
+            }
+            service.onUi(() -> {
+                if (id == request && checking.get() && !stopping.get()) {
+                    reached[0] = done;
+                    reached[1] = total;
+                    progress.set(total == 0 ? 1 : (double) done / total);
+                    report.accept("Checking every node's gradient against central differences: " + done + " of " + total + " nodes…");
+                }
+            });
+        };
+        service.submit(() -> NodeCheck.all(nodes, NodeCheck.DEFAULT_SAMPLES, told), (results, failure) -> {
             if (id != request) {
                 return;
             }
             checking.set(false);
+            if (failure instanceof CancellationException) {
+                report.accept("Gradient check cancelled after " + reached[0] + " of " + reached[1] + " nodes");
+                return;
+            }
             if (failure != null) {
                 report.accept("Gradient check failed: " + RunService.errorOf(failure).what());
                 return;
@@ -94,6 +135,7 @@ public final class GradientCheckViewModel {
 
     /** A new run is on screen: forgets the last one's checks (and a check still running). */
     void reset() {
+        stop.set(true);
         request++;
         checking.set(false);
         checks.clear();

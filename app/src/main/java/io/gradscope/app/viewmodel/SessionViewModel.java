@@ -44,6 +44,9 @@ public final class SessionViewModel {
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
     private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
+    /** The text the error (shown or put aside) came from, and an error put aside by an edit since. */
+    private String errorSource;
+    private RunError staleError;
     private final ReadOnlyObjectWrapper<RematPolicy> remat = new ReadOnlyObjectWrapper<>(this, "remat", RematPolicy.SEGMENTS);
     /** The text as last opened or saved: the text differs from it when there are unsaved edits. */
     private final ReadOnlyStringWrapper saved = new ReadOnlyStringWrapper(this, "saved", "");
@@ -214,9 +217,23 @@ public final class SessionViewModel {
 
     // ---- commands ---------------------------------------------------------------------------
 
-    /** The user changed the text (nothing runs until {@link #run()}). */
+    /**
+     * The user changed the text (nothing runs until {@link #run()}). The last run's error refers to
+     * the text it ran: once the text is another, the error is put aside (its marker would point at a
+     * line that no longer holds it), and shown again if an undo brings that text back.
+     */
     public void edit(String text) {
         source.set(text);
+        if (error.get() != null && !text.equals(errorSource)) {
+            staleError = error.get();
+            error.set(null);
+            status.set("Edited since the error" + (staleError.line() > 0 ? " at line " + staleError.line() : "")
+                    + "; Ctrl+Enter runs the program again");
+        } else if (staleError != null && text.equals(errorSource)) {
+            error.set(staleError);
+            status.set(staleError.status());
+            staleError = null;
+        }
     }
 
     /** The user picks the dtype (the toolbar): from then on every file opens in it. */
@@ -394,6 +411,7 @@ public final class SessionViewModel {
                         long showStart = System.nanoTime();
                         running.set(false);
                         error.set(null);
+                        staleError = null;
                         shown = new RunService.Request(request.file(), request.source(), request.dtype(), device.get(), request.remat(), r.tangent());
                         String gone = derivatives.ran(r.tangent());
                         sweep.show(r.run(), r.graph(), r.layout());
@@ -413,8 +431,13 @@ public final class SessionViewModel {
                     public void failed(RunError e) {
                         running.set(false);
                         sweep.pause();
+                        staleError = null;
+                        errorSource = request.source();
                         error.set(e);
                         status.set(e.status());
+                        if (!request.source().equals(source.get())) {
+                            edit(source.get()); // edited while it ran: the error is of the text before
+                        }
                     }
 
                     @Override
@@ -451,7 +474,9 @@ public final class SessionViewModel {
     /** The notice of the run going (a device fall-back), put before its status line. */
     private String notice = "";
 
+    /** Cancels the run going on, and the gradient check going on (at its next node). */
     public void cancel() {
         service.cancel();
+        diagnostics.cancelCheck();
     }
 }

@@ -59,12 +59,24 @@ public final class NodeCheck {
 
     /** Checks every non-leaf node, in creation order, at up to {@code samples} elements of each input. */
     public static List<Result> all(Collection<Node> nodes, int samples) {
+        return all(nodes, samples, (done, total) -> { });
+    }
+
+    /** How far {@link #all} is: told before each node and at the end; an exception it throws stops the check there (a Cancel). */
+    public interface Progress {
+        void update(int done, int total);
+    }
+
+    /** As {@link #all(Collection, int)}, telling {@code progress} how many nodes are checked of how many. */
+    public static List<Result> all(Collection<Node> nodes, int samples, Progress progress) {
         List<Node> ops = new ArrayList<>(nodes.stream().filter(n -> !n.isLeaf()).toList());
         ops.sort(Comparator.comparingLong(Node::id));
         List<Result> out = new ArrayList<>();
         for (Node n : ops) {
+            progress.update(out.size(), ops.size());
             out.add(check(n, samples));
         }
+        progress.update(out.size(), ops.size());
         return out;
     }
 

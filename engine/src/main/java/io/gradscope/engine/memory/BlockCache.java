@@ -24,6 +24,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code smallest} are not cached: they get a segment of exactly their size, released when given
  * back (the CPU leaves small arrays to the JVM, which allocates them faster than any cache).
  *
+ * <p>Note [Reserved bytes per run]: a debugger shows one run's memory, and the same program run
+ * twice must show the same figures. Reserved bytes alone would not: the blocks of the run before
+ * (held by whoever still shows it, or unreachable and not yet collected) and the segments it left
+ * cached would count in the next one's, by however much the collector had not found yet.
+ * {@link #startRun()} starts a run: the cache is emptied, and what is still held then is
+ * <em>outside</em> the run; it leaves the count as it is given back (a block taken before the run
+ * goes back to the system, not to the cache, so the run never reuses what it does not count).
+ * {@link #runReservedBytes()} is the rest: the segments the run took, handed out or cached.
+ *
  * <pre>{@code
  * BlockCache<float[]> cache = new BlockCache<>("cpu", segments, 0, Long.MAX_VALUE);
  * BlockCache.Block<float[]> b = cache.take(0, 4000, true);   // a 4096-byte class block
@@ -55,6 +64,9 @@ public final class BlockCache<B> {
     private long reserved;
     private long cached;
     private long reservations;
+    /** The run being counted (Note [Reserved bytes per run]) and the reserved bytes held from before it. */
+    private long run;
+    private long outside;
 
     /**
      * @param device the device's name for trace events ("cpu", "cuda")
@@ -125,7 +137,7 @@ public final class BlockCache<B> {
         if (accounted) {
             countActive(bytes);
         }
-        return new Block<>(this, seg, pool, size, accounted ? bytes : 0, reused);
+        return new Block<>(this, seg, pool, size, accounted ? bytes : 0, reused, currentRun());
     }
 
     /**
@@ -133,12 +145,37 @@ public final class BlockCache<B> {
      * system itself (never cached: its segment is exactly its size), as {@link #take} would: active
      * and reserved. {@link #giveBackUncached} undoes it.
      */
-    public void takeUncached(long bytes) {
+    public void takeUncached(long bytes, long run) {
         if (bytes >= smallest) {
             throw new IllegalArgumentException(bytes + " bytes are cached in this pool's size classes");
         }
-        countReserved(bytes);
+        synchronized (this) {
+            countReserved(bytes);
+            if (run != this.run) {
+                outside += bytes; // a group started before the run: given back as outside
+            }
+        }
         countActive(bytes);
+    }
+
+    /**
+     * Starts counting a new run's reserved bytes (Note [Reserved bytes per run]): the cached segments
+     * go back to the system, and the bytes still held are the run's outside.
+     */
+    public synchronized void startRun() {
+        freeCached();
+        run++;
+        outside = reserved;
+    }
+
+    /** The run being counted, for a block or group of uncached blocks to say which run took it. */
+    public synchronized long currentRun() {
+        return run;
+    }
+
+    /** Reserved bytes of the run being counted: its segments, handed out or cached (Note [Reserved bytes per run]). */
+    public synchronized long runReservedBytes() {
+        return reserved - outside;
     }
 
     private void countActive(long bytes) {
@@ -154,11 +191,14 @@ public final class BlockCache<B> {
         reservations++;
     }
 
-    /** Gives back the accounting of {@code bytes} taken by {@link #takeUncached} (one or several blocks). */
-    public void giveBackUncached(long bytes) {
+    /** Gives back the accounting of {@code bytes} taken by {@link #takeUncached} in {@code run} (one or several blocks). */
+    public void giveBackUncached(long bytes, long run) {
         active.addAndGet(-bytes);
         synchronized (this) {
             reserved -= bytes;
+            if (run != this.run) {
+                outside -= bytes;
+            }
         }
     }
 
@@ -182,11 +222,18 @@ public final class BlockCache<B> {
     private void giveBack(Block<B> b) {
         active.addAndGet(-b.bytes);
         if (b.size < smallest) {
-            releaseSegment(b.segment, b.pool, b.size);
+            releaseSegment(b.segment, b.pool, b.size, b.run);
             return;
         }
         boolean over;
         synchronized (this) {
+            if (b.run != run) {
+                // Taken before the run: back to the system, so the run reuses only what it counts.
+                segments.release(b.segment, b.pool, b.size);
+                reserved -= b.size;
+                outside -= b.size;
+                return;
+            }
             free.computeIfAbsent(new Key(b.pool, b.size), k -> new ArrayDeque<>()).push(b.segment);
             cached += b.size;
             over = cached > cacheLimit;
@@ -196,10 +243,13 @@ public final class BlockCache<B> {
         }
     }
 
-    private void releaseSegment(B seg, int pool, long size) {
+    private void releaseSegment(B seg, int pool, long size, long takenIn) {
         segments.release(seg, pool, size);
         synchronized (this) {
             reserved -= size;
+            if (takenIn != run) {
+                outside -= size;
+            }
         }
     }
 
@@ -231,7 +281,7 @@ public final class BlockCache<B> {
             free.values().removeIf(ArrayDeque::isEmpty);
         }
         if (changed && Recorder.active()) {
-            Recorder.emit(new TraceEvent.Reserved(reservedBytes(), device));
+            Recorder.emit(new TraceEvent.Reserved(runReservedBytes(), device));
         }
     }
 
@@ -276,15 +326,17 @@ public final class BlockCache<B> {
         private final long size;
         private final long bytes;
         private final boolean reused;
+        private final long run;
         private final AtomicBoolean returned = new AtomicBoolean();
 
-        private Block(BlockCache<B> cache, B segment, int pool, long size, long bytes, boolean reused) {
+        private Block(BlockCache<B> cache, B segment, int pool, long size, long bytes, boolean reused, long run) {
             this.cache = cache;
             this.segment = segment;
             this.pool = pool;
             this.size = size;
             this.bytes = bytes;
             this.reused = reused;
+            this.run = run;
         }
 
         /** Whether the block comes from the cache (it holds what its last storage left), not fresh from the system. */

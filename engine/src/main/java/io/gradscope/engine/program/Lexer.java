@@ -225,7 +225,7 @@ final class Lexer {
             }
         }
         if (c == '\uFFFD') {
-            throw error(p, "this is not text: bytes that are not UTF-8 (a binary file?)");
+            throw error(p, io.gradscope.engine.InputFiles.NOT_TEXT);
         }
         if (c < 32 || c == 127) {
             throw error(p, "unexpected character '" + String.format("\\x%02x", (int) c) + "'");

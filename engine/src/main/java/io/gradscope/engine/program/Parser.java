@@ -324,6 +324,10 @@ final class Parser {
                 if (t.text().equals("(")) {
                     return parenthesized(t);
                 }
+                if (t.text().equals("[")) {
+                    // A list where a value goes (a subscript comes after a value, in primary()).
+                    throw error(t.pos(), "lists are not supported; give each size as its own argument, e.g. reshape(x, 2, 3)");
+                }
                 throw unexpected(t, "an expression");
             }
             default -> throw unexpected(t, "an expression");

@@ -97,7 +97,7 @@ public final class Program {
                     col++;
                 }
             }
-            throw new ProgramException(name, new Pos(line, col), "this is not text: bytes that are not UTF-8 (a binary file?)");
+            throw new ProgramException(name, new Pos(line, col), InputFiles.NOT_TEXT);
         }
     }
 

@@ -47,7 +47,7 @@ public final class MatrixMarket {
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
             return read(file.toString(), in);
         } catch (IOException e) {
-            throw new GradscopeException(file + ": cannot read: " + e.getMessage());
+            throw new GradscopeException("cannot read " + file + ": " + io.gradscope.engine.InputFiles.reason(e));
         }
     }
 

@@ -22,6 +22,16 @@ public interface Allocator {
         return allocate(dtype, numel, category);
     }
 
-    /** Bytes the allocator holds from the system: the active bytes, and blocks cached for reuse. */
+    /**
+     * Bytes the allocator holds from the system: the active bytes, and blocks cached for reuse; since
+     * {@link #startRun()}, those of the run only (Note [Reserved bytes per run] in the memory package).
+     */
     long reservedBytes();
+
+    /**
+     * Starts a run whose reserved bytes are counted apart from what was held before it, so the same
+     * program run twice shows the same figures. Allocators that keep no cache have nothing to do.
+     */
+    default void startRun() {
+    }
 }

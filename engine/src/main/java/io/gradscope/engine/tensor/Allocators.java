@@ -25,4 +25,14 @@ public final class Allocators {
         }
         return a;
     }
+
+    /** Starts a run on every registered allocator ({@link Allocator#startRun()}): a debugger's run, measured alone. */
+    public static void startRun() {
+        for (int i = 0; i < BY_DEVICE.length(); i++) {
+            Allocator a = BY_DEVICE.get(i);
+            if (a != null) {
+                a.startRun();
+            }
+        }
+    }
 }

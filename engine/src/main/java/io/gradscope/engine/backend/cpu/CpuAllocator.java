@@ -131,14 +131,15 @@ final class CpuAllocator {
             return null; // the cached path empties the cache and asks the collector
         }
         Group g = group.get();
-        if (g == null || g.members >= GROUP_MEMBERS || g.bytes >= GROUPED_BELOW) {
+        // A group is one run's (Note [Reserved bytes per run]).
+        if (g == null || g.members >= GROUP_MEMBERS || g.bytes >= GROUPED_BELOW || g.tally.run != cache.currentRun()) {
             g = new Group(cache);
             group.set(g);
         }
         g.members++;
         g.bytes += bytes;
         g.tally.outstanding.addAndGet(bytes);
-        cache.takeUncached(bytes);
+        cache.takeUncached(bytes, g.tally.run);
         Storage s = new Storage(dtype, Device.CPU, numel, data, category, g);
         Allocations.allocated(s);
         return s;
@@ -167,20 +168,24 @@ final class CpuAllocator {
         final BlockCache<Object> cache;
         final java.util.concurrent.atomic.AtomicLong outstanding = new java.util.concurrent.atomic.AtomicLong();
 
+        /** The run the group's blocks were taken in. */
+        final long run;
+
         Tally(BlockCache<Object> cache) {
             this.cache = cache;
+            this.run = cache.currentRun();
         }
 
         void released(long bytes) {
             outstanding.addAndGet(-bytes);
-            cache.giveBackUncached(bytes);
+            cache.giveBackUncached(bytes, run);
         }
 
         @Override
         public void run() {
             long left = outstanding.getAndSet(0);
             if (left > 0) {
-                cache.giveBackUncached(left);
+                cache.giveBackUncached(left, run);
             }
         }
     }

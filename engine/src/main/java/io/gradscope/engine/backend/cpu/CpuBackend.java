@@ -63,7 +63,12 @@ public final class CpuBackend implements Backend {
 
     @Override
     public long reservedBytes() {
-        return allocator.cache().reservedBytes();
+        return allocator.cache().runReservedBytes();
+    }
+
+    @Override
+    public void startRun() {
+        allocator.cache().startRun();
     }
 
     @Override

@@ -1,0 +1,25 @@
+package io.gradscope.app.viewmodel;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.gradscope.app.service.RunService;
+import io.gradscope.engine.InputFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Opening a binary file in the app says it is not text, and the program shown stays. */
+class OpenNotTextTest {
+    @Test
+    void aBinaryFileIsSaidToBeNotText(@TempDir Path tmp) throws IOException {
+        Path b = Files.write(tmp.resolve("binary.grad"), new byte[] {(byte) 0xff, (byte) 0xd8, 0, 17, '\n'});
+        SessionViewModel vm = SessionViewModelTest.session();
+        String before = vm.source().get();
+        vm.open(b);
+        assertEquals("Cannot open " + b + ": " + InputFiles.NOT_TEXT, vm.status().get());
+        assertEquals(before, vm.source().get());
+        assertEquals("chain.grad", vm.fileName().get());
+    }
+}
