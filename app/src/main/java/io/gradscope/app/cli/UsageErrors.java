@@ -34,13 +34,19 @@ final class UsageErrors {
         ArgSpec arg = ex.getArgSpec();
         if (ex.getCause() instanceof CommandLine.TypeConversionException && arg != null) {
             String name = arg instanceof OptionSpec o ? o.longestName() : arg.paramLabel();
-            return name + ": '" + ex.getValue() + "' is not " + kind(arg.type(), ex.getCause().getMessage()) + help;
+            String said = ex.getCause().getMessage();
+            String kind = kind(arg.type(), said);
+            // A converter of our own already says what it expected ("expected all, fit or none, not 'some'"): keep its words.
+            return name + ": " + (kind == null ? said : "'" + ex.getValue() + "' is not " + kind) + help;
         }
         String m = ex.getMessage() == null ? "" : ex.getMessage();
         return (m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1)) + help;
     }
 
-    /** What a value of {@code type} is, in words ("a whole number"); else what picocli said after "is not". */
+    /**
+     * What a value of {@code type} is, in words ("a whole number"); else what picocli said after "is not";
+     * null when the converter's own message says it otherwise.
+     */
     private static String kind(Class<?> type, String said) {
         if (type == long.class || type == int.class || type == short.class || type == Long.class || type == Integer.class
                 || type == Short.class) {
@@ -50,6 +56,6 @@ final class UsageErrors {
             return "a number";
         }
         int at = said == null ? -1 : said.lastIndexOf(" is not ");
-        return at < 0 ? "valid here" : said.substring(at + " is not ".length()).toLowerCase(Locale.ROOT);
+        return at < 0 ? (said == null || said.isBlank() ? "valid here" : null) : said.substring(at + " is not ".length()).toLowerCase(Locale.ROOT);
     }
 }

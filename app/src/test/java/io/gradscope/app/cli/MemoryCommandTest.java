@@ -95,7 +95,7 @@ class MemoryCommandTest {
         for (String command : new String[] {"run", "open", "bench-ui"}) {
             Cli.Result r = Cli.run(command, "--retain", "some", EXAMPLE);
             assertEquals(2, r.status(), command);
-            assertEquals("error: Invalid value for option '--retain': expected all, fit or none, not 'some' (see 'gradscope --help')",
+            assertEquals("error: --retain: expected all, fit or none, not 'some'; see gradscope " + command + " --help",
                     r.err().strip(), command);
         }
         Cli.Result r = Cli.run("run", EXAMPLE, "--retain", "fit", "--check-finite");
