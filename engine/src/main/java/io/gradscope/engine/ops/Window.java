@@ -111,6 +111,16 @@ final class Window {
         return spatial == 1 || a == b ? Integer.toString(b) : "(" + a + ", " + b + ")";
     }
 
+    /** {@code {kh, kw, sh, sw, ph, pw, dh, dw}}, as the backends' window kernels take it. */
+    int[] geometry() {
+        return new int[] {kh, kw, sh, sw, ph, pw, dh, dw};
+    }
+
+    /** Whether every window is one element, read where it lies: unfold is a reshape, fold its inverse. */
+    boolean isIdentity() {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+    }
+
     // ---- the data movements -----------------------------------------------------------------
 
     /**
@@ -123,6 +133,14 @@ final class Window {
         int c = s[1];
         int oh = outH("unfold", s[2], s);
         int ow = outW("unfold", s[3], s);
+        if (x.numel() > 0) {
+            // Every element is written: no zero fill first.
+            Tensor direct = Tensor.empty(x.dtype(), x.device(), n, c, kh, kw, oh, ow);
+            if (x.backend().unfold(x, geometry(), padValue, direct)) {
+                return direct;
+            }
+            direct.storage().release();
+        }
         Tensor src = x;
         if (ph > 0 || pw > 0) {
             src = Tensor.full(x.dtype(), x.device(), padValue, n, c, s[2] + 2 * ph, s[3] + 2 * pw);
@@ -149,6 +167,13 @@ final class Window {
         int c = cs[1];
         int oh = cs[4];
         int ow = cs[5];
+        if (cols.numel() > 0) {
+            Tensor direct = Tensor.empty(cols.dtype(), cols.device(), n, c, h, w);
+            if (cols.backend().fold(cols, geometry(), direct)) {
+                return direct;
+            }
+            direct.storage().release();
+        }
         Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph, w + 2 * pw);
         if (padded.numel() > 0 && cols.numel() > 0) {
             int[] st = padded.strides();

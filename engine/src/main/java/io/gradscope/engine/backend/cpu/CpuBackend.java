@@ -104,6 +104,21 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public boolean unfold(Tensor x, int[] window, double pad, Tensor out) {
+        return WindowKernels.unfold(x, window, pad, out);
+    }
+
+    @Override
+    public boolean fold(Tensor cols, int[] window, Tensor out) {
+        return WindowKernels.fold(cols, window, out);
+    }
+
+    @Override
+    public boolean maxFirst(Tensor cols, Tensor max, Tensor first) {
+        return WindowKernels.maxFirst(cols, max, first);
+    }
+
+    @Override
     public void copy(Tensor src, Tensor dst) {
         Storage in = src.storage();
         Storage out = dst.storage();
