@@ -270,14 +270,14 @@ final class WindowKernels {
                 m[mo + o] = Math.max(m[mo + o], x[src + o]);
             }
         }
-        Arrays.fill(f, fo, fo + k * l, 0f);
-        for (int o = 0; o < l; o++) {
-            float v = m[mo + o];
-            for (int i = 0; i < k; i++) {
-                if (x[xo + i * l + o] == v) {
-                    f[fo + i * l + o] = 1f;
-                    break;
-                }
+        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
+        float[] open = new float[l];
+        Arrays.fill(open, 1f);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
+                float hit = x[src + o] == m[mo + o] ? open[o] : 0f;
+                f[dst + o] = hit;
+                open[o] -= hit;
             }
         }
     }
@@ -289,14 +289,14 @@ final class WindowKernels {
                 m[mo + o] = Math.max(m[mo + o], x[src + o]);
             }
         }
-        Arrays.fill(f, fo, fo + k * l, 0.0);
-        for (int o = 0; o < l; o++) {
-            double v = m[mo + o];
-            for (int i = 0; i < k; i++) {
-                if (x[xo + i * l + o] == v) {
-                    f[fo + i * l + o] = 1.0;
-                    break;
-                }
+        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
+        double[] open = new double[l];
+        Arrays.fill(open, 1.0);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
+                double hit = x[src + o] == m[mo + o] ? open[o] : 0.0;
+                f[dst + o] = hit;
+                open[o] -= hit;
             }
         }
     }
