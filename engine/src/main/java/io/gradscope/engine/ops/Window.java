@@ -133,13 +133,9 @@ final class Window {
         int c = s[1];
         int oh = outH("unfold", s[2], s);
         int ow = outW("unfold", s[3], s);
-        if (x.numel() > 0) {
-            // Every element is written: no zero fill first.
-            Tensor direct = Tensor.empty(x.dtype(), x.device(), n, c, kh, kw, oh, ow);
-            if (x.backend().unfold(x, geometry(), padValue, direct)) {
-                return direct;
-            }
-            direct.storage().release();
+        Tensor direct = x.numel() > 0 ? x.backend().unfold(x, geometry(), padValue, oh, ow) : null;
+        if (direct != null) {
+            return direct;
         }
         Tensor src = x;
         if (ph > 0 || pw > 0) {
@@ -167,12 +163,9 @@ final class Window {
         int c = cs[1];
         int oh = cs[4];
         int ow = cs[5];
-        if (cols.numel() > 0) {
-            Tensor direct = Tensor.empty(cols.dtype(), cols.device(), n, c, h, w);
-            if (cols.backend().fold(cols, geometry(), direct)) {
-                return direct;
-            }
-            direct.storage().release();
+        Tensor direct = cols.numel() > 0 ? cols.backend().fold(cols, geometry(), h, w) : null;
+        if (direct != null) {
+            return direct;
         }
         Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph, w + 2 * pw);
         if (padded.numel() > 0 && cols.numel() > 0) {

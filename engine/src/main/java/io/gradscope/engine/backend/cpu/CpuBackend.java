@@ -104,18 +104,18 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public boolean unfold(Tensor x, int[] window, double pad, Tensor out) {
-        return WindowKernels.unfold(x, window, pad, out);
+    public Tensor unfold(Tensor x, int[] window, double pad, int oh, int ow) {
+        return WindowKernels.unfold(x, window, pad, oh, ow);
     }
 
     @Override
-    public boolean fold(Tensor cols, int[] window, Tensor out) {
-        return WindowKernels.fold(cols, window, out);
+    public Tensor fold(Tensor cols, int[] window, int h, int w) {
+        return WindowKernels.fold(cols, window, h, w);
     }
 
     @Override
-    public boolean maxFirst(Tensor cols, Tensor max, Tensor first) {
-        return WindowKernels.maxFirst(cols, max, first);
+    public Tensor[] maxFirst(Tensor cols) {
+        return WindowKernels.maxFirst(cols);
     }
 
     @Override

@@ -46,20 +46,19 @@ final class WindowKernels {
     }
 
     /**
-     * im2col: {@code x [N, C, H, W]} (any strides) into the contiguous {@code out [N, C, kh, kw, OH, OW]};
-     * positions in the padding read {@code pad}. False for dtypes other than float32 and float64.
+     * im2col: {@code x [N, C, H, W]} (any strides) into a new {@code [N, C, kh, kw, OH, OW]}; positions
+     * in the padding read {@code pad}. Null for dtypes other than float32 and float64.
      */
-    static boolean unfold(Tensor x, int[] win, double pad, Tensor out) {
+    static Tensor unfold(Tensor x, int[] win, double pad, int oh, int ow) {
         DType dt = x.dtype();
-        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || out.dtype() != dt || !out.isContiguous()) {
-            return false;
+        if (dt != DType.FLOAT32 && dt != DType.FLOAT64) {
+            return null;
         }
         int[] s = x.shape();
         int[] xs = x.strides();
-        int[] os = out.shape();
         int c = s[1];
-        int oh = os[4];
-        int ow = os[5];
+        // Every element is written below: no zero fill first.
+        Tensor out = Tensor.empty(dt, x.device(), s[0], c, win[0], win[1], oh, ow);
         int kk = win[0] * win[1];
         long perPlane = (long) kk * oh * ow;
         boolean f32 = dt == DType.FLOAT32;
@@ -72,7 +71,7 @@ final class WindowKernels {
                 unfoldPlane(x.storage().doubles(), xo, xs[2], xs[3], s[2], s[3], win, pad, out.storage().doubles(), yo, oh, ow);
             }
         });
-        return true;
+        return out;
     }
 
     private static void unfoldPlane(float[] x, int xo, int rs, int cs, int h, int w, int[] win, float pad, float[] y, int yo,
@@ -145,17 +144,19 @@ final class WindowKernels {
 
     /**
      * col2im: {@code cols [N, C, kh, kw, OH, OW]} (any strides) summed into the contiguous
-     * {@code out [N, C, H, W]}, which it overwrites; values in the padding are dropped. Each element
+     * new {@code [N, C, H, W]}; values in the padding are dropped. Each element
      * starts at zero and gets its window elements added in kernel-offset order, as the strided adds
      * did, so the sums are bit for bit theirs. False for dtypes other than float32 and float64.
      */
-    static boolean fold(Tensor cols, int[] win, Tensor out) {
+    static Tensor fold(Tensor cols, int[] win, int h, int w) {
         DType dt = cols.dtype();
-        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || out.dtype() != dt || !out.isContiguous()) {
-            return false;
+        if (dt != DType.FLOAT32 && dt != DType.FLOAT64) {
+            return null;
         }
         int[] cs = cols.shape();
         int[] ct = cols.strides();
+        // Each plane is zeroed before its adds.
+        Tensor out = Tensor.empty(dt, cols.device(), cs[0], cs[1], h, w);
         int[] os = out.shape();
         int c = os[1];
         int hw = os[2] * os[3];
@@ -170,7 +171,7 @@ final class WindowKernels {
                 foldPlane(cols.storage().doubles(), co, ct, win, out.storage().doubles(), yo, os[2], os[3], cs[4], cs[5]);
             }
         });
-        return true;
+        return out;
     }
 
     private static void foldPlane(float[] x, int xo, int[] ct, int[] win, float[] y, int yo, int h, int w, int oh, int ow) {
@@ -239,13 +240,14 @@ final class WindowKernels {
      * [R, K, L]} 1 at the first position equal to it and 0 elsewhere (all 0 where the maximum is NaN).
      * False for dtypes other than float32 and float64 or operands not contiguous.
      */
-    static boolean maxFirst(Tensor cols, Tensor max, Tensor first) {
+    static Tensor[] maxFirst(Tensor cols) {
         DType dt = cols.dtype();
-        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || max.dtype() != dt || first.dtype() != dt || !cols.isContiguous()
-                || !max.isContiguous() || !first.isContiguous()) {
-            return false;
+        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || !cols.isContiguous()) {
+            return null;
         }
         int[] s = cols.shape();
+        Tensor max = Tensor.empty(dt, cols.device(), s[0], s[1], 1, s[3]);
+        Tensor first = Tensor.empty(dt, cols.device(), s);
         int r = s[0] * s[1];
         int k = s[2];
         int l = s[3];
@@ -260,7 +262,7 @@ final class WindowKernels {
                 maxFirstPlane(cols.storage().doubles(), xo, max.storage().doubles(), mo, first.storage().doubles(), fo, k, l);
             }
         });
-        return true;
+        return new Tensor[] {max, first};
     }
 
     private static void maxFirstPlane(float[] x, int xo, float[] m, int mo, float[] f, int fo, int k, int l) {
