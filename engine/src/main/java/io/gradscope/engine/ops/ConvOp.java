@@ -161,7 +161,9 @@ final class ConvOp extends Op {
         int[] xs = x.shape();
         int cout = wt.shape()[0];
         int k = wt.shape()[1] * w.size();
-        Tensor cols = w.unfold(x, 0);
+        // A 1x1 window with stride 1 and no padding reads x where it lies: its columns are x itself.
+        Tensor cols = w.isIdentity() && x.isContiguous() ? x.viewReshape(new int[] {xs[0], xs[1], 1, 1, xs[2], xs[3]})
+                : w.unfold(x, 0);
         int[] cs = cols.shape();
         int l = cs[4] * cs[5];
         Tensor y = MatMulOp.batched(wt.contiguous().viewReshape(new int[] {groups, cout / groups, k}),
@@ -210,12 +212,12 @@ final class ConvOp extends Op {
         if (ctx.needsGrad(0)) {
             Tensor w3 = Ops.reshape(wt, groups, cout / groups, k);
             Tensor dcols = Ops.reshape(Ops.matmul(Ops.transpose(w3), g3), x4[0], x4[1] * w.size(), l);
-            dx = Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), dcols);
+            dx = w.isIdentity() ? Ops.reshape(dcols, x4) : Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), dcols);
             dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
         }
         if (ctx.needsGrad(1)) {
             Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;
-            Tensor cols = Ops.reshape(Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
+            Tensor cols = Ops.reshape(w.isIdentity() ? x4t : Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
             Tensor perImage = Ops.matmul(g3, Ops.transpose(cols));
             // A batch of one has nothing to sum over: the one product is dW.
             dw = Ops.reshape(x4[0] == 1 ? perImage : Ops.sum(perImage, new int[] {0}, false), wt.shape());

@@ -132,6 +132,13 @@ final class PoolOps {
             int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
             Tensor cols = windows(in[0], Double.NEGATIVE_INFINITY);
             int k = w.size();
+            // The backend's one-pass kernel where it has one, with the bits of the steps below.
+            Tensor[] fused = cols.numel() > 0 ? cols.backend().maxFirst(cols) : null;
+            if (fused != null) {
+                cols.storage().release();
+                ctx.save(fused[1]);
+                return fused[0].viewReshape(out);
+            }
             int[] ax = {2};
             Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
             // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:

@@ -151,6 +151,16 @@ final class Window {
         return spatial == 1 || a == b ? Integer.toString(b) : "(" + a + ", " + b + ")";
     }
 
+    /** {@code {kh, kw, sh, sw, ph, pw, dh, dw}}, as the backends' window kernels take it. */
+    int[] geometry() {
+        return new int[] {kh, kw, sh, sw, ph, pw, dh, dw};
+    }
+
+    /** Whether every window is one element, read where it lies: unfold is a reshape, fold its inverse. */
+    boolean isIdentity() {
+        return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0;
+    }
+
     // ---- the data movements -----------------------------------------------------------------
 
     /**
@@ -170,6 +180,13 @@ final class Window {
         int ow = outW("unfold", s[3], s);
         int eh = overhangH(s[2], oh);
         int ew = overhangW(s[3], ow);
+        // The backend's kernel reads every position outside x as padValue: right where the overhang reads the same.
+        boolean sameEnd = endValue == padValue || Double.isNaN(endValue) && Double.isNaN(padValue);
+        Tensor direct = x.numel() > 0 && (sameEnd || eh == 0 && ew == 0)
+                ? x.backend().unfold(x, geometry(), padValue, oh, ow) : null;
+        if (direct != null) {
+            return direct;
+        }
         Tensor src = x;
         if (ph > 0 || pw > 0 || eh > 0 || ew > 0) {
             int hp = s[2] + 2 * ph;
@@ -207,6 +224,11 @@ final class Window {
         int c = cs[1];
         int oh = cs[4];
         int ow = cs[5];
+        // The backend's kernel drops what falls in the padding or the overhang, as the padded path below does.
+        Tensor direct = cols.numel() > 0 ? cols.backend().fold(cols, geometry(), h, w) : null;
+        if (direct != null) {
+            return direct;
+        }
         int eh = overhangH(h, oh);
         int ew = overhangW(w, ow);
         Tensor padded = Tensor.zeros(cols.dtype(), cols.device(), n, c, h + 2 * ph + eh, w + 2 * pw + ew);

@@ -135,6 +135,33 @@ public interface Backend extends Allocator {
         return false;
     }
 
+    /**
+     * im2col in one pass: the windows of {@code x [N, C, H, W]} as a new contiguous {@code [N, C, kh,
+     * kw, OH, OW]}, positions in the padding reading {@code pad}; {@code window} is {@code {kh, kw, sh,
+     * sw, ph, pw, dh, dw}}. Null where the backend has no such kernel (the caller copies a strided view).
+     */
+    default Tensor unfold(Tensor x, int[] window, double pad, int oh, int ow) {
+        return null;
+    }
+
+    /**
+     * col2im in one pass: {@code cols [N, C, kh, kw, OH, OW]} summed into a new {@code [N, C, H, W]},
+     * each element's window values added in kernel-offset order, those in the padding dropped. Null
+     * where the backend has no such kernel.
+     */
+    default Tensor fold(Tensor cols, int[] window, int h, int w) {
+        return null;
+    }
+
+    /**
+     * Max pooling's reduction in one pass over {@code cols [N, C, K, L]}: the new {@code max [N, C, 1, L]}
+     * and {@code first [N, C, K, L]}, 1 at the first position of each window equal to its maximum, else 0
+     * (all 0 where the maximum is NaN). Null where the backend has no such kernel.
+     */
+    default Tensor[] maxFirst(Tensor cols) {
+        return null;
+    }
+
     /** Copies a contiguous CPU tensor into a contiguous tensor of this backend with the same dtype and shape. */
     void upload(Tensor host, Tensor dst);
 

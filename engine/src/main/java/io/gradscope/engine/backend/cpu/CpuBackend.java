@@ -109,6 +109,21 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public Tensor unfold(Tensor x, int[] window, double pad, int oh, int ow) {
+        return WindowKernels.unfold(x, window, pad, oh, ow);
+    }
+
+    @Override
+    public Tensor fold(Tensor cols, int[] window, int h, int w) {
+        return WindowKernels.fold(cols, window, h, w);
+    }
+
+    @Override
+    public Tensor[] maxFirst(Tensor cols) {
+        return WindowKernels.maxFirst(cols);
+    }
+
+    @Override
     public void copy(Tensor src, Tensor dst) {
         Storage in = src.storage();
         Storage out = dst.storage();

@@ -1,0 +1,305 @@
+package io.gradscope.engine.backend.cpu;
+
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.Arrays;
+
+/**
+ * The sliding-window data movements of convolution and pooling as plane-by-plane loops: im2col
+ * ({@link #unfold}), col2im ({@link #fold}) and max pooling's maximum with the first maximum of each
+ * window ({@link #maxFirst}). They compute what the generic strided copies and adds compute (the
+ * padding read, the same adds in the same order), without materialising a padded copy of the input
+ * or walking six-dimensional strided views. The window is {@code {kh, kw, sh, sw, ph, pw, dh, dw}}.
+ */
+final class WindowKernels {
+    private WindowKernels() {
+    }
+
+    /** Below this many elements moved, one thread does it all. */
+    private static final long PARALLEL_ELEMENTS = 1L << 15;
+
+    /** {@code count} planes (or rows) in about one chunk per thread when the work is worth splitting. */
+    private static void planes(int count, long perPlane, java.util.function.IntConsumer plane) {
+        int parts = (long) count * perPlane < PARALLEL_ELEMENTS ? 1 : Math.min(count, CpuThreads.THREADS);
+        CpuThreads.parallelFor(parts, t -> {
+            int p0 = (int) ((long) count * t / parts);
+            int p1 = (int) ((long) count * (t + 1) / parts);
+            for (int p = p0; p < p1; p++) {
+                plane.accept(p);
+            }
+        });
+    }
+
+    /** The first output position along an axis whose input index {@code o·s − p + off} is at least 0. */
+    private static int firstInside(int off, int s, int p) {
+        int need = p - off;
+        return need <= 0 ? 0 : (need + s - 1) / s;
+    }
+
+    /** One past the last output position (at most {@code out}) whose input index is below {@code n}. */
+    private static int endInside(int off, int s, int p, int n, int out) {
+        int lim = n + p - off; // o·s < lim
+        if (lim <= 0) {
+            return 0;
+        }
+        return Math.min(out, (lim + s - 1) / s);
+    }
+
+    /**
+     * im2col: {@code x [N, C, H, W]} (any strides) into a new {@code [N, C, kh, kw, OH, OW]}; positions
+     * in the padding read {@code pad}. Null for dtypes other than float32 and float64.
+     */
+    static Tensor unfold(Tensor x, int[] win, double pad, int oh, int ow) {
+        DType dt = x.dtype();
+        if (dt != DType.FLOAT32 && dt != DType.FLOAT64) {
+            return null;
+        }
+        int[] s = x.shape();
+        int[] xs = x.strides();
+        int c = s[1];
+        // Every element is written below: no zero fill first.
+        Tensor out = Tensor.empty(dt, x.device(), s[0], c, win[0], win[1], oh, ow);
+        int kk = win[0] * win[1];
+        long perPlane = (long) kk * oh * ow;
+        boolean f32 = dt == DType.FLOAT32;
+        planes(s[0] * c, perPlane, p -> {
+            int xo = x.offset() + (p / c) * xs[0] + (p % c) * xs[1];
+            int yo = out.offset() + (int) (p * perPlane);
+            if (f32) {
+                unfoldPlane(x.storage().floats(), xo, xs[2], xs[3], s[2], s[3], win, (float) pad, out.storage().floats(), yo, oh, ow);
+            } else {
+                unfoldPlane(x.storage().doubles(), xo, xs[2], xs[3], s[2], s[3], win, pad, out.storage().doubles(), yo, oh, ow);
+            }
+        });
+        return out;
+    }
+
+    private static void unfoldPlane(float[] x, int xo, int rs, int cs, int h, int w, int[] win, float pad, float[] y, int yo,
+                                    int oh, int ow) {
+        int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
+        for (int i = 0; i < kh; i++) {
+            for (int j = 0; j < kw; j++) {
+                int jo = j * dw;
+                int lo = Math.min(ow, firstInside(jo, sw, pw));
+                int hi = Math.max(lo, endInside(jo, sw, pw, w, ow));
+                for (int r = 0; r < oh; r++, yo += ow) {
+                    int ih = r * sh - ph + i * dh;
+                    if (ih < 0 || ih >= h) {
+                        Arrays.fill(y, yo, yo + ow, pad);
+                        continue;
+                    }
+                    if (lo > 0) {
+                        Arrays.fill(y, yo, yo + lo, pad);
+                    }
+                    if (hi < ow) {
+                        Arrays.fill(y, yo + hi, yo + ow, pad);
+                    }
+                    int src = xo + ih * rs + (lo * sw - pw + jo) * cs;
+                    int step = sw * cs;
+                    if (step == 1) {
+                        System.arraycopy(x, src, y, yo + lo, hi - lo);
+                    } else {
+                        for (int q = lo; q < hi; q++, src += step) {
+                            y[yo + q] = x[src];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static void unfoldPlane(double[] x, int xo, int rs, int cs, int h, int w, int[] win, double pad, double[] y, int yo,
+                                    int oh, int ow) {
+        int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
+        for (int i = 0; i < kh; i++) {
+            for (int j = 0; j < kw; j++) {
+                int jo = j * dw;
+                int lo = Math.min(ow, firstInside(jo, sw, pw));
+                int hi = Math.max(lo, endInside(jo, sw, pw, w, ow));
+                for (int r = 0; r < oh; r++, yo += ow) {
+                    int ih = r * sh - ph + i * dh;
+                    if (ih < 0 || ih >= h) {
+                        Arrays.fill(y, yo, yo + ow, pad);
+                        continue;
+                    }
+                    if (lo > 0) {
+                        Arrays.fill(y, yo, yo + lo, pad);
+                    }
+                    if (hi < ow) {
+                        Arrays.fill(y, yo + hi, yo + ow, pad);
+                    }
+                    int src = xo + ih * rs + (lo * sw - pw + jo) * cs;
+                    int step = sw * cs;
+                    if (step == 1) {
+                        System.arraycopy(x, src, y, yo + lo, hi - lo);
+                    } else {
+                        for (int q = lo; q < hi; q++, src += step) {
+                            y[yo + q] = x[src];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * col2im: {@code cols [N, C, kh, kw, OH, OW]} (any strides) summed into the contiguous
+     * new {@code [N, C, H, W]}; values in the padding are dropped. Each element
+     * starts at zero and gets its window elements added in kernel-offset order, as the strided adds
+     * did, so the sums are bit for bit theirs. False for dtypes other than float32 and float64.
+     */
+    static Tensor fold(Tensor cols, int[] win, int h, int w) {
+        DType dt = cols.dtype();
+        if (dt != DType.FLOAT32 && dt != DType.FLOAT64) {
+            return null;
+        }
+        int[] cs = cols.shape();
+        int[] ct = cols.strides();
+        // Each plane is zeroed before its adds.
+        Tensor out = Tensor.empty(dt, cols.device(), cs[0], cs[1], h, w);
+        int[] os = out.shape();
+        int c = os[1];
+        int hw = os[2] * os[3];
+        long perPlane = (long) cs[2] * cs[3] * cs[4] * cs[5];
+        boolean f32 = dt == DType.FLOAT32;
+        planes(os[0] * c, perPlane, p -> {
+            int co = cols.offset() + (p / c) * ct[0] + (p % c) * ct[1];
+            int yo = out.offset() + p * hw;
+            if (f32) {
+                foldPlane(cols.storage().floats(), co, ct, win, out.storage().floats(), yo, os[2], os[3], cs[4], cs[5]);
+            } else {
+                foldPlane(cols.storage().doubles(), co, ct, win, out.storage().doubles(), yo, os[2], os[3], cs[4], cs[5]);
+            }
+        });
+        return out;
+    }
+
+    private static void foldPlane(float[] x, int xo, int[] ct, int[] win, float[] y, int yo, int h, int w, int oh, int ow) {
+        int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
+        Arrays.fill(y, yo, yo + h * w, 0f);
+        for (int i = 0; i < kh; i++) {
+            for (int j = 0; j < kw; j++) {
+                int jo = j * dw;
+                int lo = Math.min(ow, firstInside(jo, sw, pw));
+                int hi = Math.max(lo, endInside(jo, sw, pw, w, ow));
+                int base = xo + i * ct[2] + j * ct[3];
+                for (int r = 0; r < oh; r++) {
+                    int ih = r * sh - ph + i * dh;
+                    if (ih < 0 || ih >= h) {
+                        continue;
+                    }
+                    int src = base + r * ct[4] + lo * ct[5];
+                    int dst = yo + ih * w + lo * sw - pw + jo;
+                    if (sw == 1 && ct[5] == 1) {
+                        for (int q = 0, n = hi - lo; q < n; q++) {
+                            y[dst + q] += x[src + q];
+                        }
+                    } else {
+                        for (int q = lo; q < hi; q++, src += ct[5], dst += sw) {
+                            y[dst] += x[src];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private static void foldPlane(double[] x, int xo, int[] ct, int[] win, double[] y, int yo, int h, int w, int oh, int ow) {
+        int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
+        Arrays.fill(y, yo, yo + h * w, 0.0);
+        for (int i = 0; i < kh; i++) {
+            for (int j = 0; j < kw; j++) {
+                int jo = j * dw;
+                int lo = Math.min(ow, firstInside(jo, sw, pw));
+                int hi = Math.max(lo, endInside(jo, sw, pw, w, ow));
+                int base = xo + i * ct[2] + j * ct[3];
+                for (int r = 0; r < oh; r++) {
+                    int ih = r * sh - ph + i * dh;
+                    if (ih < 0 || ih >= h) {
+                        continue;
+                    }
+                    int src = base + r * ct[4] + lo * ct[5];
+                    int dst = yo + ih * w + lo * sw - pw + jo;
+                    if (sw == 1 && ct[5] == 1) {
+                        for (int q = 0, n = hi - lo; q < n; q++) {
+                            y[dst + q] += x[src + q];
+                        }
+                    } else {
+                        for (int q = lo; q < hi; q++, src += ct[5], dst += sw) {
+                            y[dst] += x[src];
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Max pooling over unfolded windows {@code cols [R, K, L]} (contiguous; R = N·C): {@code max [R, L]}
+     * the largest of each window (NaN when the window holds one, as {@code Math.max}), {@code first
+     * [R, K, L]} 1 at the first position equal to it and 0 elsewhere (all 0 where the maximum is NaN).
+     * False for dtypes other than float32 and float64 or operands not contiguous.
+     */
+    static Tensor[] maxFirst(Tensor cols) {
+        DType dt = cols.dtype();
+        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || !cols.isContiguous()) {
+            return null;
+        }
+        int[] s = cols.shape();
+        Tensor max = Tensor.empty(dt, cols.device(), s[0], s[1], 1, s[3]);
+        Tensor first = Tensor.empty(dt, cols.device(), s);
+        int r = s[0] * s[1];
+        int k = s[2];
+        int l = s[3];
+        boolean f32 = dt == DType.FLOAT32;
+        planes(r, (long) k * l, p -> {
+            int xo = cols.offset() + p * k * l;
+            int mo = max.offset() + p * l;
+            int fo = first.offset() + p * k * l;
+            if (f32) {
+                maxFirstPlane(cols.storage().floats(), xo, max.storage().floats(), mo, first.storage().floats(), fo, k, l);
+            } else {
+                maxFirstPlane(cols.storage().doubles(), xo, max.storage().doubles(), mo, first.storage().doubles(), fo, k, l);
+            }
+        });
+        return new Tensor[] {max, first};
+    }
+
+    private static void maxFirstPlane(float[] x, int xo, float[] m, int mo, float[] f, int fo, int k, int l) {
+        Arrays.fill(m, mo, mo + l, Float.NEGATIVE_INFINITY);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l; o < l; o++) {
+                m[mo + o] = Math.max(m[mo + o], x[src + o]);
+            }
+        }
+        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
+        float[] open = new float[l];
+        Arrays.fill(open, 1f);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
+                float hit = x[src + o] == m[mo + o] ? open[o] : 0f;
+                f[dst + o] = hit;
+                open[o] -= hit;
+            }
+        }
+    }
+
+    private static void maxFirstPlane(double[] x, int xo, double[] m, int mo, double[] f, int fo, int k, int l) {
+        Arrays.fill(m, mo, mo + l, Double.NEGATIVE_INFINITY);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l; o < l; o++) {
+                m[mo + o] = Math.max(m[mo + o], x[src + o]);
+            }
+        }
+        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
+        double[] open = new double[l];
+        Arrays.fill(open, 1.0);
+        for (int i = 0; i < k; i++) {
+            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
+                double hit = x[src + o] == m[mo + o] ? open[o] : 0.0;
+                f[dst + o] = hit;
+                open[o] -= hit;
+            }
+        }
+    }
+}
