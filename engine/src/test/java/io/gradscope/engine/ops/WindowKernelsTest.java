@@ -146,13 +146,14 @@ class WindowKernelsTest {
     }
 
     @Test
-    void maxPoolTakesTheFirstMaximumAndNaNSendsNothing() {
+    void maxPoolTakesTheFirstMaximumOrTheLastNaN() {
         Random r = new Random(9);
         int n = 2, c = 2, h = 7, w = 6;
         double[] x = new double[n * c * h * w];
         for (int i = 0; i < x.length; i++) {
             x[i] = r.nextInt(3) - 1; // many ties
         }
+        x[4] = Double.NaN; // two NaN side by side: a window holding both sends its gradient to the later one
         x[5] = Double.NaN;
         x[40] = Double.NEGATIVE_INFINITY;
         for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64}) {
@@ -172,6 +173,7 @@ class WindowKernelsTest {
                             double m = Double.NEGATIVE_INFINITY;
                             int arg = -1;
                             boolean nan = false;
+                            int lastNan = -1;
                             for (int i = 0; i < k; i++) {
                                 for (int j = 0; j < k; j++) {
                                     int ih = a * s - p + i;
@@ -180,7 +182,11 @@ class WindowKernelsTest {
                                         continue;
                                     }
                                     double v = x[q * h * w + ih * w + iw];
-                                    nan |= Double.isNaN(v);
+                                    if (Double.isNaN(v)) {
+                                        // PyTorch's `val > max || isnan(val)`: the window's last NaN in scan order.
+                                        nan = true;
+                                        lastNan = q * h * w + ih * w + iw;
+                                    }
                                     if (v > m || arg < 0 && v == m) {
                                         m = v;
                                         arg = q * h * w + ih * w + iw;
@@ -188,7 +194,9 @@ class WindowKernelsTest {
                                 }
                             }
                             ey[(q * oh + a) * ow + b] = nan ? Double.NaN : m;
-                            if (!nan && arg >= 0) {
+                            if (nan) {
+                                eg[lastNan] += 1;
+                            } else if (arg >= 0) {
                                 eg[arg] += 1;
                             }
                         }

@@ -237,7 +237,7 @@ final class WindowKernels {
     /**
      * Max pooling over unfolded windows {@code cols [R, K, L]} (contiguous; R = N·C): {@code max [R, L]}
      * the largest of each window (NaN when the window holds one, as {@code Math.max}), {@code first
-     * [R, K, L]} 1 at the first position equal to it and 0 elsewhere (all 0 where the maximum is NaN).
+     * [R, K, L]} 1 at the first position equal to it and 0 elsewhere (where the maximum is NaN: 1 at the window's last NaN).
      * False for dtypes other than float32 and float64 or operands not contiguous.
      */
     static Tensor[] maxFirst(Tensor cols) {
@@ -282,6 +282,18 @@ final class WindowKernels {
                 open[o] -= hit;
             }
         }
+        // NOTE: a window holding a NaN has a NaN maximum and its gradient goes to its last NaN, as PyTorch's
+        // `val > max || isnan(val)` (the comparisons above never equal NaN, so such a window has no mark yet).
+        for (int o = 0; o < l; o++) {
+            if (Float.isNaN(m[mo + o])) {
+                for (int i = k - 1; i >= 0; i--) {
+                    if (Float.isNaN(x[xo + i * l + o])) {
+                        f[fo + i * l + o] = 1f;
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     private static void maxFirstPlane(double[] x, int xo, double[] m, int mo, double[] f, int fo, int k, int l) {
@@ -299,6 +311,18 @@ final class WindowKernels {
                 double hit = x[src + o] == m[mo + o] ? open[o] : 0.0;
                 f[dst + o] = hit;
                 open[o] -= hit;
+            }
+        }
+        // NOTE: a window holding a NaN has a NaN maximum and its gradient goes to its last NaN, as PyTorch's
+        // `val > max || isnan(val)` (the comparisons above never equal NaN, so such a window has no mark yet).
+        for (int o = 0; o < l; o++) {
+            if (Double.isNaN(m[mo + o])) {
+                for (int i = k - 1; i >= 0; i--) {
+                    if (Double.isNaN(x[xo + i * l + o])) {
+                        f[fo + i * l + o] = 1.0;
+                        break;
+                    }
+                }
             }
         }
     }
