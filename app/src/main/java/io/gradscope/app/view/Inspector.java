@@ -41,10 +41,9 @@ public final class Inspector extends ScrollPane {
     private final VBox notes = new VBox(4);
     private final HBox valueRow = new HBox(8, value);
     private final HBox upstreamRow = new HBox(8, upstream);
-    /** What the op recorded beyond the value (dropout's mask), a map and a line of counts each; the maps are reused. */
+    /** What the op recorded beyond the value (dropout's mask), a map with a line of counts each; the maps are reused. */
     private final VBox shownBox = new VBox(4);
     private final List<Heatmap> shownMaps = new java.util.ArrayList<>();
-    private final List<Label> shownCounts = new java.util.ArrayList<>();
 
     public Inspector(SweepViewModel vm) {
         this(vm, null);
@@ -208,7 +207,7 @@ public final class Inspector extends ScrollPane {
         }
     }
 
-    /** One map and one line of counts per section, titled with the name the engine gave the tensor. */
+    /** One map per section, titled with the name the engine gave the tensor, its counts under the title. */
     private void showShown(List<ShownSection> sections) {
         List<javafx.scene.Node> rows = new java.util.ArrayList<>();
         for (int i = 0; i < sections.size(); i++) {
@@ -216,21 +215,13 @@ public final class Inspector extends ScrollPane {
             if (i == shownMaps.size()) {
                 Heatmap h = new Heatmap("");
                 h.setId("inspector-shown-" + i);
-                Label counts = new Label();
-                counts.setId("inspector-shown-counts-" + i);
-                counts.getStyleClass().add("stats");
-                counts.setWrapText(true);
                 shownMaps.add(h);
-                shownCounts.add(counts);
             }
             Heatmap h = shownMaps.get(i);
             h.setHeading(s.title());
+            h.setCaption(s.tensor() == null ? "" : s.counts());
             h.show(s.tensor(), s.tensor() == null ? s.counts() : "");
-            shownCounts.get(i).setText(s.tensor() == null ? "" : s.counts());
             rows.add(h);
-            if (s.tensor() != null) {
-                rows.add(shownCounts.get(i));
-            }
         }
         if (!shownBox.getChildren().equals(rows)) {
             shownBox.getChildren().setAll(rows);

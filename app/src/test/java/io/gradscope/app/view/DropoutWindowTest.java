@@ -21,7 +21,8 @@ class DropoutWindowTest extends WindowFixture {
         assertEquals(1, inspector.shownMaps().size());
         Heatmap mask = inspector.shownMaps().get(0);
         assertSame(g.vertex(h).shown().values().iterator().next(), mask.tensor());
-        assertTrue(robot.lookup("#inspector-shown-counts-0").queryLabeled().getText().startsWith("kept "));
+        assertTrue(mask.captionText().startsWith("kept "), mask.captionText());
+        assertTrue(mask.statsText().contains("max 2.000"), "kept ×1/(1 − p) = ×2: " + mask.statsText());
         robot.interact(() -> sweep().select(t));
         assertTrue(inspector.shownMaps().isEmpty(), "tanh shows nothing beyond its value");
     }
