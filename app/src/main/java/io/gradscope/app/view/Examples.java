@@ -8,7 +8,7 @@ import java.util.List;
 /** The bundled examples (assets/examples, on the class path), the course's, and a large generated one. */
 final class Examples {
     static final List<String> TOP = List.of("backprop_chain", "mlp", "softmax", "layernorm", "rmsnorm",
-            "causal_attention", "transformer_block", "residual_checkpoint");
+            "causal_attention", "transformer_block", "residual_checkpoint", "dropout");
     /** assets/examples/course, in order (a test keeps this list equal to the folder). */
     static final List<String> COURSE = List.of("01_dual_numbers", "02_scalar_values", "03_matmul_vjp", "04_softmax",
             "05_layernorm", "06_rmsnorm", "07_cross_entropy", "08_gradient_check", "09_hessian_vector", "10_checkpointing");

@@ -34,6 +34,8 @@ public final class Heatmap extends VBox {
     private final Label stats = new Label();
     private final Label blockText = new Label();
     private final Label note = new Label();
+    /** A line under the heading saying what the map holds (counts); hidden while empty. */
+    private final Label caption = new Label();
     /** The slice selector, made when a tensor of rank above 2 is first shown (a spinner costs a step's time to build). */
     private Spinner<Integer> slice;
     private final HBox sliceRow = new HBox(6);
@@ -55,7 +57,11 @@ public final class Heatmap extends VBox {
         note.setWrapText(true);
         note.setManaged(false);
         note.setVisible(false);
-        getChildren().addAll(title, note, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
+        caption.getStyleClass().add("stats");
+        caption.setWrapText(true);
+        caption.setVisible(false);
+        caption.setManaged(false);
+        getChildren().addAll(title, caption, note, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
     }
 
     /** The longest side of the map in pixels (220 unless two maps share a row). */
@@ -68,6 +74,18 @@ public final class Heatmap extends VBox {
 
     public void setHeading(String heading) {
         title.setText(heading);
+    }
+
+    /** Sets the line under the heading ("" hides it): what the map holds, as counts. */
+    public void setCaption(String text) {
+        caption.setText(text == null ? "" : text);
+        caption.setVisible(!caption.getText().isEmpty());
+        caption.setManaged(!caption.getText().isEmpty());
+    }
+
+    /** The line under the heading, or "". */
+    public String captionText() {
+        return caption.getText();
     }
 
     /** The statistics line shown under the map (for tests and tooltips). */

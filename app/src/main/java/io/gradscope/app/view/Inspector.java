@@ -1,6 +1,7 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.OnDemandViewModel;
+import io.gradscope.app.viewmodel.ShownSection;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.SweepViewModel;
 import io.gradscope.engine.tensor.Shapes;
@@ -17,7 +18,8 @@ import javafx.scene.layout.VBox;
 
 /**
  * What the engine recorded for one vertex: name, op, VJP rule, shape, strides and dtype, its value
- * and its upstream gradient as heatmaps with statistics, and the contributions the current
+ * and its upstream gradient as heatmaps with statistics, what its op recorded beyond the value
+ * (dropout's mask, {@link ShownSection}) as a map with counts each, and the contributions the current
  * backward step sends to each input. It refreshes once per change of the view-model's
  * {@link SweepViewModel#inspection() inspection}: once per step.
  */
@@ -39,6 +41,9 @@ public final class Inspector extends ScrollPane {
     private final VBox notes = new VBox(4);
     private final HBox valueRow = new HBox(8, value);
     private final HBox upstreamRow = new HBox(8, upstream);
+    /** What the op recorded beyond the value (dropout's mask), a map with a line of counts each; the maps are reused. */
+    private final VBox shownBox = new VBox(4);
+    private final List<Heatmap> shownMaps = new java.util.ArrayList<>();
 
     public Inspector(SweepViewModel vm) {
         this(vm, null);
@@ -59,7 +64,8 @@ public final class Inspector extends ScrollPane {
         value.setId("inspector-value");
         upstream.setId("inspector-upstream");
         contribTitle.getStyleClass().add("heading");
-        VBox box = new VBox(6, name, op, rule, layout, notes, new Separator(), valueRow, upstreamRow, contribTitle, contributions);
+        shownBox.setId("inspector-shown");
+        VBox box = new VBox(6, name, op, rule, layout, notes, new Separator(), valueRow, shownBox, upstreamRow, contribTitle, contributions);
         box.setPadding(new Insets(10));
         box.setPrefWidth(300);
         setContent(box);
@@ -127,6 +133,7 @@ public final class Inspector extends ScrollPane {
             layout.setText("");
             value.show(null, "");
             upstream.show(null, "");
+            shownBox.getChildren().clear();
             contributions.getChildren().clear();
             contribTitle.setVisible(false);
             return;
@@ -139,6 +146,7 @@ public final class Inspector extends ScrollPane {
         rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
         layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
         showKept(value, t, again == null ? null : again.value(), again);
+        showShown(vm.shown(id));
         Sweep s = vm.recorded().get();
         if (!v.requiresGrad()) {
             upstream.show(null, "No gradient flows here (it does not need one).");
@@ -197,6 +205,32 @@ public final class Inspector extends ScrollPane {
         } else {
             contributions.getChildren().clear();
         }
+    }
+
+    /** One map per section, titled with the name the engine gave the tensor, its counts under the title. */
+    private void showShown(List<ShownSection> sections) {
+        List<javafx.scene.Node> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < sections.size(); i++) {
+            ShownSection s = sections.get(i);
+            if (i == shownMaps.size()) {
+                Heatmap h = new Heatmap("");
+                h.setId("inspector-shown-" + i);
+                shownMaps.add(h);
+            }
+            Heatmap h = shownMaps.get(i);
+            h.setHeading(s.title());
+            h.setCaption(s.tensor() == null ? "" : s.counts());
+            h.show(s.tensor(), s.tensor() == null ? s.counts() : "");
+            rows.add(h);
+        }
+        if (!shownBox.getChildren().equals(rows)) {
+            shownBox.getChildren().setAll(rows);
+        }
+    }
+
+    /** The sections shown now beyond the value (tests read them). */
+    public List<Heatmap> shownMaps() {
+        return shownBox.getChildren().stream().filter(n -> n instanceof Heatmap).map(n -> (Heatmap) n).toList();
     }
 
     /** The recomputed contribution to input number {@code input}, or null. */

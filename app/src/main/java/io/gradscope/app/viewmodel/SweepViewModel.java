@@ -324,6 +324,11 @@ public final class SweepViewModel {
         return s == null || index < 0 || index >= s.graph().size() ? null : s.graph().vertex(index);
     }
 
+    /** What the inspector shows of a vertex beyond its value, as its op recorded it (dropout's mask); empty for most. */
+    public java.util.List<ShownSection> shown(int vertex) {
+        return ShownSection.of(vertex(vertex));
+    }
+
     /** The drawn node of a vertex under the current layout, or null. */
     public String keyOf(int vertex) {
         return states == null ? null : states.keyOf(vertex);

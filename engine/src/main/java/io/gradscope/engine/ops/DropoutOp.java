@@ -66,6 +66,22 @@ final class DropoutOp extends Op {
         return Dependencies.diagonalWhere(ctx.saved(0).toDoubleArray());
     }
 
+    /** The saved mask as scaled (what the value is multiplied by), its heading saying so: "Mask (kept ×2, dropped 0)". */
+    @Override
+    public java.util.Map<String, Tensor> shown(OpContext ctx) {
+        return java.util.Map.of(maskHeading(), ctx.saved(0));
+    }
+
+    /** "Mask (kept ×1/(1−p) = ×2, dropped 0)" for p = 0.5. */
+    String maskHeading() {
+        return "Mask (kept ×1/(1−p)" + (p >= 1 ? "" : " = ×" + shortNumber(1 / (1 - p))) + ", dropped 0)";
+    }
+
+    /** 2, 1.111, 1.25: at most four significant digits, no trailing zeros. */
+    private static String shortNumber(double x) {
+        return new java.math.BigDecimal(x).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
+    }
+
     @Override
     public VjpReads vjpReads(boolean[] needsGrad) {
         return VjpReads.none(1);

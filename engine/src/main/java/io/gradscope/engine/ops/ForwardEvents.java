@@ -14,7 +14,7 @@ final class ForwardEvents implements OpObserver {
     @Override
     public void applied(Op op, OpContext ctx, Tensor out, int mode) {
         if ((mode & GradMode.IN_BACKWARD) == 0 && Recorder.active()) {
-            Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), ctx.inputArray(), out));
+            Recorder.emit(TraceEvent.OpForward.of(op.name(), op.label(), op.rule(), ctx.inputArray(), out, op.shown(ctx)));
         }
     }
 }

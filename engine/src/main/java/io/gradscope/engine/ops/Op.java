@@ -130,6 +130,20 @@ public abstract class Op {
         return null;
     }
 
+    /**
+     * What one forward run has worth showing beyond its value, by name in display order (the trace
+     * records it with the op's {@code OpForward} event, the inspector shows each as a map): dropout's
+     * mask. Read after {@link #forward} from what it saved; tensors computed there, never new work.
+     * The default, for most ops, is empty.
+     *
+     * <pre>{@code
+     * Map<String, Tensor> extra = op.shown(ctx);   // {"Mask (kept ×2, dropped 0)": mask} for dropout(p=0.5)
+     * }</pre>
+     */
+    public java.util.Map<String, Tensor> shown(OpContext ctx) {
+        return java.util.Map.of();
+    }
+
     @Override
     public String toString() {
         return label();

@@ -41,7 +41,7 @@ public final class NotRetained {
     /** Whether the event carries a tensor whose storage has been released. */
     static boolean hasReleased(TraceEvent e) {
         if (e instanceof TraceEvent.OpForward f) {
-            return released(f.value());
+            return released(f.value()) || f.shown().values().stream().anyMatch(NotRetained::released);
         }
         if (e instanceof TraceEvent.Leaf l) {
             return released(l.value());
@@ -64,9 +64,8 @@ public final class NotRetained {
 
     /** {@code e} with each tensor whose storage has been released replaced by its stand-in. */
     static TraceEvent replaceReleased(TraceEvent e) {
-        if (e instanceof TraceEvent.OpForward f && released(f.value())) {
-            return new TraceEvent.OpForward(f.node(), f.op(), f.label(), f.rule(), f.inputs(), f.inputShapes(), f.outputShape(),
-                    of(f.value()), f.requiresGrad(), f.source());
+        if (e instanceof TraceEvent.OpForward f && hasReleased(f)) {
+            return f.withTensors(released(f.value()) ? of(f.value()) : f.value(), t -> released(t) ? of(t) : t);
         }
         if (e instanceof TraceEvent.Leaf l && released(l.value())) {
             return new TraceEvent.Leaf(l.node(), l.name(), l.kind(), of(l.value()), l.requiresGrad(), l.source());
@@ -87,8 +86,13 @@ public final class NotRetained {
 
     /** The storage ids of the tensors an event carries (none for most events). */
     static void storagesOf(TraceEvent e, java.util.function.LongConsumer out) {
-        if (e instanceof TraceEvent.OpForward f && f.value() != null) {
-            out.accept(f.value().storage().id());
+        if (e instanceof TraceEvent.OpForward f) {
+            if (f.value() != null) {
+                out.accept(f.value().storage().id());
+            }
+            for (Tensor t : f.shown().values()) {
+                out.accept(t.storage().id());
+            }
         } else if (e instanceof TraceEvent.Leaf l && l.value() != null) {
             out.accept(l.value().storage().id());
         } else if (e instanceof TraceEvent.Recompute r && r.value() != null) {

@@ -10,8 +10,8 @@ final class Stripped {
 
     static TraceEvent of(TraceEvent e) {
         if (e instanceof TraceEvent.OpForward f) {
-            return new TraceEvent.OpForward(f.node(), f.op(), f.label(), f.rule(), f.inputs(), f.inputShapes(), f.outputShape(), null,
-                    f.requiresGrad(), f.source());
+            // A shown tensor keeps its name and shape as a stand-in, so the inspector can say it was not retained.
+            return f.withTensors(null, NotRetained::of);
         }
         if (e instanceof TraceEvent.Leaf l) {
             return new TraceEvent.Leaf(l.node(), l.name(), l.kind(), null, l.requiresGrad(), l.source());

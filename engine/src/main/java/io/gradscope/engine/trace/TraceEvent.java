@@ -4,7 +4,10 @@ import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the engine did, as immutable records. Stepping, replay, the memory timeline, the graph view
@@ -20,12 +23,31 @@ public sealed interface TraceEvent {
     /**
      * A forward op ran: the value {@code node} was produced by {@code op} ({@code label}: with its
      * attributes; {@code rule}: its VJP as text) from the values in {@code inputs}, at {@code source}.
+     * {@code shown}: what the op has worth showing beyond its value, by name, in the op's order
+     * (dropout's mask; see {@code Op.shown}), empty for most ops. Its tensors are kept or dropped
+     * as the value is: null-free, a stand-in ({@link NotRetained}) where the run did not retain one.
      */
     record OpForward(long node, String op, String label, String rule, List<Long> inputs, List<int[]> inputShapes,
-                     int[] outputShape, Tensor value, boolean requiresGrad, Source source) implements TraceEvent {
+                     int[] outputShape, Tensor value, boolean requiresGrad, Source source, Map<String, Tensor> shown)
+            implements TraceEvent {
+
+        public OpForward {
+            shown = shown == null || shown.isEmpty() ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(shown));
+        }
+
+        /** An event with nothing shown beyond the value. */
+        public OpForward(long node, String op, String label, String rule, List<Long> inputs, List<int[]> inputShapes,
+                         int[] outputShape, Tensor value, boolean requiresGrad, Source source) {
+            this(node, op, label, rule, inputs, inputShapes, outputShape, value, requiresGrad, source, Map.of());
+        }
 
         /** The event for an op applied to {@code inputs} giving {@code output}, at the recorder's current source. */
         public static OpForward of(String op, String label, String rule, Tensor[] inputs, Tensor output) {
+            return of(op, label, rule, inputs, output, Map.of());
+        }
+
+        /** As {@link #of(String, String, String, Tensor[], Tensor)}, with what the op shows beyond its value. */
+        public static OpForward of(String op, String label, String rule, Tensor[] inputs, Tensor output, Map<String, Tensor> shown) {
             List<Long> ids = new ArrayList<>(inputs.length);
             List<int[]> shapes = new ArrayList<>(inputs.length);
             for (Tensor t : inputs) {
@@ -33,7 +55,14 @@ public sealed interface TraceEvent {
                 shapes.add(t.shape());
             }
             return new OpForward(Recorder.name(output), op, label, rule, List.copyOf(ids), List.copyOf(shapes), output.shape(),
-                    output, output.requiresGrad(), Recorder.source());
+                    output, output.requiresGrad(), Recorder.source(), shown);
+        }
+
+        /** This event with its value replaced by {@code newValue} and each shown tensor by {@code change} of it. */
+        OpForward withTensors(Tensor newValue, java.util.function.UnaryOperator<Tensor> change) {
+            Map<String, Tensor> s = new LinkedHashMap<>();
+            shown.forEach((k, t) -> s.put(k, change.apply(t)));
+            return new OpForward(node, op, label, rule, inputs, inputShapes, outputShape, newValue, requiresGrad, source, s);
         }
     }
 

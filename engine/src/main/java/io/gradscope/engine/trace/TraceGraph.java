@@ -29,10 +29,13 @@ public final class TraceGraph {
      * One value: {@code index} is its position in {@link #vertices()} (creation order), {@code id}
      * the trace's id for it (its autograd node's id when it has one); {@code name} the statement's
      * name or null; {@code op} the op's label, or the leaf kind ("input", "param", "labels");
-     * {@code rule} the VJP as text ("" for a leaf); {@code requiresGrad} whether a gradient flows to it.
+     * {@code rule} the VJP as text ("" for a leaf); {@code requiresGrad} whether a gradient flows to it;
+     * {@code shown} what its op recorded worth showing beyond the value, by name in the op's order
+     * (dropout's mask; empty for most ops and for leaves), a stand-in ({@link NotRetained}) for a
+     * tensor the run did not retain.
      */
     public record Vertex(int index, long id, String name, Kind kind, String op, String rule, Tensor value,
-                         boolean requiresGrad, Source source) {
+                         boolean requiresGrad, Source source, Map<String, Tensor> shown) {
         /** The name if it has one, else the op. */
         public String title() {
             return name != null ? name : op;
@@ -76,7 +79,7 @@ public final class TraceGraph {
             if (e instanceof TraceEvent.Leaf l) {
                 starts.add(es.size());
                 add(vs, index, new Vertex(vs.size(), l.node(), l.name(), Kind.valueOf(l.kind().name()),
-                        l.kind().name().toLowerCase(java.util.Locale.ROOT), "", l.value(), l.requiresGrad(), l.source()));
+                        l.kind().name().toLowerCase(java.util.Locale.ROOT), "", l.value(), l.requiresGrad(), l.source(), Map.of()));
             } else if (e instanceof TraceEvent.OpForward f) {
                 starts.add(es.size());
                 int to = vs.size();
@@ -86,21 +89,22 @@ public final class TraceGraph {
                         es.add(new Edge(from, to, i));
                     }
                 }
-                add(vs, index, new Vertex(to, f.node(), null, Kind.OP, f.label(), f.rule(), f.value(), f.requiresGrad(), f.source()));
+                add(vs, index, new Vertex(to, f.node(), null, Kind.OP, f.label(), f.rule(), f.value(), f.requiresGrad(), f.source(),
+                        f.shown()));
             } else if (e instanceof TraceEvent.Named n) {
                 Integer v = index.get(n.node());
                 if (v != null && vs.get(v).name() == null) {
                     Vertex o = vs.get(v);
                     // The first name wins: "y = x" keeps x's vertex named x.
                     vs.set(v, new Vertex(o.index(), o.id(), n.name(), o.kind(), o.op(), o.rule(), o.value(), o.requiresGrad(),
-                            o.source()));
+                            o.source(), o.shown()));
                 }
             } else if (e instanceof TraceEvent.Objective ob) {
                 Integer v = index.get(ob.node());
                 if (v != null) {
                     Vertex o = vs.get(v);
                     vs.set(v, new Vertex(o.index(), o.id(), o.name(), Kind.OBJECTIVE, o.op(), o.rule(), o.value(),
-                            o.requiresGrad(), o.source()));
+                            o.requiresGrad(), o.source(), o.shown()));
                 }
             }
         }
