@@ -102,6 +102,9 @@ final class ContainerLayout {
 
     static Inner layout(Level level) {
         Inner grid = level.run() ? RunGrid.layout(level) : null;
+        if (grid == null) {
+            grid = WideLayers.layout(level);
+        }
         if (grid != null) {
             return grid;
         }
@@ -172,18 +175,6 @@ final class ContainerLayout {
                 default -> throw new IllegalArgumentException("an edge cannot end at " + e.to());
             };
             edges.add(ElkGraphUtil.createSimpleEdge(from, to));
-        }
-        // A wide layer of boxes in rows (WideLayers): edges that are laid out, never drawn.
-        List<int[]> wraps = WideLayers.wrapping(level);
-        for (int[] wrap : wraps) {
-            ElkGraphUtil.createSimpleEdge(items.get(wrap[0]), items.get(wrap[1]));
-        }
-        if (!wraps.isEmpty() && level.items().size() <= LARGE_ORDERED) {
-            root.setProperty(LayeredOptions.CROSSING_MINIMIZATION_FORCE_NODE_MODEL_ORDER, true);
-        }
-        if (!wraps.isEmpty()) {
-            // The rows' boxes in columns: straight wrapping edges, not a staircase.
-            root.setProperty(LayeredOptions.NODE_PLACEMENT_STRATEGY, org.eclipse.elk.alg.layered.options.NodePlacementStrategy.NETWORK_SIMPLEX);
         }
         run(root, level.items().size() + level.edges().size());
 
