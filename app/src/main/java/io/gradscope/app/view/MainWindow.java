@@ -33,7 +33,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     /** What to do with unsaved edits on quitting. */
     public enum Unsaved { SAVE, DISCARD, CANCEL }
 
-    private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater));
+    // What a shown run sets off in the background (the memory track, the diagnoses) starts after its first frame.
+    private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater).submittingAfter(NextFrame::after));
     private final ProgramEditor editor = new ProgramEditor(vm);
     private final GraphPanel graph = new GraphPanel(vm.sweep());
     private final Inspector inspector = new Inspector(vm.sweep());
