@@ -50,6 +50,23 @@ public final class UiBench extends Application {
         return sb.toString();
     }
 
+    /** Runs the UI thread's events until the memory panel's track of the run shown is read. */
+    private static void awaitMemoryTrack(MainWindow w) {
+        var track = w.viewModel().memory().track();
+        if (track.get() != null) {
+            return;
+        }
+        Object key = new Object();
+        javafx.beans.value.ChangeListener<Object> read = (o, a, b) -> {
+            if (b != null) {
+                javafx.application.Platform.exitNestedEventLoop(key, null);
+            }
+        };
+        track.addListener(read);
+        javafx.application.Platform.enterNestedEventLoop(key);
+        track.removeListener(read);
+    }
+
     private static double ms(long from, long to) {
         return (to - from) / 1e6;
     }
@@ -99,7 +116,9 @@ public final class UiBench extends Application {
             drawAll[r] = ms(u1, u2);
             totalAll[r] = ms(u0, u2);
         }
-        // Steps with the whole unfolded graph in view (the most there is to draw).
+        // Steps with the whole unfolded graph in view (the most there is to draw), once the memory
+        // panel has its timeline (read off the UI thread): each step moves its cursor too.
+        awaitMemoryTrack(w);
         panel.fit();
         double[] step = new double[Math.min(200, sweep.steps())];
         double[] stepModel = new double[step.length];

@@ -101,6 +101,11 @@ public final class GraphLayout {
     }
 
     /** The layouts of one graph (cached per container). */
+    /** Loads and initialises the layout engine on a daemon thread (call at start, before the first file opens). */
+    public static void warmUpInBackground() {
+        ContainerLayout.warmUpInBackground();
+    }
+
     public static GraphLayout of(TraceGraph graph) {
         return new GraphLayout(graph);
     }
@@ -256,8 +261,9 @@ public final class GraphLayout {
                     double[] s = item.startsWith("v") ? size(Labels.full(graph.vertex(Integer.parseInt(item.substring(1)))), NODE_H)
                             : size(hierarchy.collapsedLabel(item.substring(2)), GROUP_H);
                     boolean top = item.startsWith("v") && spread[Integer.parseInt(item.substring(1))];
-                    items.add(new ContainerLayout.Item(s[0], s[1], null, top));
-                    k.append((int) s[0]).append('x').append((int) s[1]).append(top ? "^" : "");
+                    boolean box = !item.startsWith("v");
+                    items.add(new ContainerLayout.Item(s[0], s[1], null, top, box));
+                    k.append((int) s[0]).append('x').append((int) s[1]).append(top ? "^" : "").append(box ? "b" : "");
                 }
                 k.append(',');
             }

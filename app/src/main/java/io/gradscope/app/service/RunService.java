@@ -320,7 +320,7 @@ public final class RunService {
      * hands its result, or its failure, to {@code done} on the UI thread.
      */
     public <T> void submit(java.util.concurrent.Callable<T> work, BiConsumer<T, Throwable> done) {
-        worker.execute(() -> {
+        later.execute(() -> worker.execute(() -> {
             T result = null;
             Throwable failure = null;
             try {
@@ -331,6 +331,19 @@ public final class RunService {
             T r = result;
             Throwable f = failure;
             ui.execute(() -> done.accept(r, f));
-        });
+        }));
+    }
+
+    /** Starts the work of {@link #submit}: at once, unless {@link #submittingAfter} said otherwise. */
+    private Executor later = Runnable::run;
+
+    /**
+     * Starts the work handed to {@link #submit} when {@code later} runs it: in the window once the next
+     * frame is drawn, so that what a shown run sets off (the memory track, the NaN-origin search, the
+     * health counts) does not compete with its first frame for the two cores. Returns this service.
+     */
+    public RunService submittingAfter(Executor later) {
+        this.later = later;
+        return this;
     }
 }

@@ -35,6 +35,7 @@ public final class HvpPanel extends ScrollPane {
         this.vm = vm;
         setId("hvp-panel");
         leaf.setId("hvp-leaf");
+        Combos.measureFirstRows(leaf);
         vector.setId("hvp-vector");
         hvp.setId("hvp-map");
         hessian.setId("hessian-map");

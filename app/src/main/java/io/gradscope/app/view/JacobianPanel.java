@@ -78,6 +78,9 @@ public final class JacobianPanel extends ScrollPane {
         }
         of.setItems(vm.outputs());
         wrt.setItems(vm.leaves());
+        Combos.measureFirstRows(of);
+        Combos.measureFirstRows(wrt);
+        Combos.measureFirstRows(group);
         of.setMaxWidth(Double.MAX_VALUE);
         wrt.setPrefWidth(180);
         group.setPrefWidth(180);

@@ -33,7 +33,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     /** What to do with unsaved edits on quitting. */
     public enum Unsaved { SAVE, DISCARD, CANCEL }
 
-    private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater));
+    // What a shown run sets off in the background (the memory track, the diagnoses) starts after its first frame.
+    private final SessionViewModel vm = new SessionViewModel(RunService.background(Platform::runLater).submittingAfter(NextFrame::after));
     private final ProgramEditor editor = new ProgramEditor(vm);
     private final GraphPanel graph = new GraphPanel(vm.sweep());
     private final Inspector inspector = new Inspector(vm.sweep(), vm.onDemand());
@@ -57,6 +58,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     public MainWindow(RecentFiles recent) {
         setId("main");
+        // The first file opened is laid out by a layout engine already loaded.
+        io.gradscope.app.layout.GraphLayout.warmUpInBackground();
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));

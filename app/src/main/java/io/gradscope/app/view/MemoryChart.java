@@ -35,6 +35,10 @@ final class MemoryChart extends Region {
     private static final double BOTTOM = 18;
 
     private final Canvas canvas = new Canvas();
+    /** The sweep's cursor: a line over the canvas, moved on each step without redrawing the timeline. */
+    private final javafx.scene.shape.Line cursorLine = new javafx.scene.shape.Line();
+    /** The plot's height as last drawn (the cursor line spans it). */
+    private double plotH;
     private MemoryTrack track;
     private MemoryOverlay overlay;
     private int cursor = -1;
@@ -44,7 +48,12 @@ final class MemoryChart extends Region {
 
     MemoryChart(IntConsumer clicked) {
         setId("memory-chart");
-        getChildren().add(canvas);
+        cursorLine.setStroke(Color.web("#e0a800"));
+        cursorLine.setStrokeWidth(2);
+        cursorLine.setMouseTransparent(true);
+        cursorLine.setManaged(false);
+        cursorLine.setVisible(false);
+        getChildren().addAll(canvas, cursorLine);
         setMinHeight(90);
         setPrefHeight(160);
         canvas.setOnMouseClicked(e -> {
@@ -83,9 +92,27 @@ final class MemoryChart extends Region {
     /** The colour of the compared run's line. */
     static final Color OVERLAY = Color.web("#d81b60");
 
+    /** Moves the sweep's cursor to trace event {@code event} (-1: none): the line moves, the timeline is not redrawn. */
     void cursor(int event) {
         cursor = event;
-        draw();
+        placeCursor();
+    }
+
+    private void placeCursor() {
+        boolean shown = cursor >= 0 && track != null && plotH > 0;
+        cursorLine.setVisible(shown);
+        if (shown) {
+            double x = xOf(cursor);
+            cursorLine.setStartX(x);
+            cursorLine.setEndX(x);
+            cursorLine.setStartY(top);
+            cursorLine.setEndY(top + plotH);
+        }
+    }
+
+    /** Where the cursor line is drawn (its x; NaN when hidden; tests). */
+    double cursorX() {
+        return cursorLine.isVisible() ? cursorLine.getStartX() : Double.NaN;
     }
 
     /** How many times the chart was drawn (tests). */
@@ -122,12 +149,15 @@ final class MemoryChart extends Region {
         g.fillRect(0, 0, w, h);
         g.setFont(TEXT);
         top = 6 + LEGEND_ROW * legendRows(w);
+        plotH = 0;
         if (track == null || track.timeline().samples().isEmpty() || w <= LEFT + RIGHT || h <= top + BOTTOM) {
+            placeCursor();
             return;
         }
         MemoryTimeline tl = track.timeline();
         double plotW = w - LEFT - RIGHT;
         double plotH = h - top - BOTTOM;
+        this.plotH = plotH;
         long max = 1;
         for (MemoryTimeline.Sample s : tl.samples()) {
             long total = 0;
@@ -229,13 +259,7 @@ final class MemoryChart extends Region {
         if (overlay != null) {
             drawOverlay(g, plotW, plotH, max, w);
         }
-        // The sweep's cursor.
-        if (cursor >= 0) {
-            double x = xOf(cursor);
-            g.setStroke(Color.web("#e0a800"));
-            g.setLineWidth(2);
-            g.strokeLine(x, top, x, top + plotH);
-        }
+        placeCursor();
         // Axes.
         g.setStroke(Color.gray(0.5));
         g.setLineWidth(1);

@@ -204,7 +204,7 @@ public final class MemoryPanel extends BorderPane {
         chart.cursor(vm.cursorEvent().get());
         table.getItems().setAll(t == null ? java.util.List.of() : t.liveAtPeak());
         // A wrapped line never parts a size from its unit.
-        summary.setText(t == null ? "No run yet" : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
+        summary.setText(t == null ? (vm.reading() ? "Reading the memory timeline…" : "No run yet") : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
         summary.setTooltip(t == null ? null : new javafx.scene.control.Tooltip(t.summary() + " · the allocator reserved at most "
                 + HeapLimit.human(t.timeline().peakReserved())));
         updating = false;

@@ -43,6 +43,8 @@ public final class MemoryViewModel {
     /** Whether the run on screen's curve was asked for (planned or being planned). */
     private boolean planAsked;
     private int comparing;
+    /** Bumped by every new run, so that a late track of an older one is dropped. */
+    private int trackRequest;
 
     /**
      * Follows {@code sweep}; {@code rerun} runs the program again under a policy; {@code service}
@@ -57,7 +59,8 @@ public final class MemoryViewModel {
         this.shown = shown;
         this.recomputed = new RecomputeMarks(sweep);
         sweep.recorded().addListener((o, a, s) -> {
-            track.set(s == null ? null : new MemoryTrack(s.run(), s.graph()));
+            track.set(null);
+            readTrack(s);
             chosenRow.set(-1);
             follow();
             planning++;
@@ -125,6 +128,33 @@ public final class MemoryViewModel {
     /** What is being worked out off the UI thread ("Planning 12 budgets…"), or null. */
     public ReadOnlyObjectProperty<String> busy() {
         return busy.getReadOnlyProperty();
+    }
+
+    /**
+     * Reads the run's memory track off the UI thread (about half a second for a 10,000-node program, the
+     * largest part of showing a run): the graph is drawn first, the panel filled when the track is read.
+     */
+    private void readTrack(Sweep s) {
+        int id = ++trackRequest;
+        if (s == null) {
+            return;
+        }
+        service.submit(() -> new MemoryTrack(s.run(), s.graph()), (t, failure) -> {
+            if (id != trackRequest) {
+                return; // a newer run replaced it
+            }
+            if (failure != null) {
+                busy.set("Cannot read the memory timeline: " + RunService.errorOf(failure).what());
+                return;
+            }
+            track.set(t);
+            follow();
+        });
+    }
+
+    /** Whether the run on screen's track is being read (it is null meanwhile). */
+    public boolean reading() {
+        return track.get() == null && sweep.recorded().get() != null;
     }
 
     private void follow() {

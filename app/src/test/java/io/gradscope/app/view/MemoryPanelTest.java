@@ -73,7 +73,8 @@ class MemoryPanelTest extends WindowFixture {
         WaitForAsyncUtils.waitForFxEvents();
         int at = window.viewModel().memory().cursorEvent().get();
         assertTrue(at > 0, "the cursor is at step 1's event");
-        assertTrue(chart.draws() > draws, "the chart redrew its cursor");
+        assertEquals(chart.xOf(at), chart.cursorX(), 1e-9, "the cursor line is at the step's event");
+        assertEquals(draws, chart.draws(), "a step moves the cursor line without redrawing the timeline");
         // Click late in the timeline: the sweep goes there.
         MemoryTrack t = window.viewModel().memory().track().get();
         int target = t.events() - 2;

@@ -1,0 +1,181 @@
+package io.gradscope.app.layout;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Lays out a wide level of boxes as a grid. The sections of a wide graph (many parallel branches of
+ * one input, summed at the end) all hang off the first section and feed the last, so a layered
+ * layout puts them side by side in one layer: at Fit, a thin row of boxes too small to read. A level
+ * whose items are all boxes (sections, collapsed groups, expanded containers), with a layer of more
+ * than {@link #MAX_ROW} of them, is instead laid out in rows in program order, about as wide as
+ * tall, with orthogonal routes that run through the gaps between rows and the gutters between
+ * columns, never across a box: down from the source to the gap below its row, along it to the
+ * gutter left of the target's column, along the gutter to the gap above the target's row, and
+ * along that to the target. The level's own in-ports are on the left margin, its out-ports on the
+ * right. Linear in the items and edges.
+ */
+final class WideLayers {
+    /** A layer with more boxes than this is wide. */
+    static final int MAX_ROW = 5;
+    /** The width to height ratio aimed at (the graph panel is about square). */
+    static final double ASPECT = 1.0;
+    static final double GAP_X = 48;
+    static final double GAP_Y = 40;
+    static final double PAD = 14;
+    /** The title's room at the top of a titled container. */
+    static final double TITLE = 30;
+    /** The margins on the left and right where the routes from the level's ports run, and above the first row. */
+    static final double MARGIN = 28;
+    /** How far apart parallel routes are drawn. */
+    static final double SPREAD = 3;
+
+    private WideLayers() {
+    }
+
+    /** The grid layout of {@code level}, or null when it is not a wide level of boxes. */
+    static ContainerLayout.Inner layout(ContainerLayout.Level level) {
+        List<ContainerLayout.Item> items = level.items();
+        int n = items.size();
+        if (n <= MAX_ROW || !items.stream().allMatch(it -> it.box() && !it.top()) || !wide(level)) {
+            return null;
+        }
+        double cellW = 0;
+        double cellH = 0;
+        for (ContainerLayout.Item it : items) {
+            cellW = Math.max(cellW, it.w());
+            cellH = Math.max(cellH, it.h());
+        }
+        int cols = (int) Math.max(2, Math.ceil(Math.sqrt(ASPECT * n * (cellH + GAP_Y) / (cellW + GAP_X))));
+        int rows = (n + cols - 1) / cols;
+        double top = (level.titled() ? TITLE : PAD) + MARGIN;
+        double w = 2 * MARGIN + cols * cellW + (cols - 1) * GAP_X;
+        double h = top + rows * cellH + (rows - 1) * GAP_Y + MARGIN;
+        double[][] at = new double[n][];
+        for (int k = 0; k < n; k++) {
+            at[k] = new double[] {colX(k % cols, cellW) + (cellW - items.get(k).w()) / 2, top + (k / cols) * (cellH + GAP_Y)};
+        }
+        double[] inX = new double[level.inPorts()];
+        for (int p = 0; p < inX.length; p++) {
+            inX[p] = MARGIN / 2 - SPREAD * (p % 4);
+        }
+        double[] outX = new double[level.outPorts()];
+        for (int p = 0; p < outX.length; p++) {
+            outX[p] = w - MARGIN / 2 + SPREAD * (p % 4);
+        }
+        double[][][] routes = new double[level.edges().size()][][];
+        for (int i = 0; i < routes.length; i++) {
+            ContainerLayout.Edge e = level.edges().get(i);
+            double shift = SPREAD * (i % 5);
+            List<double[]> pts = new ArrayList<>();
+            if (e.from() == ContainerLayout.End.OWN_IN) {
+                int to = e.toItem();
+                double above = at[to][1] - GAP_Y / 2 + shift;
+                double ix = inPoint(items, at, to, e.to(), e.toPort());
+                add(pts, inX[e.fromPort()], 0, inX[e.fromPort()], above, ix, above, ix, at[to][1]);
+            } else if (e.to() == ContainerLayout.End.OWN_OUT) {
+                int from = e.fromItem();
+                double oy = at[from][1] + items.get(from).h();
+                double below = oy + GAP_Y / 2 - shift;
+                double ox = outPoint(items, at, from, e.from(), e.fromPort());
+                add(pts, ox, oy, ox, below, outX[e.toPort()], below, outX[e.toPort()], h);
+            } else {
+                int from = e.fromItem();
+                int to = e.toItem();
+                double ox = outPoint(items, at, from, e.from(), e.fromPort());
+                double oy = at[from][1] + items.get(from).h();
+                double ix = inPoint(items, at, to, e.to(), e.toPort());
+                double iy = at[to][1];
+                double below = top + (from / cols) * (cellH + GAP_Y) + cellH + GAP_Y / 2 - shift;
+                double above = iy - GAP_Y / 2 + shift;
+                if (to / cols == from / cols + 1) {
+                    add(pts, ox, oy, ox, below, ix, below, ix, iy); // the next row: through the gap between
+                } else {
+                    double gutter = colX(to % cols, cellW) - GAP_X / 2 + shift;
+                    add(pts, ox, oy, ox, below, gutter, below, gutter, above, ix, above, ix, iy);
+                }
+            }
+            routes[i] = pts.toArray(new double[0][]);
+        }
+        return new ContainerLayout.Inner(w, h, at, inX, outX, routes);
+    }
+
+    private static double colX(int col, double cellW) {
+        return MARGIN + col * (cellW + GAP_X);
+    }
+
+    /** Whether some layer of the level holds more than {@link #MAX_ROW} items. */
+    private static boolean wide(ContainerLayout.Level level) {
+        int[] layer = layers(level);
+        if (layer == null) {
+            return false;
+        }
+        java.util.Map<Integer, Integer> count = new java.util.HashMap<>();
+        for (int l : layer) {
+            if (count.merge(l, 1, Integer::sum) > MAX_ROW) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void add(List<double[]> pts, double... xy) {
+        for (int i = 0; i < xy.length; i += 2) {
+            double[] last = pts.isEmpty() ? null : pts.get(pts.size() - 1);
+            if (last == null || Math.abs(last[0] - xy[i]) > 1e-9 || Math.abs(last[1] - xy[i + 1]) > 1e-9) {
+                pts.add(new double[] {xy[i], xy[i + 1]});
+            }
+        }
+    }
+
+    private static double inPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+        ContainerLayout.Item it = items.get(k);
+        return at[k][0] + (end == ContainerLayout.End.CHILD_IN ? it.child().inPortX()[port] : it.w() / 2);
+    }
+
+    private static double outPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+        ContainerLayout.Item it = items.get(k);
+        return at[k][0] + (end == ContainerLayout.End.CHILD_OUT ? it.child().outPortX()[port] : it.w() / 2);
+    }
+
+    /**
+     * Each item's layer counted back from the sinks (the longest path from it to an item nothing
+     * follows): the parallel sections of a wide graph all sit in the layer above what they feed,
+     * wherever they start. Null on a cycle.
+     */
+    private static int[] layers(ContainerLayout.Level level) {
+        int n = level.items().size();
+        List<List<Integer>> before = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            before.add(new ArrayList<>());
+        }
+        int[] out = new int[n];
+        for (ContainerLayout.Edge e : level.edges()) {
+            boolean fromItem = e.from() == ContainerLayout.End.NODE || e.from() == ContainerLayout.End.CHILD_OUT;
+            boolean toItem = e.to() == ContainerLayout.End.NODE || e.to() == ContainerLayout.End.CHILD_IN;
+            if (fromItem && toItem && e.fromItem() != e.toItem()) {
+                before.get(e.toItem()).add(e.fromItem());
+                out[e.fromItem()]++;
+            }
+        }
+        int[] height = new int[n];
+        int[] queue = new int[n];
+        int head = 0;
+        int tail = 0;
+        for (int i = 0; i < n; i++) {
+            if (out[i] == 0) {
+                queue[tail++] = i;
+            }
+        }
+        while (head < tail) {
+            int i = queue[head++];
+            for (int j : before.get(i)) {
+                height[j] = Math.max(height[j], height[i] + 1);
+                if (--out[j] == 0) {
+                    queue[tail++] = j;
+                }
+            }
+        }
+        return tail == n ? height : null;
+    }
+}
