@@ -66,6 +66,39 @@ class SectionsTest {
     }
 
     @Test
+    void openingOneSectionDoesNotStretchTheOthers() {
+        // Once, every cell of the grid took the opened section's height: at Fit the 15 folded sections were
+        // unlabelled slivers spread over the whole height with long lines between them.
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200);
+        TraceGraph g = Programs.graph("chain.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        GraphLayout.Result folded = GraphLayout.layout(g, collapsed);
+        String first = h.container(Hierarchy.ROOT).members().get(0).container();
+        collapsed.remove(first);
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        GraphLayout.Box opened = r.groups().stream().filter(b -> b.path().equals(first)).findFirst().orElseThrow().box();
+        java.util.List<GraphLayout.Box> boxes = new java.util.ArrayList<>();
+        for (Hierarchy.Member m : h.container(Hierarchy.ROOT).members().subList(1, h.container(Hierarchy.ROOT).members().size())) {
+            boxes.add(r.nodes().get("g:" + m.container()).box());
+        }
+        double tallestFolded = boxes.stream().mapToDouble(GraphLayout.Box::h).max().orElseThrow();
+        assertTrue(opened.h() > 3 * tallestFolded, "the opened section holds its members: " + opened.h());
+        for (int i = 0; i + 1 < boxes.size(); i++) {
+            GraphLayout.Box a = boxes.get(i);
+            GraphLayout.Box b = boxes.get(i + 1);
+            if (Math.abs(a.cx() - b.cx()) < 1) {
+                double gap = b.y() - (a.y() + a.h());
+                assertTrue(gap > 0 && gap < 2 * tallestFolded + 40, "sections " + (i + 2) + " and " + (i + 3) + " are " + gap + " apart");
+            }
+        }
+        // What was drawn grows by about the opened section, not by a whole grid of cells its size.
+        double before = folded.width() * folded.height();
+        double after = r.width() * r.height();
+        assertTrue(after < before + 3 * opened.w() * opened.h(), before + " -> " + after);
+    }
+
+    @Test
     void aSectionTooLongIsCutAgainAndSmallProgramsAreLeftAlone() {
         TraceGraph big = Programs.graph("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 5000));
         Hierarchy h = Hierarchy.of(big);
