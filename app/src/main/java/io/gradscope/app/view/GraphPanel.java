@@ -175,6 +175,20 @@ public final class GraphPanel extends StackPane {
         redraw();
     }
 
+    /** The scale below which a found node's label is too small to read (Find zooms in to 1:1). */
+    static final double READABLE_SCALE = 0.75;
+
+    /**
+     * Shows a drawn node the user asked for by name: centred, and at 1:1 when the view was zoomed out
+     * so far that its label could not be read (at Fit on a large graph); a closer view is kept.
+     */
+    public void reveal(String key) {
+        if (scene != null && key != null && scene.indexOf(key) >= 0 && camera.scale() < READABLE_SCALE) {
+            camera.setScale(1);
+        }
+        centerOn(key);
+    }
+
     /** Centres the view on a drawn node. */
     public void centerOn(String key) {
         int i = scene == null || key == null ? -1 : scene.indexOf(key);

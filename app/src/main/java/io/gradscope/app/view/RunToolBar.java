@@ -43,7 +43,7 @@ final class RunToolBar extends ToolBar {
         find.setPromptText("Find node by name…");
         find.setOnAction(e -> {
             if (vm.sweep().find(find.getText())) {
-                graph.centerOn(vm.sweep().keyOf(vm.sweep().selected().get()));
+                graph.reveal(vm.sweep().keyOf(vm.sweep().selected().get()));
             }
         });
         Button fit = new Button("Fit");
