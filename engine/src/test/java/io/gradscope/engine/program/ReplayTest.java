@@ -60,6 +60,12 @@ class ReplayTest {
                         att = attention(a @ Wq, a @ Wk, a, causal=True)
                         loss = sum((x + att) * (x + att))
                         """},
+                new Object[] {"dropout", DType.FLOAT32, """
+                        x = input(6, 10)
+                        W = param(10, 12)
+                        h = dropout(relu(x @ W), p=0.4, seed=11)
+                        loss = sum(h * h)
+                        """},
                 new Object[] {"checkpoint", DType.FLOAT64, """
                         x = input(3, 4)
                         w = param(4)
