@@ -131,6 +131,31 @@ class SplitChunkTest {
         assertFalse(run.values().containsKey(""));
     }
 
+    @Test
+    void argumentsByKeywordCutAsPositionalOnes() {
+        RunOptions o = new RunOptions(DType.FLOAT64, 5, Map.of());
+        ProgramRun kw = Program.parse("case.grad", "x = param(3, 7)\na, b, c = split(x, size=3, axis=1)\n"
+                + "d, e = chunk(x, chunks=2)\nobj = sum(a * c) + sum(b) + sum(d * d) + sum(e)\n").run(o);
+        ProgramRun pos = Program.parse("case.grad", "x = param(3, 7)\na, b, c = split(x, 3, 1)\n"
+                + "d, e = chunk(x, 2, 0)\nobj = sum(a * c) + sum(b) + sum(d * d) + sum(e)\n").run(o);
+        for (String n : List.of("a", "b", "c", "d", "e")) {
+            assertArrayEquals(pos.values().get(n).shape(), kw.values().get(n).shape(), n);
+        }
+        assertArrayEquals(new int[] {3, 1}, kw.values().get("c").shape());
+        assertArrayEquals(new int[] {1, 7}, kw.values().get("e").shape());
+        assertArrayEquals(pos.gradient("x").toDoubleArray(), kw.gradient("x").toDoubleArray());
+    }
+
+    @Test
+    void anEmptyAxisGivesChunksEmptyPiecesAndOneSplitPiece() {
+        // torch.chunk(torch.zeros(0, 3), 3) gives three [0, 3] pieces; torch.split(..., 2) one.
+        ProgramRun run = Program.parse("case.grad", "x = param(0, 3)\na, b, c = chunk(x, 3)\nd, = split(x, 2)\n"
+                + "obj = sum(a) + sum(b) + sum(c) + sum(d) + sum(x)\n").run(new RunOptions(DType.FLOAT64, 0, Map.of()));
+        for (String n : List.of("a", "b", "c", "d")) {
+            assertArrayEquals(new int[] {0, 3}, run.values().get(n).shape(), n);
+        }
+    }
+
     private static String error(String program) {
         return ErrorCorpusTest.errorOf(program);
     }
