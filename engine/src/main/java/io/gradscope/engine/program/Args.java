@@ -206,6 +206,11 @@ final class Args {
         return call.pos();
     }
 
+    /** Where keyword {@code name} is written, or the call's position when it is not given. */
+    Pos keywordPos(String name) {
+        return keywordPos.getOrDefault(name, call.pos());
+    }
+
     Pos positionOf(int i) {
         return argPos(i);
     }

@@ -55,6 +55,13 @@ public final class Ast {
     public record Assign(Pos pos, String name, Expr value) implements Stmt {
     }
 
+    /**
+     * {@code a, b, c = chunk(x, 3)}: several names bound from one split(...) or chunk(...) call,
+     * each to one slice of the value; {@code pos} is the first name's.
+     */
+    public record Unpack(Pos pos, List<Name> names, Call value) implements Stmt {
+    }
+
     /** A bare expression: allowed as the last statement (the objective). */
     public record ExprStmt(Pos pos, Expr value) implements Stmt {
     }

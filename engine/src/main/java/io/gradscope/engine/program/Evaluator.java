@@ -208,9 +208,12 @@ final class Evaluator {
         if (values.containsKey(fn)) {
             throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
         }
+        if (Functions.SEVERAL.contains(fn)) {
+            throw error(c.pos(), fn + "(...) gives several values; bind each to a name, e.g. a, b = " + fn + "(x, 2)");
+        }
         OpSpec spec = Functions.op(fn);
         if (spec == null) {
-            throw error(c.pos(), "unknown function '" + fn + "'" + Names.didYouMean(fn, Functions.all()));
+            throw error(c.pos(), "unknown function '" + fn + "'" + Names.didYouMean(fn, Functions.withSeveral()));
         }
         Functions.OpCall oc;
         try {
@@ -221,6 +224,43 @@ final class Evaluator {
             throw error(c.pos(), e.getMessage());
         }
         return apply(oc.op(), oc.inputs(), c.pos());
+    }
+
+    /**
+     * The pieces of {@code a, b, ... = split(...)} or {@code chunk(...)}: one slice op per name, each
+     * recorded at its name. The number of names must be the number of pieces PyTorch gives.
+     */
+    List<TensorVal> pieces(Ast.Call c, List<Ast.Name> names) {
+        String fn = c.function();
+        if (values.containsKey(fn)) {
+            throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
+        }
+        Pieces.Cut cut;
+        try {
+            cut = Pieces.of(args(c));
+        } catch (ProgramException e) {
+            throw e;
+        } catch (GradscopeException e) {
+            throw error(c.pos(), e.getMessage());
+        }
+        int k = cut.ranges().size();
+        if (k != names.size()) {
+            throw error(c.pos(), fn + " gives " + k + " piece" + (k == 1 ? "" : "s") + " here; " + names.size()
+                    + " name" + (names.size() == 1 ? "" : "s") + " on the left");
+        }
+        OpSpec slice = OpSpecs.get("slice");
+        List<TensorVal> out = new ArrayList<>();
+        holds.readBySeveral(cut.x());
+        try {
+            for (int i = 0; i < k; i++) {
+                int[] r = cut.ranges().get(i);
+                Op op = slice.create(Map.of("axis", cut.axis(), "start", r[0], "stop", r[1]));
+                out.add(apply(op, List.of(cut.x()), names.get(i).pos()));
+            }
+        } finally {
+            holds.readBySeveralDone(cut.x());
+        }
+        return out;
     }
 
     private TensorVal apply(Op op, List<TensorVal> inputs, Pos pos) {

@@ -27,6 +27,11 @@ final class Functions {
 
     static final Set<String> LEAVES = Set.of("input", "param", "labels");
     static final Set<String> CONTEXTS = Set.of("group", "checkpoint");
+    /**
+     * The calls that give several values, bound only by unpacking ({@code a, b = chunk(x, 2)}).
+     * NOTE: not reserved as names (unlike {@link #all()}): an imported model may name a value "split".
+     */
+    static final Set<String> SEVERAL = Set.of("split", "chunk");
     private static final Set<String> ALL = all(LEAVES, CONTEXTS);
 
     private static Set<String> all(Set<String> leaves, Set<String> contexts) {
@@ -39,6 +44,13 @@ final class Functions {
     /** Every name a program can call. */
     static Set<String> all() {
         return ALL;
+    }
+
+    /** Every name a program can call, split and chunk included (for suggestions). */
+    static Set<String> withSeveral() {
+        Set<String> s = new TreeSet<>(ALL);
+        s.addAll(SEVERAL);
+        return s;
     }
 
     /** The spec of the op a program calls by {@code fn}, or null. */

@@ -124,6 +124,14 @@ final class Interpreter {
                     objectiveName = a.name();
                     objectivePos = a.pos();
                 }
+            } else if (s instanceof Ast.Unpack u) {
+                unpack(u);
+                if (last) {
+                    Ast.Name n = u.names().get(u.names().size() - 1);
+                    objective = values.get(n.id());
+                    objectiveName = n.id();
+                    objectivePos = n.pos();
+                }
             } else if (s instanceof Ast.ExprStmt e) {
                 if (!last) {
                     throw error(e.pos(), "only the last statement may be a bare expression (the objective); "
@@ -187,16 +195,21 @@ final class Interpreter {
         }
     }
 
-    private void assign(Ast.Assign a) {
-        String name = a.name();
+    /** A name about to be bound: not bound before, not a function's name. */
+    private void checkNew(String name, Pos pos) {
         if (definedAt.containsKey(name)) {
             Pos first = definedAt.get(name);
-            throw error(a.pos(), "'" + name + "' is already defined at line " + first.line()
+            throw error(pos, "'" + name + "' is already defined at line " + first.line()
                     + "; names are bound once in a program (use a new name)");
         }
         if (Functions.all().contains(name) || Set.of("True", "False", "None").contains(name)) {
-            throw error(a.pos(), "'" + name + "' is the name of a function; choose another name");
+            throw error(pos, "'" + name + "' is the name of a function; choose another name");
         }
+    }
+
+    private void assign(Ast.Assign a) {
+        String name = a.name();
+        checkNew(name, a.pos());
         Value v;
         if (a.value() instanceof Ast.Call c && Functions.LEAVES.contains(c.function())) {
             LeafBuilder.Built b = leafBuilder.build(name, c, evaluator.args(c));
@@ -210,20 +223,41 @@ final class Interpreter {
             if (!(v instanceof TensorVal)) {
                 throw error(a.value().pos(), "'" + name + "' must be a tensor or a number, not " + Value.kind(v));
             }
-            TensorVal t = (TensorVal) v;
-            if (t.tensor() != null && Node.of(t.tensor()) != null && Node.of(t.tensor()).label() == null) {
-                Node.of(t.tensor()).setLabel(name);
-            }
-            if (traced(t) >= 0) {
-                Recorder.at(a.pos().line(), a.pos().column());
-                Recorder.emit(new TraceEvent.Named(traced(t), name, Recorder.source()));
-            }
+            named(name, a.pos(), (TensorVal) v);
         }
+        bind(name, a.pos(), v);
+    }
+
+    /** {@code a, b = split(...)}: each name is bound to its slice, named and traced as one assignment. */
+    private void unpack(Ast.Unpack u) {
+        for (Ast.Name n : u.names()) {
+            checkNew(n.id(), n.pos());
+        }
+        List<TensorVal> pieces = evaluator.pieces(u.value(), u.names());
+        for (int i = 0; i < pieces.size(); i++) {
+            Ast.Name n = u.names().get(i);
+            named(n.id(), n.pos(), pieces.get(i));
+            bind(n.id(), n.pos(), pieces.get(i));
+        }
+    }
+
+    /** Labels the node that made {@code t} with {@code name} (unless named already) and tells the trace. */
+    private void named(String name, Pos pos, TensorVal t) {
+        if (t.tensor() != null && Node.of(t.tensor()) != null && Node.of(t.tensor()).label() == null) {
+            Node.of(t.tensor()).setLabel(name);
+        }
+        if (traced(t) >= 0) {
+            Recorder.at(pos.line(), pos.column());
+            Recorder.emit(new TraceEvent.Named(traced(t), name, Recorder.source()));
+        }
+    }
+
+    private void bind(String name, Pos pos, Value v) {
         if (v instanceof TensorVal t) {
             holds.bound(t); // a second name for a value is held for this name too (a leaf was held when declared)
         }
         values.put(name, v);
-        definedAt.put(name, a.pos());
+        definedAt.put(name, pos);
         for (List<String> seg : openSegments) {
             seg.add(name);
         }

@@ -35,7 +35,8 @@ final class LastReaders {
             }
             int at = readers.size();
             List<String> names = new ArrayList<>();
-            Ast.Expr e = s instanceof Ast.Assign a ? a.value() : ((Ast.ExprStmt) s).value();
+            Ast.Expr e = s instanceof Ast.Assign a ? a.value()
+                    : s instanceof Ast.Unpack u ? u.value() : ((Ast.ExprStmt) s).value();
             names(e, names);
             readers.add(names);
             for (String n : names) {
@@ -43,6 +44,8 @@ final class LastReaders {
             }
             if (s instanceof Ast.Assign a) {
                 last.putIfAbsent(a.name(), at);
+            } else if (s instanceof Ast.Unpack u) {
+                u.names().forEach(n -> last.putIfAbsent(n.id(), at));
             }
         }
     }

@@ -109,6 +109,9 @@ final class Parser {
             throw error(t.pos(), "'" + t.text() + "' is not part of the .grad language: a program is assignments "
                     + "(name = expression) and 'with group(...)' or 'with checkpoint()' blocks");
         }
+        if (t.kind() == Kind.NAME && toks.get(p + 1).is(",")) {
+            return unpack();
+        }
         if (t.kind() == Kind.NAME && toks.get(p + 1).is("=")) {
             if (RESERVED.contains(t.text())) {
                 throw error(t.pos(), "'" + t.text() + "' is a reserved word and cannot be assigned to; choose another name");
@@ -129,6 +132,40 @@ final class Parser {
         }
         endOfStatement();
         return new Ast.ExprStmt(t.pos(), e);
+    }
+
+    /** {@code a, b, c = split(...)} or {@code = chunk(...)}: names, commas (a trailing one too), '=', the call. */
+    private Stmt unpack() {
+        List<Ast.Name> names = new ArrayList<>();
+        while (true) {
+            Token n = next();
+            if (n.kind() != Kind.NAME || KEYWORDS_OUTSIDE.contains(n.text()) || n.text().equals("with")) {
+                throw unexpected(n, "a name on the left of '='");
+            }
+            if (RESERVED.contains(n.text())) {
+                throw error(n.pos(), "'" + n.text() + "' is a reserved word and cannot be assigned to; choose another name");
+            }
+            for (Ast.Name m : names) {
+                if (m.id().equals(n.text())) {
+                    throw error(n.pos(), "'" + n.text() + "' appears twice on the left; each name is bound once");
+                }
+            }
+            names.add(new Ast.Name(n.pos(), n.text()));
+            if (peek().is("=")) {
+                break;
+            }
+            expectOp(",", "',' or '=' after the names on the left");
+            if (peek().is("=")) {
+                break;
+            }
+        }
+        next();
+        Expr value = expression();
+        if (!(value instanceof Ast.Call c && Functions.SEVERAL.contains(c.function()))) {
+            throw error(value.pos(), "only split(...) and chunk(...) give several values; bind one name per statement otherwise");
+        }
+        endOfStatement();
+        return new Ast.Unpack(names.get(0).pos(), List.copyOf(names), (Ast.Call) value);
     }
 
     private Stmt with() {

@@ -116,6 +116,8 @@ public final class Program {
         for (Ast.Stmt s : stmts) {
             if (s instanceof Ast.Assign a) {
                 out.putIfAbsent(a.name(), a.pos());
+            } else if (s instanceof Ast.Unpack u) {
+                u.names().forEach(n -> out.putIfAbsent(n.id(), n.pos()));
             } else if (s instanceof Ast.With w) {
                 collectNames(w.body(), out);
             }

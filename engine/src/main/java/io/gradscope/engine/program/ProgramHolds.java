@@ -86,6 +86,19 @@ final class ProgramHolds {
         life.holds().sweep();
     }
 
+    /** {@code v} is about to be read by several ops in turn (the slices of a split): held until all have run. */
+    void readBySeveral(TensorVal v) {
+        hold(v);
+    }
+
+    /** The ops reading {@code v} (after {@link #readBySeveral}) have run. */
+    void readBySeveralDone(TensorVal v) {
+        drop(v);
+        if (life != null) {
+            life.holds().sweep();
+        }
+    }
+
     /** Op {@code op} made {@code out} from {@code in}: the values made only for it are let go. */
     void opRan(Op op, Tensor[] in, Tensor out, List<TensorVal> inputs) {
         if (life == null) {

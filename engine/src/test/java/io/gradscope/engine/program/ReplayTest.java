@@ -75,6 +75,15 @@ class ReplayTest {
                         with checkpoint():
                             c = exp(b) + a
                         loss = sum(c)
+                        """},
+                new Object[] {"split-chunk", DType.FLOAT64, """
+                        x = input(4, 6)
+                        W = param(6, 6)
+                        with checkpoint():
+                            h = tanh(x @ W)
+                            a, b, c = chunk(h, 3, axis=1)
+                            q, k = split(h * h, (1, 3))
+                        loss = sum(a * b) + sum(exp(c)) + sum(q) + sum(k * k)
                         """});
     }
 
