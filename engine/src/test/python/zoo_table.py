@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Measures the model zoo through the command line, for the README's table: per model, the ONNX nodes,
+"""Measures the model zoo through the command line, for the README's table: per model, the ONNX nodes, the
+imported program's ops (its statements but the leaves and the objective),
 the wall time of `gradscope import` and of `gradscope run --dtype float64` (each a fresh JVM, start-up
 included), the peak of `gradscope memory` (float64, active bytes) and the largest relative error of the
 run's gradients against PyTorch's float64 checks in reference.json (norms, dot products, samples).
@@ -9,6 +10,7 @@ Run: /usr/bin/python3 engine/src/test/python/gen_onnx_zoo.py --full /tmp/zoo-ful
 """
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -46,8 +48,8 @@ def worst_error(ref, grads_dir, names):
 def main():
     full = sys.argv[1]
     names = sys.argv[2:] or list(MODELS)
-    print("| model | nodes | import | run (float64) | peak memory | max gradient error |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| model | nodes | program ops | import | run (float64) | peak memory | max gradient error |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for name in names:
         out = os.path.join("/tmp", "zoo-table", name)
         shutil.rmtree(out, ignore_errors=True)
@@ -64,7 +66,15 @@ def main():
             ref = json.load(fh)
         err = worst_error(ref, os.path.join(out, "run", "grad"), mapping["initializers"])
         size = "%.1f MiB" % (peak / 2 ** 20) if peak >= 2 ** 20 else "%.0f KiB" % (peak / 2 ** 10)
-        print("| %s | %s | %.1f s | %.1f s | %s | %.0e |" % (name, nodes, t_import, t_run, size, err), flush=True)
+        print("| %s | %s | %d | %.1f s | %.1f s | %s | %.0e |" % (name, nodes, program_ops(grad), t_import, t_run, size, err), flush=True)
+
+
+def program_ops(grad):
+    """The program's statements other than its leaves (param, input, labels) and the objective."""
+    with open(grad) as fh:
+        lines = fh.read().splitlines()
+    ops = [l for l in lines if re.match(r"^\s*\w+ = ", l) and not re.match(r"^\s*\w+ = (param|input|labels)\(", l)]
+    return len(ops) - 1
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -67,6 +68,8 @@ final class Translator {
     private final Map<String, OnnxMl.NodeProto> producer = new HashMap<>();
     /** PyTorch's exact-GELU chains, each written as one gelu(x). */
     private GeluPattern gelu;
+    /** PyTorch's LayerNorm chains below opset 17, each written as one layer_norm. */
+    private LayerNormPattern layerNorms;
     private final List<Unsupported> unsupported = new ArrayList<>();
     private final Map<String, Integer> perModule = new HashMap<>();
     private final Map<String, Integer> classesOf = new HashMap<>();
@@ -130,8 +133,9 @@ final class Translator {
                 }
             }
         }
-        gelu = new GeluPattern(graph.getNodeList(), producer, graph.getOutputList().stream().map(OnnxMl.ValueInfoProto::getName)
-                .collect(Collectors.toSet()), this::scalarConstant);
+        Set<String> graphOutputs = graph.getOutputList().stream().map(OnnxMl.ValueInfoProto::getName).collect(Collectors.toSet());
+        gelu = new GeluPattern(graph.getNodeList(), producer, graphOutputs, this::scalarConstant);
+        layerNorms = new LayerNormPattern(graph.getNodeList(), producer, graphOutputs, this::scalarConstant);
         checkOperators();
         for (OnnxMl.ValueInfoProto in : graph.getInputList()) {
             if (!initializers.containsKey(in.getName())) {
@@ -320,8 +324,19 @@ final class Translator {
             missing(n);
             return;
         }
-        if (gelu.inner(n)) {
+        if (gelu.inner(n) || layerNorms.inner(n)) {
             return;
+        }
+        LayerNormPattern.Chain norm = layerNorms.endsWith(n);
+        if (norm != null) {
+            int written = LayerNormPattern.write(this, norm);
+            if (written == norm.nodes().size()) {
+                return;
+            }
+            layerNorms.release(norm);
+            for (OnnxMl.NodeProto k : norm.nodes().subList(written, norm.nodes().size() - 1)) {
+                translate(k, false);
+            }
         }
         String geluOf = gelu.endsWith(n);
         if (geluOf != null) {
@@ -576,6 +591,17 @@ final class Translator {
             }
         }
         return graph.getOutputList().stream().anyMatch(o -> o.getName().equals(onnx));
+    }
+
+    /** The value {@code onnx} stands for now (a program tensor, a known constant, or missing), or null. */
+    Val valueOf(String onnx) {
+        return values.get(onnx);
+    }
+
+    /** The shape of value {@code onnx}, or null when it is missing. */
+    int[] shapeOf(String onnx) {
+        Val v = values.get(onnx);
+        return v instanceof Tensor t ? t.shape() : v instanceof Known k ? k.c().shape() : null;
     }
 
     boolean present(OnnxMl.NodeProto n, int i) {

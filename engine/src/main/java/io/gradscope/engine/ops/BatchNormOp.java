@@ -98,6 +98,15 @@ final class BatchNormOp extends Op {
         // As PyTorch's CPU kernel: y = x·α + β with α = w·r and β = b − m·α per channel.
         Tensor alpha = Raw.binary(BinaryKind.MUL, rstd, in[3]);
         Tensor beta = Raw.binary(BinaryKind.SUB, in[4], Raw.binary(BinaryKind.MUL, in[1], alpha));
+        Tensor x = in[0];
+        if (x.numel() > 0) {
+            // one pass where the backend has the kernel (float32 contiguous on the CPU), the same products
+            Tensor out = Tensor.empty(x.dtype(), x.device(), x.shape());
+            if (x.backend().channelAffine(x, alpha.contiguous(), beta.contiguous(), out)) {
+                return out;
+            }
+            out.storage().release();
+        }
         return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, in[0], channels(alpha, r)), channels(beta, r));
     }
 
@@ -122,6 +131,10 @@ final class BatchNormOp extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
+        Tensor[] fused = Ops.differentiating() ? null : fusedVjp(ctx, g);
+        if (fused != null) {
+            return fused;
+        }
         Tensor x = ctx.input(0);
         int r = x.rank();
         int c = x.shape()[1];
@@ -147,6 +160,44 @@ final class BatchNormOp extends Op {
             dv = Ops.mul(Ops.mul(s, Ops.pow(rstd, 3)), -0.5);
         }
         Tensor dw = ctx.needsGrad(3) ? Ops.sum(Ops.mul(g, Ops.mul(centred, rb)), notChannel, false) : null;
+        return new Tensor[] {dx, dm, dv, dw, ctx.needsGrad(4) ? gsum : null};
+    }
+
+    /**
+     * The VJP in two passes over x's size where the backend has the kernels (float32 contiguous on the
+     * CPU): dx = g·(w·r)[c], and Σ g and Σ g·(x − m) per channel together; the rest is per channel.
+     * Null where it has not (nothing written).
+     */
+    private Tensor[] fusedVjp(OpContext ctx, Tensor g) {
+        Tensor x = ctx.input(0);
+        if (x.numel() == 0) {
+            return null;
+        }
+        int c = x.shape()[1];
+        Tensor rstd = Ops.pow(Ops.add(ctx.input(2), eps), -0.5);
+        Tensor w = ctx.input(3);
+        Tensor rw = Ops.mul(rstd, w).contiguous();
+        Tensor gc = g.contiguous();
+        Tensor dx = null;
+        if (ctx.needsGrad(0)) {
+            dx = Tensor.empty(g.dtype(), g.device(), g.shape());
+            if (!g.backend().channelAffine(gc, rw, null, dx)) {
+                dx.storage().release();
+                return null;
+            }
+        }
+        Tensor gsum = null;
+        Tensor gxc = null;
+        if (ctx.needsGrad(1) || ctx.needsGrad(2) || ctx.needsGrad(3) || ctx.needsGrad(4)) {
+            gsum = Tensor.zeros(x.dtype(), x.device(), c);
+            gxc = Tensor.zeros(x.dtype(), x.device(), c);
+            if (!x.backend().channelSums(gc, x.contiguous(), ctx.input(1).contiguous(), gsum, gxc)) {
+                return null;
+            }
+        }
+        Tensor dm = ctx.needsGrad(1) ? Ops.neg(Ops.mul(gsum, rw)) : null;
+        Tensor dv = ctx.needsGrad(2) ? Ops.mul(Ops.mul(gxc, Ops.mul(w, Ops.pow(rstd, 3))), -0.5) : null;
+        Tensor dw = ctx.needsGrad(3) ? Ops.mul(gxc, rstd) : null;
         return new Tensor[] {dx, dm, dv, dw, ctx.needsGrad(4) ? gsum : null};
     }
 }

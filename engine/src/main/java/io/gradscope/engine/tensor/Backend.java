@@ -108,6 +108,25 @@ public interface Backend extends Allocator {
     }
 
     /**
+     * Batch norm's per-channel affine map in one pass: {@code out = x·alpha[c] + beta[c]} for
+     * {@code x, out [N, C, ...]} (out fresh, x's shape) and {@code alpha, beta [C]}; beta null: the
+     * product alone. False where the backend has no kernel for these tensors (the op then composes
+     * broadcast products).
+     */
+    default boolean channelAffine(Tensor x, Tensor alpha, Tensor beta, Tensor out) {
+        return false;
+    }
+
+    /**
+     * Batch norm's backward sums in one pass over {@code g} and {@code x [N, C, ...]}: per channel
+     * {@code gsum[c] = Σ g} and {@code gxc[c] = Σ g·(x − mean[c])} over every axis but 1, into the
+     * fresh {@code [C]} tensors gsum and gxc. Deterministic. False where the backend has no kernel.
+     */
+    default boolean channelSums(Tensor g, Tensor x, Tensor mean, Tensor gsum, Tensor gxc) {
+        return false;
+    }
+
+    /**
      * Cross-entropy rows fused: for contiguous logits {@code [N, C]} and class indices {@code labels [N]}
      * (checked in range), writes each row's loss logsumexp(z) − z[label] into {@code losses [N]} and
      * (softmax(z) − onehot(label)) · scale into {@code dlogits [N, C]}. False where the backend has none

@@ -359,6 +359,24 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public boolean channelAffine(Tensor x, Tensor alpha, Tensor beta, Tensor out) {
+        if (!CpuBatchNorm.fits(x, alpha, beta, out)) {
+            return false;
+        }
+        CpuBatchNorm.affine(x, alpha, beta, out);
+        return true;
+    }
+
+    @Override
+    public boolean channelSums(Tensor g, Tensor x, Tensor mean, Tensor gsum, Tensor gxc) {
+        if (!CpuBatchNorm.fits(x, g, mean, gsum, gxc)) {
+            return false;
+        }
+        CpuBatchNorm.sums(g, x, mean, gsum, gxc);
+        return true;
+    }
+
+    @Override
     public boolean crossEntropyRows(Tensor logits, Tensor labels, double scale, Tensor losses, Tensor dlogits) {
         long[] lab = new long[(int) labels.numel()];
         if (labels.dtype() == DType.INT64 && labels.isContiguous()) {
