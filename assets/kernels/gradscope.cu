@@ -54,7 +54,7 @@ __device__ __forceinline__ void for_each_element(const int* meta, long long n, F
 
 // Unary kinds, in the order of io.gradscope.engine.tensor.UnaryKind.
 enum { U_NEG, U_EXP, U_LOG, U_SQRT, U_ABS, U_SIGN, U_SIN, U_COS, U_TANH, U_SIGMOID, U_RELU, U_STEP, U_SOFTPLUS,
-       U_SOFTPLUS_GRAD, U_GELU, U_GELU_GRAD, U_POW, U_FINITE_OR_ZERO };
+       U_SOFTPLUS_GRAD, U_GELU, U_GELU_GRAD, U_POW, U_FINITE_OR_ZERO, U_ERF };
 // Binary kinds, in the order of io.gradscope.engine.tensor.BinaryKind.
 enum { B_ADD, B_SUB, B_MUL, B_DIV, B_MAX, B_MIN, B_EQ, B_GT };
 
@@ -88,6 +88,7 @@ __device__ double unary_op(int k, double p, double x) {
         }
         case U_POW: return p == 2.0 ? x * x : (p == 1.0 ? x : pow(x, p));
         case U_FINITE_OR_ZERO: return isfinite(x) ? x : 0.0;
+        case U_ERF: return erf(x);
     }
     return CUDART_NAN;
 }

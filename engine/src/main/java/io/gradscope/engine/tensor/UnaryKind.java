@@ -15,5 +15,7 @@ public enum UnaryKind {
     GELU_GRAD,
     POW,
     /** x where finite, else 0. */
-    FINITE_OR_ZERO
+    FINITE_OR_ZERO,
+    /** The error function (W. J. Cody's rational approximations; exact GELU is built on it). */
+    ERF
 }

@@ -34,6 +34,7 @@ final class Elementwise {
             case GELU -> { for (int i = 0; i < n; i++) y[i] = gelu(x[i]); }
             case GELU_GRAD -> { for (int i = 0; i < n; i++) y[i] = geluGrad(x[i]); }
             case FINITE_OR_ZERO -> { for (int i = 0; i < n; i++) y[i] = Double.isFinite(x[i]) ? x[i] : 0.0; }
+            case ERF -> { for (int i = 0; i < n; i++) y[i] = ErrorFunction.erf(x[i]); }
             case POW -> {
                 if (p == 2) {
                     for (int i = 0; i < n; i++) y[i] = x[i] * x[i];

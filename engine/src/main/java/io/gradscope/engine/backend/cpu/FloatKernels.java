@@ -133,6 +133,7 @@ final class FloatKernels {
             case SOFTPLUS_GRAD -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.softplusGrad(x[xo + i * xs]); }
             case GELU -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.gelu(x[xo + i * xs]); }
             case GELU_GRAD -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.geluGrad(x[xo + i * xs]); }
+            case ERF -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) ErrorFunction.erf(x[xo + i * xs]); }
             default -> throw new IllegalStateException("no float kernel for " + k);
         }
     }
