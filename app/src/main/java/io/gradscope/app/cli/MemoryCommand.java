@@ -140,10 +140,21 @@ public final class MemoryCommand implements Callable<Integer> {
                     t.op() == null ? "" : cut(t.op(), 18), t.line() > 0 ? Integer.toString(t.line()) : "",
                     t.role().name().toLowerCase(Locale.ROOT), Shapes.str(t.shape()), HeapLimit.human(t.bytes()));
         }
-        System.out.printf("recomputed %d ops in %d segments, %.3f GFLOP (estimated)%n", r.recomputedOps(), r.segments(),
-                r.recomputedFlops() / 1e9);
+        System.out.printf("recomputed %d ops in %d segments, %s (estimated)%n", r.recomputedOps(), r.segments(),
+                flops(r.recomputedFlops()));
         System.out.printf("step time %.1f ms plain, %.1f ms with recomputation (%.2fx; medians of %d)%n", r.plainMs(), r.rematMs(),
                 r.rematMs() / Math.max(1e-9, r.plainMs()), runs);
+    }
+
+    /** FLOPs in the unit that shows them: "1.25 GFLOP", "3.4 MFLOP", "960 FLOP" (not "0.000 GFLOP"). */
+    static String flops(double f) {
+        String[] units = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP"};
+        int u = 0;
+        while (u < units.length - 1 && Math.abs(f) >= 1000) {
+            f /= 1000;
+            u++;
+        }
+        return (u == 0 ? String.format(Locale.ROOT, "%.0f", f) : String.format(Locale.ROOT, "%.3g", f)) + " " + units[u];
     }
 
     private static String cut(String s, int n) {

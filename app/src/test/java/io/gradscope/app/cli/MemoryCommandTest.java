@@ -50,6 +50,15 @@ class MemoryCommandTest {
         assertTrue(r.out().contains("live at the peak"), r.out());
         assertTrue(r.out().contains("predicted"), r.out());
         assertTrue(r.out().contains("recomputed 10 ops in 2 segments"), r.out());
+        assertFalse(r.out().contains("0.000 GFLOP"), "a small program's recomputation in a unit that shows it: " + r.out());
+    }
+
+    @Test
+    void flopsAreShownInTheUnitThatShowsThem() {
+        assertEquals("960 FLOP", MemoryCommand.flops(960));
+        assertEquals("3.40 MFLOP", MemoryCommand.flops(3.4e6));
+        assertEquals("1.25 GFLOP", MemoryCommand.flops(1.25e9));
+        assertEquals("12.0 kFLOP", MemoryCommand.flops(12_000));
     }
 
     @Test
