@@ -40,20 +40,35 @@ final class WideLayers {
         if (n <= MAX_ROW || !items.stream().allMatch(it -> it.box() && !it.top()) || !wide(level)) {
             return null;
         }
-        double cellW = 0;
-        double cellH = 0;
-        for (ContainerLayout.Item it : items) {
-            cellW = Math.max(cellW, it.w());
-            cellH = Math.max(cellH, it.h());
-        }
-        int cols = (int) Math.max(2, Math.ceil(Math.sqrt(ASPECT * n * (cellH + GAP_Y) / (cellW + GAP_X))));
+        // Rows and columns each as high and wide as their own largest box: one opened section makes its
+        // row and column larger, not every cell of the grid (which left the others unreadable at Fit).
+        double meanW = items.stream().mapToDouble(ContainerLayout.Item::w).average().orElse(0);
+        double meanH = items.stream().mapToDouble(ContainerLayout.Item::h).average().orElse(0);
+        int cols = (int) Math.max(2, Math.ceil(Math.sqrt(ASPECT * n * (meanH + GAP_Y) / (meanW + GAP_X))));
         int rows = (n + cols - 1) / cols;
-        double top = (level.titled() ? TITLE : PAD) + MARGIN;
-        double w = 2 * MARGIN + cols * cellW + (cols - 1) * GAP_X;
-        double h = top + rows * cellH + (rows - 1) * GAP_Y + MARGIN;
+        double[] colW = new double[cols];
+        double[] rowH = new double[rows];
+        for (int k = 0; k < n; k++) {
+            colW[k % cols] = Math.max(colW[k % cols], items.get(k).w());
+            rowH[k / cols] = Math.max(rowH[k / cols], items.get(k).h());
+        }
+        double[] colX = new double[cols];
+        double x = MARGIN;
+        for (int c = 0; c < cols; c++) {
+            colX[c] = x;
+            x += colW[c] + GAP_X;
+        }
+        double[] rowY = new double[rows];
+        double y = (level.titled() ? TITLE : PAD) + MARGIN;
+        for (int r = 0; r < rows; r++) {
+            rowY[r] = y;
+            y += rowH[r] + GAP_Y;
+        }
+        double w = x - GAP_X + MARGIN;
+        double h = y - GAP_Y + MARGIN;
         double[][] at = new double[n][];
         for (int k = 0; k < n; k++) {
-            at[k] = new double[] {colX(k % cols, cellW) + (cellW - items.get(k).w()) / 2, top + (k / cols) * (cellH + GAP_Y)};
+            at[k] = new double[] {colX[k % cols] + (colW[k % cols] - items.get(k).w()) / 2, rowY[k / cols]};
         }
         double[] inX = new double[level.inPorts()];
         for (int p = 0; p < inX.length; p++) {
@@ -86,22 +101,18 @@ final class WideLayers {
                 double oy = at[from][1] + items.get(from).h();
                 double ix = inPoint(items, at, to, e.to(), e.toPort());
                 double iy = at[to][1];
-                double below = top + (from / cols) * (cellH + GAP_Y) + cellH + GAP_Y / 2 - shift;
+                double below = rowY[from / cols] + rowH[from / cols] + GAP_Y / 2 - shift;
                 double above = iy - GAP_Y / 2 + shift;
                 if (to / cols == from / cols + 1) {
                     add(pts, ox, oy, ox, below, ix, below, ix, iy); // the next row: through the gap between
                 } else {
-                    double gutter = colX(to % cols, cellW) - GAP_X / 2 + shift;
+                    double gutter = colX[to % cols] - GAP_X / 2 + shift;
                     add(pts, ox, oy, ox, below, gutter, below, gutter, above, ix, above, ix, iy);
                 }
             }
             routes[i] = pts.toArray(new double[0][]);
         }
         return new ContainerLayout.Inner(w, h, at, inX, outX, routes);
-    }
-
-    private static double colX(int col, double cellW) {
-        return MARGIN + col * (cellW + GAP_X);
     }
 
     /** Whether some layer of the level holds more than {@link #MAX_ROW} items. */

@@ -54,4 +54,41 @@ class WideLayersTest {
                 .map(e -> h.keyOf(e.from(), collapsed) + ">" + h.keyOf(e.to(), collapsed)).distinct().count();
         assertEquals(between, r.edges().stream().map(e -> e.from() + ">" + e.to()).distinct().count());
     }
+
+    @Test
+    void openingOneSectionOfAWideGraphGrowsOnlyItsRowAndColumn() {
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
+        TraceGraph g = Programs.graph("wide.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        GraphLayout.Result folded = GraphLayout.layout(g, collapsed);
+        List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
+        String opened = members.get(members.size() / 2).container();
+        collapsed.remove(opened);
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        GraphLayout.Box big = r.groups().stream().filter(b -> b.path().equals(opened)).findFirst().orElseThrow().box();
+        List<GraphLayout.Box> rest = new ArrayList<>();
+        for (Hierarchy.Member m : members) {
+            GraphLayout.DisplayNode d = m.container() == null ? null : r.nodes().get("g:" + m.container());
+            if (d != null) {
+                rest.add(d.box());
+            }
+        }
+        double tallest = rest.stream().mapToDouble(GraphLayout.Box::h).max().orElseThrow();
+        assertTrue(big.h() > 3 * tallest, "the opened section holds its members: " + big.h());
+        // Rows without the opened section keep their own height: their boxes' tops are a folded box's height
+        // and a gap apart, not the opened section's height.
+        TreeSet<Double> tops = new TreeSet<>();
+        rest.forEach(b -> tops.add(Math.rint(b.y())));
+        List<Double> t = new ArrayList<>(tops);
+        int near = 0;
+        for (int i = 0; i + 1 < t.size(); i++) {
+            if (t.get(i + 1) - t.get(i) < tallest + 2 * WideLayers.GAP_Y) {
+                near++;
+            }
+        }
+        assertTrue(near >= t.size() - 3, "row tops " + t);
+        double before = folded.width() * folded.height();
+        assertTrue(r.width() * r.height() < before + 3 * big.w() * big.h(), before + " -> " + r.width() * r.height());
+    }
 }
