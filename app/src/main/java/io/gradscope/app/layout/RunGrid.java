@@ -126,7 +126,8 @@ final class RunGrid {
         return new ContainerLayout.Inner(w, h, at, inX, outX, routes);
     }
 
-    private static void add(List<double[]> pts, double... xy) {
+    /** Appends points to a route, skipping one equal to the last (shared with {@link WideLayers}). */
+    static void add(List<double[]> pts, double... xy) {
         for (int i = 0; i < xy.length; i += 2) {
             double[] last = pts.isEmpty() ? null : pts.get(pts.size() - 1);
             if (last == null || Math.abs(last[0] - xy[i]) > 1e-9 || Math.abs(last[1] - xy[i + 1]) > 1e-9) {
@@ -135,12 +136,12 @@ final class RunGrid {
         }
     }
 
-    private static double inPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+    static double inPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
         ContainerLayout.Item it = items.get(k);
         return at[k][0] + (end == ContainerLayout.End.CHILD_IN ? it.child().inPortX()[port] : it.w() / 2);
     }
 
-    private static double outPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
+    static double outPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
         ContainerLayout.Item it = items.get(k);
         return at[k][0] + (end == ContainerLayout.End.CHILD_OUT ? it.child().outPortX()[port] : it.w() / 2);
     }

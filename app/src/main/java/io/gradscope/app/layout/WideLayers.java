@@ -86,28 +86,28 @@ final class WideLayers {
             if (e.from() == ContainerLayout.End.OWN_IN) {
                 int to = e.toItem();
                 double above = at[to][1] - GAP_Y / 2 + shift;
-                double ix = inPoint(items, at, to, e.to(), e.toPort());
-                add(pts, inX[e.fromPort()], 0, inX[e.fromPort()], above, ix, above, ix, at[to][1]);
+                double ix = RunGrid.inPoint(items, at, to, e.to(), e.toPort());
+                RunGrid.add(pts, inX[e.fromPort()], 0, inX[e.fromPort()], above, ix, above, ix, at[to][1]);
             } else if (e.to() == ContainerLayout.End.OWN_OUT) {
                 int from = e.fromItem();
                 double oy = at[from][1] + items.get(from).h();
                 double below = oy + GAP_Y / 2 - shift;
-                double ox = outPoint(items, at, from, e.from(), e.fromPort());
-                add(pts, ox, oy, ox, below, outX[e.toPort()], below, outX[e.toPort()], h);
+                double ox = RunGrid.outPoint(items, at, from, e.from(), e.fromPort());
+                RunGrid.add(pts, ox, oy, ox, below, outX[e.toPort()], below, outX[e.toPort()], h);
             } else {
                 int from = e.fromItem();
                 int to = e.toItem();
-                double ox = outPoint(items, at, from, e.from(), e.fromPort());
+                double ox = RunGrid.outPoint(items, at, from, e.from(), e.fromPort());
                 double oy = at[from][1] + items.get(from).h();
-                double ix = inPoint(items, at, to, e.to(), e.toPort());
+                double ix = RunGrid.inPoint(items, at, to, e.to(), e.toPort());
                 double iy = at[to][1];
                 double below = rowY[from / cols] + rowH[from / cols] + GAP_Y / 2 - shift;
                 double above = iy - GAP_Y / 2 + shift;
                 if (to / cols == from / cols + 1) {
-                    add(pts, ox, oy, ox, below, ix, below, ix, iy); // the next row: through the gap between
+                    RunGrid.add(pts, ox, oy, ox, below, ix, below, ix, iy); // the next row: through the gap between
                 } else {
                     double gutter = colX[to % cols] - GAP_X / 2 + shift;
-                    add(pts, ox, oy, ox, below, gutter, below, gutter, above, ix, above, ix, iy);
+                    RunGrid.add(pts, ox, oy, ox, below, gutter, below, gutter, above, ix, above, ix, iy);
                 }
             }
             routes[i] = pts.toArray(new double[0][]);
@@ -128,25 +128,6 @@ final class WideLayers {
             }
         }
         return false;
-    }
-
-    private static void add(List<double[]> pts, double... xy) {
-        for (int i = 0; i < xy.length; i += 2) {
-            double[] last = pts.isEmpty() ? null : pts.get(pts.size() - 1);
-            if (last == null || Math.abs(last[0] - xy[i]) > 1e-9 || Math.abs(last[1] - xy[i + 1]) > 1e-9) {
-                pts.add(new double[] {xy[i], xy[i + 1]});
-            }
-        }
-    }
-
-    private static double inPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
-        ContainerLayout.Item it = items.get(k);
-        return at[k][0] + (end == ContainerLayout.End.CHILD_IN ? it.child().inPortX()[port] : it.w() / 2);
-    }
-
-    private static double outPoint(List<ContainerLayout.Item> items, double[][] at, int k, ContainerLayout.End end, int port) {
-        ContainerLayout.Item it = items.get(k);
-        return at[k][0] + (end == ContainerLayout.End.CHILD_OUT ? it.child().outPortX()[port] : it.w() / 2);
     }
 
     /**
