@@ -227,13 +227,23 @@ public final class SessionViewModel {
         if (error.get() != null && !text.equals(errorSource)) {
             staleError = error.get();
             error.set(null);
-            status.set("Edited since the error" + (staleError.line() > 0 ? " at line " + staleError.line() : "")
-                    + "; Ctrl+Enter runs the program again");
+            status.set(staleStatus(text));
+        } else if (staleError != null && !text.equals(errorSource)) {
+            status.set(staleStatus(text));
         } else if (staleError != null && text.equals(errorSource)) {
             error.set(staleError);
             status.set(staleError.status());
             staleError = null;
         }
+    }
+
+    /** The status while an error is put aside: back at the text of the run on screen, or edited since. */
+    private String staleStatus(String text) {
+        String at = staleError.line() > 0 ? " at line " + staleError.line() : "";
+        if (shown != null && text.equals(shown.source())) {
+            return "The text is that of the run on screen again (the error" + at + " was in an edit since undone)";
+        }
+        return "Edited since the error" + at + "; Ctrl+Enter runs the program again";
     }
 
     /** The user picks the dtype (the toolbar): from then on every file opens in it. */
