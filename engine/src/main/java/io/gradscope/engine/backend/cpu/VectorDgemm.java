@@ -45,6 +45,48 @@ final class VectorDgemm {
      */
     static void dgemm(double[] a, int ao, int ars, int acs, double[] b, int bo, int brs, int bcs,
                       double[] c, int co, int i0, int i1, int n, int k, boolean parallel) {
+        if ((long) (i1 - i0) * n * k <= SMALL) {
+            small(a, ao, ars, acs, b, bo, brs, bcs, c, co, i0, i1, n, k);
+            return;
+        }
+        vector(a, ao, ars, acs, b, bo, brs, bcs, c, co, i0, i1, n, k, parallel);
+    }
+
+    /** The most multiply-adds (m·n·k) of a product that {@link #small} computes. */
+    static final long SMALL = 4096;
+
+    /**
+     * Note [Small products]: {@link #dgemm} for a product of at most {@link #SMALL} multiply-adds (the
+     * 4 × 8 @ 8 × 8 of a generated 10,000-node program), in plain loops: the same fused multiply-adds
+     * in the same order as {@link #kernelD} (each k block of {@link #KC} summed from zero along k,
+     * then added to C), so every element is the same bit for bit. On a cold JVM the Vector API runs
+     * as objects until C2 has compiled the kernel; a program of 2,000 small products spent a fifth
+     * of its run there.
+     */
+    static void small(double[] a, int ao, int ars, int acs, double[] b, int bo, int brs, int bcs,
+                      double[] c, int co, int i0, int i1, int n, int k) {
+        for (int i = i0; i < i1; i++) {
+            int arow = ao + i * ars;
+            int crow = co + i * n;
+            for (int j = 0; j < n; j++) {
+                int bcol = bo + j * bcs;
+                double sum = 0.0;
+                for (int pc = 0; pc < k; pc += KC) {
+                    int end = Math.min(k, pc + KC);
+                    double acc = 0.0;
+                    for (int p = pc; p < end; p++) {
+                        acc = Math.fma(b[bcol + p * brs], a[arow + p * acs], acc);
+                    }
+                    sum += acc;
+                }
+                c[crow + j] = sum;
+            }
+        }
+    }
+
+    /** {@link #dgemm} on the Vector API's kernel, whatever the size. */
+    static void vector(double[] a, int ao, int ars, int acs, double[] b, int bo, int brs, int bcs,
+                       double[] c, int co, int i0, int i1, int n, int k, boolean parallel) {
         int m = i1 - i0;
         for (int i = i0; i < i1; i++) {
             java.util.Arrays.fill(c, co + i * n, co + i * n + n, 0.0);
