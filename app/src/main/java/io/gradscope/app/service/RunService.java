@@ -24,6 +24,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 /**
  * Runs programs and lays out graphs off the UI thread, and hands immutable results back on it. It
@@ -148,8 +149,8 @@ public final class RunService {
         AtomicReference<Runnable> pendingProgress = new AtomicReference<>();
         Retention.Kind keep = retention;
         FutureTask<Result> task = new FutureTask<>(() -> call(request, options, keep, (f, m) -> {
-            // Coalesce: at most one progress report waits on the UI thread.
-            if (pendingProgress.getAndSet(() -> listener.progress(f, m)) == null) {
+            // Coalesce: at most one progress report waits on the UI thread; its message is written there.
+            if (pendingProgress.getAndSet(() -> listener.progress(f, m.get())) == null) {
                 ui.execute(() -> pendingProgress.getAndSet(null).run());
             }
         })) {
@@ -172,7 +173,16 @@ public final class RunService {
         }
     }
 
-    private static Result call(Request request, RunOptions options, Retention.Kind keep, BiConsumer<Double, String> progress) {
+    /**
+     * How far a run is, told from the worker after every statement and backward step: the message is
+     * written only for the report the UI thread shows (30,000 steps at 10,000 nodes; most are coalesced).
+     */
+    @FunctionalInterface
+    private interface Progress {
+        void update(double fraction, Supplier<String> message);
+    }
+
+    private static Result call(Request request, RunOptions options, Retention.Kind keep, Progress progress) {
         String file = request.file();
         OpenTimes.Clock clock = new OpenTimes.Clock();
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
@@ -193,8 +203,8 @@ public final class RunService {
                 throw new CancellationException("run cancelled");
             }
             double f = total == 0 ? 1 : (double) done / total;
-            progress.accept(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
-                    (phase.equals("forward") ? running : "Backward pass of ") + file + ": " + done + " of " + total);
+            progress.update(phase.equals("forward") ? f / 2 : 0.5 + f / 2,
+                    () -> (phase.equals("forward") ? running : "Backward pass of ") + file + ": " + done + " of " + total);
         }));
         clock.mark();
         TraceGraph graph = TraceGraph.of(run.trace());
@@ -202,7 +212,7 @@ public final class RunService {
         if (Thread.currentThread().isInterrupted()) {
             throw new CancellationException("run cancelled");
         }
-        progress.accept(1.0, "Laying out " + graph.size() + " nodes…");
+        progress.update(1.0, () -> "Laying out " + graph.size() + " nodes…");
         GraphLayout layouts = GraphLayout.of(graph);
         GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), request.source()));
         clock.mark();

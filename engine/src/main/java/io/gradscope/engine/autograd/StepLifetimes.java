@@ -174,10 +174,10 @@ public final class StepLifetimes {
             need(nn, out, dropped ? new Need(OUTPUT, 0, k) : null);
         }
         List<Tensor> saved = ctx.savedTensors();
-        Set<Storage> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        for (Tensor t : saved) {
-            if (seen.add(t.storage()) && t.storage() != out.storage()) {
-                f.savedBytes += t.storage().bytes();
+        for (int i = 0; i < saved.size(); i++) {
+            Storage s = saved.get(i).storage();
+            if (s != out.storage() && firstOf(s, saved, i)) {
+                f.savedBytes += s.bytes();
             }
         }
         int savedRead = 0; // a bit per saved tensor the VJP reads
@@ -194,6 +194,16 @@ public final class StepLifetimes {
             }
         }
         needs.put(f.node, nn);
+    }
+
+    /** Whether no tensor before index {@code i} of {@code saved} is of storage {@code s} (a node saves a few). */
+    private static boolean firstOf(Storage s, List<Tensor> saved, int i) {
+        for (int j = 0; j < i; j++) {
+            if (saved.get(j).storage() == s) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void need(NodeNeeds nn, Tensor t, Need recomputed) {

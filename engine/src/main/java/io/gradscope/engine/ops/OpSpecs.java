@@ -313,12 +313,29 @@ public final class OpSpecs {
      * one is {@code neg}; {@code "**"} has one, its exponent an attribute).
      */
     public static OpSpec byOperator(String symbol, int operands) {
-        for (OpSpec s : BY_NAME.values()) {
-            if (symbol.equals(s.operator()) && s.params().stream().filter(Param::isTensor).count() == operands) {
-                return s;
+        OpSpec[] byCount = Operators.BY_SYMBOL.get(symbol);
+        return byCount == null || operands < 0 || operands >= byCount.length ? null : byCount[operands];
+    }
+
+    /** The specs of the program operators by symbol, then by their count of tensors (looked up once per op a program applies). */
+    private static final class Operators {
+        static final Map<String, OpSpec[]> BY_SYMBOL = new java.util.HashMap<>();
+
+        static {
+            for (OpSpec s : BY_NAME.values()) {
+                if (s.operator() == null) {
+                    continue;
+                }
+                int tensors = 0;
+                for (Param p : s.params()) {
+                    tensors += p.isTensor() ? 1 : 0;
+                }
+                OpSpec[] byCount = BY_SYMBOL.computeIfAbsent(s.operator(), k -> new OpSpec[8]);
+                if (tensors < byCount.length && byCount[tensors] == null) {
+                    byCount[tensors] = s; // the first declared wins, as the lookup by declaration order found it
+                }
             }
         }
-        return null;
     }
 
     /** The names programs call, sorted. */

@@ -283,9 +283,12 @@ final class Evaluator {
         // A view keeps its input's dtype (labels stay int64 through reshape, as they do when run).
         boolean view = OpRegistry.spec(op.name()).view();
         DType dt = dtypes.length > 0 && (dtypes[0].isFloating() || view) ? dtypes[0] : options.dtype();
-        boolean grad = dt.isFloating() && inputs.stream().anyMatch(needGrad::contains);
+        boolean grad = false;
+        for (int i = 0; i < inputs.size() && dt.isFloating() && !grad; i++) {
+            grad = needGrad.contains(inputs.get(i));
+        }
         if (!view) {
-            memory.account(pos, "the result of " + op.name(), out, dt, grad);
+            memory.account(pos, () -> "the result of " + op.name(), out, dt, grad);
         }
         if (checking) {
             return result(op, inputs, new TensorVal(out, dt, null), grad);

@@ -195,6 +195,8 @@ final class Interpreter {
         }
     }
 
+    private static final Set<String> CONSTANTS = Set.of("True", "False", "None");
+
     /** A name about to be bound: not bound before, not a function's name. */
     private void checkNew(String name, Pos pos) {
         if (definedAt.containsKey(name)) {
@@ -202,7 +204,7 @@ final class Interpreter {
             throw error(pos, "'" + name + "' is already defined at line " + first.line()
                     + "; names are bound once in a program (use a new name)");
         }
-        if (Functions.all().contains(name) || Set.of("True", "False", "None").contains(name)) {
+        if (Functions.all().contains(name) || CONSTANTS.contains(name)) {
             throw error(pos, "'" + name + "' is the name of a function; choose another name");
         }
     }

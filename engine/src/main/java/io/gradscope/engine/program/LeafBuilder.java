@@ -76,7 +76,7 @@ final class LeafBuilder {
             }
         }
         DType dt = leaf.kind() == Leaf.Kind.LABELS ? DType.INT64 : options.dtype();
-        memory.account(c.pos(), "'" + name + "'", shape, dt, leaf.grad());
+        memory.account(c.pos(), () -> "'" + name + "'", shape, dt, leaf.grad());
         Path values;
         try {
             values = LeafFiles.isFile(leaf.init()) ? LeafFiles.resolve(file, leaf.init()) : null;

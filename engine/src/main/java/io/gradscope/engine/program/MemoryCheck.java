@@ -26,10 +26,15 @@ final class MemoryCheck {
      * counts twice (the backward pass keeps a gradient of its size).
      */
     void account(Pos pos, String what, int[] shape, DType dt, boolean withGradient) {
+        account(pos, () -> what, shape, dt, withGradient);
+    }
+
+    /** As above, with the value's description written only for an error (once per op otherwise). */
+    void account(Pos pos, java.util.function.Supplier<String> what, int[] shape, DType dt, boolean withGradient) {
         long n = Shapes.numel(shape);
         double need = (double) n * dt.bytes();
         if (n > Shapes.MAX_NUMEL || need > limit) {
-            throw new ProgramException(file, pos, what + " of shape " + Shapes.str(shape) + " needs " + human(need) + " (" + dt
+            throw new ProgramException(file, pos, what.get() + " of shape " + Shapes.str(shape) + " needs " + human(need) + " (" + dt
                     + "), more than " + (n > Shapes.MAX_NUMEL ? "a tensor can hold (" + Shapes.MAX_NUMEL + " elements)"
                     : HeapLimit.limit() + " (" + HeapLimit.RAISE + ")"));
         }
