@@ -115,8 +115,12 @@ public final class RunService {
         this.ui = ui;
     }
 
-    /** Runs on a new daemon thread each time, reporting through {@code ui}. */
+    /**
+     * Runs on a new daemon thread each time, reporting through {@code ui}. The window's service: the
+     * engine is warmed up meanwhile ({@link EngineWarmUp}), before the first run.
+     */
     public static RunService background(Executor ui) {
+        EngineWarmUp.start();
         return new RunService(r -> {
             Thread t = new Thread(r, "gradscope-run");
             t.setDaemon(true);
@@ -185,6 +189,8 @@ public final class RunService {
     private static Result call(Request request, RunOptions options, Retention.Kind keep, Progress progress) {
         String file = request.file();
         OpenTimes.Clock clock = new OpenTimes.Clock();
+        // No run beside the warm-up: the engine's ids, allocators and peaks are the process's (counted in parse).
+        EngineWarmUp.await();
         // Progress: the forward statements are the first half of the bar, the backward steps the second.
         // The plan's peak is predicted (on the meta device) for the memory panel to show beside the measured one.
         Program program = Program.parse(file, request.source());
