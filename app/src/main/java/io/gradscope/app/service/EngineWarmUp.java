@@ -31,6 +31,8 @@ import java.util.concurrent.CountDownLatch;
 final class EngineWarmUp {
     private static final CountDownLatch DONE = new CountDownLatch(1);
     private static boolean started;
+    /** How many times the program's ops repeat (a method the JIT compiles is one called a few hundred times). */
+    private static final int ROUNDS = 10;
 
     private EngineWarmUp() {
     }
@@ -75,7 +77,7 @@ final class EngineWarmUp {
             "%s * 0.5 + %s", "%s - %s / 2", "%s / (1 + %s * %s)"};
         StringBuilder p = new StringBuilder("x = input(4, 8)\nh0 = x\n");
         int n = 0;
-        for (int round = 0; round < 6; round++) {
+        for (int round = 0; round < ROUNDS; round++) {
             for (String op : ops) {
                 String prev = "h" + n;
                 p.append("w").append(n + 1).append(" = param(8, 8)\n");

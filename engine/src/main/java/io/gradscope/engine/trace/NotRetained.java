@@ -41,7 +41,17 @@ public final class NotRetained {
     /** Whether the event carries a tensor whose storage has been released. */
     static boolean hasReleased(TraceEvent e) {
         if (e instanceof TraceEvent.OpForward f) {
-            return released(f.value()) || f.shown().values().stream().anyMatch(NotRetained::released);
+            if (released(f.value())) {
+                return true;
+            }
+            if (!f.shown().isEmpty()) {
+                for (Tensor t : f.shown().values()) {
+                    if (released(t)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
         }
         if (e instanceof TraceEvent.Leaf l) {
             return released(l.value());
