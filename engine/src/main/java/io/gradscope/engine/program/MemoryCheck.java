@@ -23,13 +23,9 @@ final class MemoryCheck {
 
     /**
      * Refuses a tensor that cannot fit in memory before it is allocated. A value that needs a gradient
-     * counts twice (the backward pass keeps a gradient of its size).
+     * counts twice (the backward pass keeps a gradient of its size). {@code what} names the value in
+     * the error, written only then (an account is taken for every op).
      */
-    void account(Pos pos, String what, int[] shape, DType dt, boolean withGradient) {
-        account(pos, () -> what, shape, dt, withGradient);
-    }
-
-    /** As above, with the value's description written only for an error (once per op otherwise). */
     void account(Pos pos, java.util.function.Supplier<String> what, int[] shape, DType dt, boolean withGradient) {
         long n = Shapes.numel(shape);
         double need = (double) n * dt.bytes();
