@@ -76,6 +76,7 @@ public final class BenchUiOpen extends Application {
         Map<String, Double> startup = StartTimes.parts(jvmStart);
         out.put("startup_ms", startup.get("total"));
         out.put("startup", startup);
+        out.put("startup_cpu", StartTimes.cpuParts());
         long firstGraph = firstOpenAt + (long) (done.get(0).get("total") * 1e6);
         out.put("end_to_end_ms", ms(firstGraph - StartTimes.nanoOf(jvmStart)));
         String shell = System.getenv("GRADSCOPE_BENCH_T0");
@@ -144,6 +145,7 @@ public final class BenchUiOpen extends Application {
         BenchUiOpen.file = file;
         BenchUiOpen.runs = runs;
         AppLauncher.quietJavaFx();
+        StartTimes.measureCpu();
         Application.launch(BenchUiOpen.class);
         if (failure != null) {
             System.err.println("error: " + file + " did not open: " + failure);

@@ -11,6 +11,9 @@ import java.util.Map;
  */
 public final class StartTimes {
     private static final Map<String, Long> MARKS = new LinkedHashMap<>();
+    /** The CPU time of the thread that marked each stage, and of the whole process, when {@link #measureCpu} asked. */
+    private static final Map<String, long[]> CPU = new LinkedHashMap<>();
+    private static volatile boolean cpu;
     /** The same instant on both clocks, to place the JVM's start (wall clock) among the marks. */
     private static final long NANO_ZERO = System.nanoTime();
     private static final long MILLI_ZERO = System.currentTimeMillis();
@@ -20,7 +23,41 @@ public final class StartTimes {
 
     /** Records that the start reached {@code stage} now (the first time only). */
     public static synchronized void mark(String stage) {
-        MARKS.putIfAbsent(stage, System.nanoTime());
+        if (MARKS.putIfAbsent(stage, System.nanoTime()) == null && cpu) {
+            var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+            long process = os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+            CPU.put(stage, new long[] {java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime(), process});
+        }
+    }
+
+    /**
+     * Has the marks from now on read CPU times too (a benchmark: less noisy than the wall clock on a
+     * busy machine, and it loads java.management, which the app's start does not need).
+     */
+    public static void measureCpu() {
+        cpu = true;
+    }
+
+    /**
+     * The UI thread's CPU time (ms) in each stage from {@code fx_start} on ({@code main_window},
+     * {@code shown}, {@code first_frame}) and the whole process's CPU time to the first frame
+     * ({@code process}, all threads: JIT, GC, the loader); empty unless {@link #measureCpu} was called.
+     */
+    public static synchronized Map<String, Double> cpuParts() {
+        Map<String, Double> out = new LinkedHashMap<>();
+        long[] before = CPU.get("fx_start");
+        for (String stage : new String[] {"main_window", "shown", "first_frame"}) {
+            long[] t = CPU.get(stage);
+            if (before != null && t != null) {
+                out.put(stage, ms(t[0] - before[0]));
+                before = t;
+            }
+        }
+        long[] last = CPU.get("first_frame");
+        if (last != null && last[1] >= 0) {
+            out.put("process", ms(last[1]));
+        }
+        return out;
     }
 
     /** The time of {@code stage} on {@link System#nanoTime}'s clock, or -1 when not reached. */

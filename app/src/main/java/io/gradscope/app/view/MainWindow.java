@@ -47,8 +47,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private Runnable exit = Platform::exit;
     private static final String CLOSE_HANDLER = "gradscope.closeHandler";
     private final NodeDetails details = new NodeDetails(vm, inspector);
-    private final SidePanel side = new SidePanel(vm, inspector, new HvpPanel(vm.derivatives()),
-            new ComparePanel(vm.sweep(), vm.diagnostics()));
+    private final SidePanel side = new SidePanel(vm, inspector);
     private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
 
     /** The window, with Open Recent kept in the user's preferences. */
