@@ -57,8 +57,9 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     public MainWindow(RecentFiles recent) {
         setId("main");
-        // The first file opened is laid out by a layout engine already loaded.
-        io.gradscope.app.layout.GraphLayout.warmUpInBackground();
+        // The first file opened is laid out by a layout engine already loaded: loaded once the window's
+        // first frame is drawn (while the first run runs), not on the core the window's start needs.
+        NextFrame.after(io.gradscope.app.layout.GraphLayout::warmUpInBackground);
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
