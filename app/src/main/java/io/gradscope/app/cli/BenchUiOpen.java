@@ -146,6 +146,7 @@ public final class BenchUiOpen extends Application {
         BenchUiOpen.runs = runs;
         AppLauncher.quietJavaFx();
         StartTimes.measureCpu();
+        StartTimes.mark("launch");
         Application.launch(BenchUiOpen.class);
         if (failure != null) {
             System.err.println("error: " + file + " did not open: " + failure);

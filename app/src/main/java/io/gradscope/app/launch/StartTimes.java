@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * When the window's start reached each of its stages: {@code main} (the launcher's main entered),
- * {@code fx_start} (JavaFX up, the application's start entered), {@code main_window} (the window's
+ * {@code launch} (the command line read, JavaFX asked to start), {@code fx_start} (JavaFX up, the application's start entered), {@code main_window} (the window's
  * views built), {@code shown} (scene set and the stage shown) and {@code first_frame} (the first
  * frame of the window rendered). Read by {@code bench-ui --open}; a mark costs one clock read.
  */
@@ -72,14 +72,14 @@ public final class StartTimes {
 
     /**
      * The parts of the start, in ms, each from the stage before: {@code jvm} (JVM start to main),
-     * {@code fx_start}, {@code main_window}, {@code shown}, {@code first_frame}, and {@code total}
+     * {@code launch}, {@code fx_start}, {@code main_window}, {@code shown}, {@code first_frame}, and {@code total}
      * (JVM start to the first frame); {@code jvmStartMillis} is the JVM's start on the wall clock.
      */
     public static synchronized Map<String, Double> parts(long jvmStartMillis) {
         Map<String, Double> out = new LinkedHashMap<>();
         long before = nanoOf(jvmStartMillis);
         long start = before;
-        for (String stage : new String[] {"main", "fx_start", "main_window", "shown", "first_frame"}) {
+        for (String stage : new String[] {"main", "launch", "fx_start", "main_window", "shown", "first_frame"}) {
             long t = at(stage);
             if (t < 0) {
                 continue;
