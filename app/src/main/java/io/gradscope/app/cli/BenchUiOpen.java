@@ -65,6 +65,19 @@ public final class BenchUiOpen extends Application {
     }
 
     private void report() {
+        if (StartTimes.at("first_frame") < 0) {
+            // The window's first frame comes before the file's; should a pulse still be between the two marks, wait for it.
+            new javafx.animation.AnimationTimer() {
+                @Override
+                public void handle(long now) {
+                    if (StartTimes.at("first_frame") >= 0) {
+                        stop();
+                        report();
+                    }
+                }
+            }.start();
+            return;
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("file", file.toString());
         out.put("vertices", window.viewModel().sweep().recorded().get().graph().size());
