@@ -12,6 +12,7 @@ public final class Launcher {
     }
 
     public static void main(String[] args) {
+        io.gradscope.app.launch.StartTimes.mark("main");
         System.exit(GradscopeCommand.execute(args));
     }
 }

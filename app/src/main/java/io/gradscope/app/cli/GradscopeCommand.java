@@ -36,6 +36,16 @@ public final class GradscopeCommand implements Callable<Integer> {
 
     /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */
     public static int execute(String... args) {
+        Callable<Integer> plain = PlainWindowCommand.of(args);
+        if (plain != null) {
+            // The window's start does not wait for the model of every subcommand (PlainWindowCommand).
+            PrintWriter err = new PrintWriter(System.err, true);
+            try {
+                return plain.call();
+            } catch (Exception | OutOfMemoryError | StackOverflowError e) {
+                return report(e, err);
+            }
+        }
         CommandLine cl = new CommandLine(new GradscopeCommand());
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {

@@ -49,6 +49,7 @@ public final class AppLauncher {
         quietJavaFx();
         GradscopeApp.initialFile = file;
         GradscopeApp.screenshot = screenshot;
+        StartTimes.mark("launch");
         try {
             start.run();
         } catch (RuntimeException | LinkageError e) {

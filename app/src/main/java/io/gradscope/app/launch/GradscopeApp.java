@@ -1,7 +1,10 @@
 package io.gradscope.app.launch;
 
 import io.gradscope.app.view.MainWindow;
+import io.gradscope.app.viewmodel.RecentFiles;
 import java.nio.file.Path;
+import java.util.function.Supplier;
+import javafx.animation.AnimationTimer;
 import javafx.application.Application;
 import javafx.scene.Scene;
 import javafx.stage.Stage;
@@ -19,13 +22,9 @@ public final class GradscopeApp extends Application {
 
     @Override
     public void start(Stage stage) {
-        MainWindow window = new MainWindow();
-        Scene scene = new Scene(window, 1280, 820);
-        window.install(scene);
-        stage.setScene(scene);
-        stage.show();
+        MainWindow window = show(stage, MainWindow::new);
         if (screenshot != null) {
-            Screenshot.whenShown(window, scene, screenshot);
+            Screenshot.whenShown(window, window.getScene(), screenshot);
         }
         if (initialModel != null) {
             window.viewModel().openImported(initialModel);
@@ -34,5 +33,35 @@ public final class GradscopeApp extends Application {
         } else {
             window.viewModel().openText("backprop_chain.grad", DefaultProgram.text());
         }
+    }
+
+    /** The window with Open Recent in {@code recent}, shown on {@code stage}, as the app shows it (bench-ui --open). */
+    public static MainWindow show(Stage stage, RecentFiles recent) {
+        return show(stage, () -> new MainWindow(recent));
+    }
+
+    /** Builds the window, shows it on {@code stage} and marks the stages of the start ({@link StartTimes}). */
+    private static MainWindow show(Stage stage, Supplier<MainWindow> make) {
+        StartTimes.mark("fx_start");
+        MainWindow window = make.get();
+        StartTimes.mark("main_window");
+        Scene scene = new Scene(window, 1280, 820);
+        window.install(scene);
+        stage.setScene(scene);
+        stage.show();
+        StartTimes.mark("shown");
+        // The pulse after the first one has run: the first frame has been rendered by then.
+        new AnimationTimer() {
+            private int pulses;
+
+            @Override
+            public void handle(long now) {
+                if (++pulses == 2) {
+                    StartTimes.mark("first_frame");
+                    stop();
+                }
+            }
+        }.start();
+        return window;
     }
 }

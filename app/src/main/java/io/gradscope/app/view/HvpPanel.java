@@ -93,13 +93,19 @@ public final class HvpPanel extends ScrollPane {
         setFitToWidth(true);
         vm.leaves().addListener((javafx.collections.ListChangeListener<DerivativesViewModel.LeafInfo>) c -> syncLeaves());
         vm.hvp().addListener((o, a, b) -> showHvp());
-        vm.hessian().addListener((o, a, b) -> {
-            hessian.show(b, "");
-            showHessianMap(b != null);
-        });
+        vm.hessian().addListener((o, a, b) -> showHessian(b));
         vm.hessianNote().addListener((o, a, b) -> refreshHessianNote());
+        // Built when its tab is first shown: what was asked for before that is shown at once.
         syncLeaves();
         showHvp();
+        if (vm.hessian().get() != null) {
+            showHessian(vm.hessian().get());
+        }
+    }
+
+    private void showHessian(io.gradscope.engine.tensor.Tensor h) {
+        hessian.show(h, "");
+        showHessianMap(h != null);
     }
 
     private String vectorSpec() {

@@ -167,8 +167,12 @@ public final class JacobianPanel extends ScrollPane {
         vm.leaf().addListener((o, a, b) -> sync());
         vm.outputs().addListener((javafx.collections.ListChangeListener<JacobianViewModel.Output>) c -> sync());
         vm.leaves().addListener((javafx.collections.ListChangeListener<String>) c -> sync());
+        // Built when its tab is first shown: the Jacobian and the nonzero picked so far are shown at once.
         sync();
         showResult(vm.result().get());
+        if (vm.picked().get() != null) {
+            showPick(vm.picked().get());
+        }
     }
 
     /** The choosers show the view-model's choices (without choosing again). */

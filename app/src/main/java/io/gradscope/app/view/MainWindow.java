@@ -47,8 +47,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private Runnable exit = Platform::exit;
     private static final String CLOSE_HANDLER = "gradscope.closeHandler";
     private final NodeDetails details = new NodeDetails(vm, inspector);
-    private final SidePanel side = new SidePanel(vm, inspector, new HvpPanel(vm.derivatives()),
-            new ComparePanel(vm.sweep(), vm.diagnostics()));
+    private final SidePanel side = new SidePanel(vm, inspector);
     private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
 
     /** The window, with Open Recent kept in the user's preferences. */
@@ -58,8 +57,9 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     public MainWindow(RecentFiles recent) {
         setId("main");
-        // The first file opened is laid out by a layout engine already loaded.
-        io.gradscope.app.layout.GraphLayout.warmUpInBackground();
+        // The first file opened is laid out by a layout engine already loaded: loaded once the window's
+        // first frame is drawn (while the first run runs), not on the core the window's start needs.
+        NextFrame.after(io.gradscope.app.layout.GraphLayout::warmUpInBackground);
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));

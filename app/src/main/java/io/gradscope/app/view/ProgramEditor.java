@@ -69,8 +69,9 @@ public final class ProgramEditor extends BorderPane {
             if (!b.equals(area.getText())) {
                 if (b.length() > DEFERRED_CHARS) {
                     // A long program opened: filled after the run has started, so the run and the
-                    // editor's filling (a second or more at 10,000 lines) go side by side.
-                    javafx.application.Platform.runLater(this::showOpened);
+                    // editor's filling (a second or more at 10,000 lines) go side by side, and after
+                    // the next frame, so a window opened on it shows at once, its text a moment later.
+                    NextFrame.after(this::showOpened);
                 } else {
                     showOpened();
                 }

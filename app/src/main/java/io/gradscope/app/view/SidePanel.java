@@ -1,28 +1,33 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.SessionViewModel;
+import java.util.function.Supplier;
+import javafx.scene.Node;
 import javafx.scene.control.Tab;
 import javafx.scene.control.TabPane;
 
 /**
  * The right-hand side of the window: the inspector of one node, the Hessian-vector product view,
  * and the comparison of two runs, as tabs. An H·v request (a command or an {@code # open: hvp}
- * line) shows the H·v tab; a new comparison shows the Compare tab.
+ * line) shows the H·v tab; a new comparison shows the Compare tab. The tabs behind the inspector are
+ * built the first time they are shown: each panel reads the view-model's state when it is built and
+ * follows it from then on, so a window that never shows them never pays for their controls, their
+ * styling and their layout at its start.
  */
 public final class SidePanel extends TabPane {
     private final Tab node;
     private final Tab hvp;
     private final Tab compare;
     private final Tab jacobian;
-    private final JacobianPanel jacobianPanel;
+    private JacobianPanel jacobianPanel;
 
-    public SidePanel(SessionViewModel vm, Inspector inspector, HvpPanel hvpPanel, ComparePanel comparePanel) {
+    public SidePanel(SessionViewModel vm, Inspector inspector) {
         setId("side");
-        node = tab("Node", inspector, "tab-node");
-        hvp = tab("H·v", hvpPanel, "tab-hvp");
-        compare = tab("Compare", comparePanel, "tab-compare");
-        jacobianPanel = new JacobianPanel(vm.jacobian());
-        jacobian = tab("Jacobian", jacobianPanel, "tab-jacobian");
+        node = tab("Node", "tab-node");
+        node.setContent(inspector);
+        hvp = lazyTab("H·v", "tab-hvp", () -> new HvpPanel(vm.derivatives()));
+        compare = lazyTab("Compare", "tab-compare", () -> new ComparePanel(vm.sweep(), vm.diagnostics()));
+        jacobian = lazyTab("Jacobian", "tab-jacobian", () -> jacobianPanel = new JacobianPanel(vm.jacobian()));
         getTabs().addAll(node, hvp, compare, jacobian);
         setPrefWidth(340);
         vm.derivatives().hvpRequests().addListener((o, a, b) -> getSelectionModel().select(hvp));
@@ -52,11 +57,34 @@ public final class SidePanel extends TabPane {
         vm.diagnostics().jump().addListener((o, a, b) -> getSelectionModel().select(node));
     }
 
-    private static Tab tab(String title, javafx.scene.Node content, String id) {
-        Tab t = new Tab(title, content);
+    private static Tab tab(String title, String id) {
+        Tab t = new Tab(title);
         t.setId(id);
         t.setClosable(false);
         return t;
+    }
+
+    /** A tab whose content {@code make} builds when the tab is first shown (or first asked for: {@link #content}). */
+    private static Tab lazyTab(String title, String id, Supplier<Node> make) {
+        Tab t = tab(title, id);
+        t.setUserData(make);
+        // Added first: the panel is there when the side panel's own listeners act on the tab's selection.
+        t.selectedProperty().addListener((o, a, b) -> {
+            if (b) {
+                content(t);
+            }
+        });
+        return t;
+    }
+
+    /** The tab's content, built now if it was not yet. */
+    @SuppressWarnings("unchecked")
+    private static Node content(Tab t) {
+        if (t.getContent() == null && t.getUserData() instanceof Supplier<?> make) {
+            t.setUserData(null);
+            t.setContent(((Supplier<Node>) make).get());
+        }
+        return t.getContent();
     }
 
     public void showNode() {
@@ -71,8 +99,15 @@ public final class SidePanel extends TabPane {
         getSelectionModel().select(jacobian);
     }
 
+    /** The Jacobian tab's view (built now if the tab has not been shown yet). */
     public JacobianPanel jacobianPanel() {
+        content(jacobian);
         return jacobianPanel;
+    }
+
+    /** Whether a tab's content has been built ({@code tab-hvp}, {@code tab-compare}, {@code tab-jacobian}; the inspector always is). */
+    public boolean built(String tabId) {
+        return getTabs().stream().anyMatch(t -> t.getId().equals(tabId) && t.getContent() != null);
     }
 
     public void showCompare() {

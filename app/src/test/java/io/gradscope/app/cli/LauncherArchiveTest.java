@@ -1,0 +1,124 @@
+package io.gradscope.app.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher's class-data archive for the window, with a stand-in for java that records its
+ * arguments: the first window start writes the archive in the background and runs without it, the
+ * next ones run with it, a jar newer than the archive has it written again, and the command-line
+ * tools never use it.
+ */
+class LauncherArchiveTest {
+    @TempDir
+    Path root;
+
+    private Path calls;
+    private Path archive;
+    private Path libJar;
+
+    private void setUp() throws IOException {
+        Files.copy(Path.of("../gradscope"), root.resolve("gradscope"));
+        Path lib = Files.createDirectories(root.resolve("app/target/lib"));
+        Path jar = Files.writeString(lib.getParent().resolve("gradscope-app-0.1.0-SNAPSHOT.jar"), "");
+        libJar = Files.writeString(lib.resolve("some-library.jar"), "");
+        Path list = Files.createDirectories(root.resolve("assets/cds")).resolve("window.classlist.gz");
+        try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(list))) {
+            out.write("java/lang/Object\n".getBytes(StandardCharsets.UTF_8));
+        }
+        // Built a while ago: nothing newer than the jar (no build), the list older still.
+        Instant built = Instant.now().minusSeconds(100);
+        Files.setLastModifiedTime(list, FileTime.from(built.minusSeconds(100)));
+        for (Path p : new Path[] {jar, libJar, lib}) {
+            Files.setLastModifiedTime(p, FileTime.from(built));
+        }
+        calls = root.resolve("calls");
+        archive = root.resolve("app/target/window.jsa");
+        Path bin = Files.createDirectories(root.resolve("bin"));
+        // Records each call on a line; a dump writes the archive it is asked for.
+        Path java = Files.writeString(bin.resolve("java"), """
+                #!/usr/bin/env bash
+                echo "$*" >> "%s"
+                for a in "$@"; do
+                  case "$a" in -XX:SharedArchiveFile=*) [[ " $* " == *" -Xshare:dump "* ]] && echo archive > "${a#*=}" ;; esac
+                done
+                exit 0
+                """.formatted(calls));
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    }
+
+    private List<String> launch(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("bash", root.resolve("gradscope").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("PATH", root.resolve("bin") + ":" + System.getenv("PATH"));
+        pb.environment().remove("JAVA_OPTS");
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        return Files.exists(calls) ? Files.readAllLines(calls) : List.of();
+    }
+
+    /** The launcher's own call of java (the one that runs Gradscope), the last to name the main class. */
+    private static String appCall(List<String> calls) {
+        return calls.stream().filter(c -> c.contains("io.gradscope.app.Launcher")).reduce((a, b) -> b).orElseThrow();
+    }
+
+    private static long dumps(List<String> calls) {
+        return calls.stream().filter(c -> c.contains("-Xshare:dump")).count();
+    }
+
+    /** Waits for the background dump to have written the archive (and its log to be complete). */
+    private void awaitArchive() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(archive) && System.nanoTime() < until) {
+            Thread.sleep(50);
+        }
+        assertTrue(Files.exists(archive), "the archive was written");
+    }
+
+    @Test
+    void theWindowStartsFromTheArchiveOnceItIsWrittenAndWhileItIsNewerThanTheJars() throws Exception {
+        setUp();
+        List<String> first = launch("open", "x.grad");
+        assertFalse(appCall(first).contains("SharedArchiveFile"), "no archive yet: " + appCall(first));
+        awaitArchive();
+        List<String> all = Files.readAllLines(calls);
+        assertEquals(1, dumps(all), String.join("\n", all));
+        String dump = all.stream().filter(c -> c.contains("-Xshare:dump")).findFirst().orElseThrow();
+        assertTrue(dump.contains("-XX:SharedClassListFile=" + root.resolve("app/target/window.classlist")), dump);
+        assertEquals("java/lang/Object", Files.readString(root.resolve("app/target/window.classlist")).strip(),
+                "the list given to the dump is the committed one, unzipped");
+
+        List<String> second = launch("open", "x.grad");
+        assertTrue(appCall(second).contains("-XX:SharedArchiveFile=" + archive), appCall(second));
+        assertEquals(1, dumps(second), "written once");
+        List<String> tool = launch("run", "x.grad");
+        assertFalse(appCall(tool).contains("SharedArchiveFile"), "the command-line tools start without it");
+
+        // A library newer than the archive (a new build): Java would ignore the archive, so it is written again.
+        Files.setLastModifiedTime(libJar, FileTime.from(Instant.now().plusSeconds(10)));
+        Files.delete(archive);
+        List<String> third = launch();
+        assertFalse(appCall(third).contains("SharedArchiveFile"), appCall(third));
+        awaitArchive();
+        assertEquals(2, dumps(Files.readAllLines(calls)), "written again after the build");
+    }
+}
