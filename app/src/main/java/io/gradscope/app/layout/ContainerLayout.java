@@ -157,10 +157,10 @@ final class ContainerLayout {
         // at Fit, everything shrank to dashes. Values that go to the same places enter through one
         // port node (and leave, from the same places, through one), and ports of a child at one spot
         // are one ELK port: their edges share a route, drawn as one line into the box.
-        Map<List<ElkConnectableShape>, ElkNode> inByTargets = new HashMap<>();
+        Map<java.util.Set<ElkConnectableShape>, ElkNode> inByTargets = new HashMap<>();
         ElkNode[] ownIn = new ElkNode[level.inPorts()];
         ElkPort[] ownInPort = new ElkPort[level.inPorts()];
-        List<List<ElkConnectableShape>> targets = ends(level, true, items, inPorts, outPorts);
+        List<java.util.Set<ElkConnectableShape>> targets = ends(level, true, items, inPorts, outPorts);
         for (int p = 0; p < ownIn.length; p++) {
             ownIn[p] = inByTargets.computeIfAbsent(targets.get(p), t -> {
                 ElkNode n = portNode(root, LayerConstraint.FIRST);
@@ -169,10 +169,10 @@ final class ContainerLayout {
             });
             ownInPort[p] = ownIn[p].getPorts().get(0);
         }
-        Map<List<ElkConnectableShape>, ElkNode> outBySources = new HashMap<>();
+        Map<java.util.Set<ElkConnectableShape>, ElkNode> outBySources = new HashMap<>();
         ElkNode[] ownOut = new ElkNode[level.outPorts()];
         ElkPort[] ownOutPort = new ElkPort[level.outPorts()];
-        List<List<ElkConnectableShape>> sources = ends(level, false, items, inPorts, outPorts);
+        List<java.util.Set<ElkConnectableShape>> sources = ends(level, false, items, inPorts, outPorts);
         for (int p = 0; p < ownOut.length; p++) {
             ownOut[p] = outBySources.computeIfAbsent(sources.get(p), t -> {
                 ElkNode n = portNode(root, LayerConstraint.LAST);
@@ -289,15 +289,15 @@ final class ContainerLayout {
 
     /**
      * Per own in-port (entering: what it feeds) or out-port (leaving: what feeds it), the items and
-     * child ports at the other end of its edges, in a fixed order: ports with equal lists go to the
-     * same places (Note [One port per destination]).
+     * child ports at the other end of its edges: ports with equal sets go to the same places (Note
+     * [One port per destination]).
      */
-    private static List<List<ElkConnectableShape>> ends(Level level, boolean entering, List<ElkNode> items, List<ElkPort[]> inPorts,
+    private static List<java.util.Set<ElkConnectableShape>> ends(Level level, boolean entering, List<ElkNode> items, List<ElkPort[]> inPorts,
                                                         List<ElkPort[]> outPorts) {
         int n = entering ? level.inPorts() : level.outPorts();
-        List<java.util.LinkedHashSet<ElkConnectableShape>> sets = new ArrayList<>();
+        List<java.util.Set<ElkConnectableShape>> sets = new ArrayList<>();
         for (int p = 0; p < n; p++) {
-            sets.add(new java.util.LinkedHashSet<>());
+            sets.add(new java.util.HashSet<>());
         }
         for (Edge e : level.edges()) {
             if (entering && e.from() == End.OWN_IN && e.to() != End.OWN_OUT) {
@@ -306,11 +306,7 @@ final class ContainerLayout {
                 sets.get(e.toPort()).add(from(e, items, outPorts, null));
             }
         }
-        List<List<ElkConnectableShape>> out = new ArrayList<>();
-        for (var s : sets) {
-            out.add(List.copyOf(s));
-        }
-        return out;
+        return sets;
     }
 
     /** A box's ports at the given offsets along one side; ports at the same spot are one. */

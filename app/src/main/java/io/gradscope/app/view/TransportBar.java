@@ -22,6 +22,8 @@ import javafx.util.Duration;
  * While the view-model plays, a timeline steps it at its speed.
  */
 public final class TransportBar extends HBox {
+    /** The step description's height: two lines of the bar's bold text. */
+    static final double TWO_LINES = 34;
     private final Label where = new Label();
     private final Timeline player = new Timeline();
 
@@ -72,8 +74,13 @@ public final class TransportBar extends HBox {
         }
         // A long description (a recompute step's "recomputing add (segment 3)") wraps onto a second line
         // rather than being cut short where it says what is recomputed.
+        // The bar keeps one height whatever the text (two lines' room, about the buttons' height), so that
+        // stepping never resizes the graph above it.
         where.setMinWidth(0);
         where.setWrapText(true);
+        where.setMinHeight(TWO_LINES);
+        where.setPrefHeight(TWO_LINES);
+        where.setMaxHeight(TWO_LINES);
         Tooltip whereTip = new Tooltip();
         whereTip.textProperty().bind(where.textProperty());
         where.setTooltip(whereTip);

@@ -118,10 +118,17 @@ class MemoryPanelTest extends WindowFixture {
         String where = window.transport().where().getText();
         assertTrue(where.contains("recomputing " + r.op() + " (segment " + (r.segment() + 1) + ")"), where);
         // Shown whole, not cut short with an ellipsis ("recomputing add (seg…"), in a window of the usual width.
-        robot.interact(() -> stage.setWidth(1100));
-        WaitForAsyncUtils.waitForFxEvents();
-        String shown = robot.from(window.transport().where()).lookup(".text").query() instanceof javafx.scene.text.Text t ? t.getText() : null;
-        assertEquals(where, shown, "the step's description as drawn");
+        double width = stage.getWidth();
+        double barHeight = window.transport().getHeight();
+        try {
+            robot.interact(() -> stage.setWidth(1200));
+            WaitForAsyncUtils.waitForFxEvents();
+            String shown = robot.from(window.transport().where()).lookup(".text").query() instanceof javafx.scene.text.Text t ? t.getText() : null;
+            assertEquals(where, shown, "the step's description as drawn");
+            assertEquals(barHeight, window.transport().getHeight(), 0.5, "the bar keeps its height when the description wraps");
+        } finally {
+            robot.interact(() -> stage.setWidth(width));
+        }
         assertEquals(events.indexOf(r), window.viewModel().memory().cursorEvent().get(), "the timeline's cursor is on the recompute");
         int v = sweep.graph().indexOf(r.node());
         assertEquals(v, window.viewModel().sweep().currentVertex());
@@ -219,6 +226,7 @@ class MemoryPanelTest extends WindowFixture {
         openText(robot, "chain.grad", io.gradscope.app.cli.BenchUiPrograms.program(io.gradscope.app.cli.BenchUiPrograms.Shape.CHAIN, 1200));
         waitUntil("the memory track", () -> window.viewModel().memory().track().get() != null
                 && !window.memoryPanel().table().getItems().isEmpty());
+        double width = stage.getWidth();
         robot.interact(() -> stage.setWidth(1100));
         WaitForAsyncUtils.waitForFxEvents();
         List<String> shown = new java.util.ArrayList<>();
@@ -229,6 +237,7 @@ class MemoryPanelTest extends WindowFixture {
                 shown.add(line + "=" + (text instanceof javafx.scene.text.Text t ? t.getText() : null));
             }
         }
+        robot.interact(() -> stage.setWidth(width));
         assertTrue(!shown.isEmpty(), "rows with four-digit lines are shown");
         for (String s : shown) {
             String[] p = s.split("=");
