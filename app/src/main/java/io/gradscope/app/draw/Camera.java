@@ -125,6 +125,33 @@ public final class Camera {
         return dx != 0 || dy != 0;
     }
 
+    /**
+     * Pans, if need be, so that box {@code b} keeps {@code margin} pixels clear of the viewport's area
+     * from (x0, y0) to (x1, y1) (the overview map in its corner): up or left, whichever moves less and
+     * keeps the box in view; true when it moved.
+     */
+    public boolean keepClear(GraphLayout.Box b, double x0, double y0, double x1, double y1, double margin) {
+        double left = toPxX(b.x());
+        double right = toPxX(b.x() + b.w());
+        double top = toPxY(b.y());
+        double bottom = toPxY(b.y() + b.h());
+        if (right + margin <= x0 || left - margin >= x1 || bottom + margin <= y0 || top - margin >= y1) {
+            return false;
+        }
+        double up = bottom + margin - y0;
+        double aside = right + margin - x0;
+        boolean upFits = top - up >= margin;
+        boolean asideFits = left - aside >= margin;
+        if (upFits && (!asideFits || up <= aside)) {
+            cy += up / scale;
+        } else if (asideFits) {
+            cx += aside / scale;
+        } else {
+            return false; // larger than the room beside the map: left where it is
+        }
+        return true;
+    }
+
     private static double clamp(double s) {
         return Math.max(MIN_SCALE, Math.min(MAX_SCALE, s));
     }

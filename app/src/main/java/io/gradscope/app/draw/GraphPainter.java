@@ -144,13 +144,37 @@ public final class GraphPainter {
     private static void title(Pen pen, String name, double x, double y, double w, double k) {
         double sz = Math.max(TITLE_SIZE * k, MIN_FONT);
         double band = 30 * k;
-        if (band < sz * 1.2) {
+        if (band < sz) { // a title in the band as tall as its letters still reads: at Fit on a large program, often the only one
             return;
         }
         double left = Math.max(3, 8 * k);
-        if (pen.textWidth(name, sz, true) <= w - 2 * left) {
-            pen.text(name, x + left, y + band / 2, sz, true, Looks.BOX_TITLE);
+        String shown = titleThatFits(pen, name, sz, w - 2 * left);
+        if (shown != null) {
+            pen.text(shown, x + left, y + band / 2, sz, true, Looks.BOX_TITLE);
         }
+    }
+
+    /**
+     * A container's title as it fits {@code avail} pixels: whole; a section's lines alone ("lines
+     * 631–645", without its ops); else cut short with "…"; null when not even a few letters fit.
+     * An opened section inside another, as narrow as its column of nodes, had no title at all.
+     */
+    static String titleThatFits(Pen pen, String name, double size, double avail) {
+        if (pen.textWidth(name, size, true) <= avail) {
+            return name;
+        }
+        int colon = name.indexOf(':');
+        String head = colon > 0 ? name.substring(0, colon) : name;
+        if (pen.textWidth(head, size, true) <= avail) {
+            return head;
+        }
+        for (int end = head.length() - 1; end >= 3; end--) {
+            String cut = head.substring(0, end).stripTrailing() + "…";
+            if (pen.textWidth(cut, size, true) <= avail) {
+                return cut;
+            }
+        }
+        return null;
     }
 
     private static void edge(Pen pen, double[] route, Looks.EdgeLook look, View v) {

@@ -1,7 +1,9 @@
 package io.gradscope.app.layout;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.eclipse.elk.alg.layered.options.LayerConstraint;
 import org.eclipse.elk.alg.layered.options.LayeredMetaDataProvider;
 import org.eclipse.elk.alg.layered.options.LayeredOptions;
@@ -53,8 +55,15 @@ final class ContainerLayout {
         }
     }
 
-    /** What to lay out; {@code run}: a run of blocks, drawn as a grid when it is a chain ({@link RunGrid}). */
-    record Level(List<Item> items, int inPorts, int outPorts, List<Edge> edges, boolean titled, boolean run) {
+    /**
+     * What to lay out; {@code run}: a run of blocks, drawn as a grid when it is a chain ({@link RunGrid});
+     * {@code section}: a section of a long program, its layers wrapped into bands when they would make a
+     * tall thin column ({@link WideLayers}).
+     */
+    record Level(List<Item> items, int inPorts, int outPorts, List<Edge> edges, boolean titled, boolean run, boolean section) {
+        Level(List<Item> items, int inPorts, int outPorts, List<Edge> edges, boolean titled, boolean run) {
+            this(items, inPorts, outPorts, edges, titled, run, false);
+        }
     }
 
     /**
@@ -135,46 +144,49 @@ final class ContainerLayout {
             ElkPort[] outs = new ElkPort[0];
             if (it.child() != null) {
                 n.setProperty(CoreOptions.PORT_CONSTRAINTS, PortConstraints.FIXED_POS);
-                ins = new ElkPort[it.child().inPortX().length];
-                for (int p = 0; p < ins.length; p++) {
-                    ins[p] = port(n, it.child().inPortX()[p], 0, PortSide.NORTH);
-                }
-                outs = new ElkPort[it.child().outPortX().length];
-                for (int p = 0; p < outs.length; p++) {
-                    outs[p] = port(n, it.child().outPortX()[p], it.h(), PortSide.SOUTH);
-                }
+                ins = ports(n, it.child().inPortX(), 0, PortSide.NORTH);
+                outs = ports(n, it.child().outPortX(), it.h(), PortSide.SOUTH);
             }
             items.add(n);
             inPorts.add(ins);
             outPorts.add(outs);
         }
+        // Note [One port per destination]: each value entering the container has a port of its own,
+        // which ELK lays out as a node of the first layer. 160 values summed by one item (the wide
+        // graph's summing tree, folded) made a row of 160 port nodes, 4,000 px wide, above one box:
+        // at Fit, everything shrank to dashes. Values that go to the same places enter through one
+        // port node (and leave, from the same places, through one), and ports of a child at one spot
+        // are one ELK port: their edges share a route, drawn as one line into the box.
+        Map<java.util.Set<ElkConnectableShape>, ElkNode> inByTargets = new HashMap<>();
         ElkNode[] ownIn = new ElkNode[level.inPorts()];
         ElkPort[] ownInPort = new ElkPort[level.inPorts()];
+        List<java.util.Set<ElkConnectableShape>> targets = ends(level, true, items, inPorts, outPorts);
         for (int p = 0; p < ownIn.length; p++) {
-            ownIn[p] = portNode(root, LayerConstraint.FIRST);
-            ownInPort[p] = port(ownIn[p], 1, 2, PortSide.SOUTH);
+            ownIn[p] = inByTargets.computeIfAbsent(targets.get(p), t -> {
+                ElkNode n = portNode(root, LayerConstraint.FIRST);
+                port(n, 1, 2, PortSide.SOUTH);
+                return n;
+            });
+            ownInPort[p] = ownIn[p].getPorts().get(0);
         }
+        Map<java.util.Set<ElkConnectableShape>, ElkNode> outBySources = new HashMap<>();
         ElkNode[] ownOut = new ElkNode[level.outPorts()];
         ElkPort[] ownOutPort = new ElkPort[level.outPorts()];
+        List<java.util.Set<ElkConnectableShape>> sources = ends(level, false, items, inPorts, outPorts);
         for (int p = 0; p < ownOut.length; p++) {
-            ownOut[p] = portNode(root, LayerConstraint.LAST);
-            ownOutPort[p] = port(ownOut[p], 1, 0, PortSide.NORTH);
+            ownOut[p] = outBySources.computeIfAbsent(sources.get(p), t -> {
+                ElkNode n = portNode(root, LayerConstraint.LAST);
+                port(n, 1, 0, PortSide.NORTH);
+                return n;
+            });
+            ownOutPort[p] = ownOut[p].getPorts().get(0);
         }
         List<ElkEdge> edges = new ArrayList<>();
+        Map<List<ElkConnectableShape>, ElkEdge> byEnds = new HashMap<>();
         for (Edge e : level.edges()) {
-            ElkConnectableShape from = switch (e.from()) {
-                case NODE -> items.get(e.fromItem());
-                case CHILD_OUT -> outPorts.get(e.fromItem())[e.fromPort()];
-                case OWN_IN -> ownInPort[e.fromPort()];
-                default -> throw new IllegalArgumentException("an edge cannot start at " + e.from());
-            };
-            ElkConnectableShape to = switch (e.to()) {
-                case NODE -> items.get(e.toItem());
-                case CHILD_IN -> inPorts.get(e.toItem())[e.toPort()];
-                case OWN_OUT -> ownOutPort[e.toPort()];
-                default -> throw new IllegalArgumentException("an edge cannot end at " + e.to());
-            };
-            edges.add(ElkGraphUtil.createSimpleEdge(from, to));
+            ElkConnectableShape from = from(e, items, outPorts, ownInPort);
+            ElkConnectableShape to = to(e, items, inPorts, ownOutPort);
+            edges.add(byEnds.computeIfAbsent(List.of(from, to), k -> ElkGraphUtil.createSimpleEdge(from, to)));
         }
         run(root, level.items().size() + level.edges().size());
 
@@ -255,6 +267,56 @@ final class ContainerLayout {
         if (error[0] != null) {
             throw error[0];
         }
+    }
+
+    private static ElkConnectableShape from(Edge e, List<ElkNode> items, List<ElkPort[]> outPorts, ElkPort[] ownInPort) {
+        return switch (e.from()) {
+            case NODE -> items.get(e.fromItem());
+            case CHILD_OUT -> outPorts.get(e.fromItem())[e.fromPort()];
+            case OWN_IN -> ownInPort[e.fromPort()];
+            default -> throw new IllegalArgumentException("an edge cannot start at " + e.from());
+        };
+    }
+
+    private static ElkConnectableShape to(Edge e, List<ElkNode> items, List<ElkPort[]> inPorts, ElkPort[] ownOutPort) {
+        return switch (e.to()) {
+            case NODE -> items.get(e.toItem());
+            case CHILD_IN -> inPorts.get(e.toItem())[e.toPort()];
+            case OWN_OUT -> ownOutPort[e.toPort()];
+            default -> throw new IllegalArgumentException("an edge cannot end at " + e.to());
+        };
+    }
+
+    /**
+     * Per own in-port (entering: what it feeds) or out-port (leaving: what feeds it), the items and
+     * child ports at the other end of its edges: ports with equal sets go to the same places (Note
+     * [One port per destination]).
+     */
+    private static List<java.util.Set<ElkConnectableShape>> ends(Level level, boolean entering, List<ElkNode> items, List<ElkPort[]> inPorts,
+                                                        List<ElkPort[]> outPorts) {
+        int n = entering ? level.inPorts() : level.outPorts();
+        List<java.util.Set<ElkConnectableShape>> sets = new ArrayList<>();
+        for (int p = 0; p < n; p++) {
+            sets.add(new java.util.HashSet<>());
+        }
+        for (Edge e : level.edges()) {
+            if (entering && e.from() == End.OWN_IN && e.to() != End.OWN_OUT) {
+                sets.get(e.fromPort()).add(to(e, items, inPorts, null));
+            } else if (!entering && e.to() == End.OWN_OUT && e.from() != End.OWN_IN) {
+                sets.get(e.toPort()).add(from(e, items, outPorts, null));
+            }
+        }
+        return sets;
+    }
+
+    /** A box's ports at the given offsets along one side; ports at the same spot are one. */
+    private static ElkPort[] ports(ElkNode n, double[] xs, double y, PortSide side) {
+        ElkPort[] out = new ElkPort[xs.length];
+        Map<Double, ElkPort> at = new HashMap<>();
+        for (int p = 0; p < xs.length; p++) {
+            out[p] = at.computeIfAbsent(xs[p], x -> port(n, x, y, side));
+        }
+        return out;
     }
 
     private static ElkPort port(ElkNode n, double x, double y, PortSide side) {

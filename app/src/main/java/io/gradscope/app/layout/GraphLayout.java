@@ -249,7 +249,8 @@ public final class GraphLayout {
         ContainerLayout.Inner layOut(String id) {
             LevelBuilder l = levels.get(id);
             List<ContainerLayout.Item> items = new ArrayList<>();
-            StringBuilder k = new StringBuilder(id.isEmpty() ? "R" : "C").append(l.inPorts.size()).append('/')
+            boolean section = !id.isEmpty() && hierarchy.container(id).kind() == Hierarchy.Kind.SECTION;
+            StringBuilder k = new StringBuilder(id.isEmpty() ? "R" : section ? "S" : "C").append(l.inPorts.size()).append('/')
                     .append(l.outPorts.size()).append('[');
             for (String item : l.items) {
                 if (item.startsWith("c:")) {
@@ -279,7 +280,7 @@ public final class GraphLayout {
             ContainerLayout.Inner result = cache.get(cacheKey);
             if (result == null) {
                 result = ContainerLayout.layout(new ContainerLayout.Level(items, l.inPorts.size(), l.outPorts.size(), edges,
-                        !id.isEmpty(), chainLike(hierarchy.container(id))));
+                        !id.isEmpty(), chainLike(hierarchy.container(id)), section));
                 cache.put(cacheKey, result);
                 elkRuns++;
             }

@@ -43,36 +43,34 @@ final class RunGrid {
             }
         }
         // Columns are filled in order, each up to the height aimed at, every block at its own height: one
-        // opened block (a section shown with its members) takes the room it needs, not every cell's.
+        // opened block (a section shown with its members) takes the room it needs, not every cell's. The
+        // number of columns aimed at is the one whose grid is closest to square (tried: with one large
+        // block, the widest block's width over every column made one thin column of 16 sections).
         double sumH = 0;
-        double maxW = 0;
         for (ContainerLayout.Item it : items) {
             sumH += it.h() + GAP_Y;
+        }
+        double maxW = 0;
+        for (ContainerLayout.Item it : items) {
             maxW = Math.max(maxW, it.w());
         }
-        int aim = (int) Math.max(1, Math.min(n, Math.round(Math.sqrt(ASPECT * sumH / (maxW + GAP_X)))));
-        double target = sumH / aim;
-        int[] colOf = new int[n];
-        List<Double> colWidths = new ArrayList<>();
-        double[] y = new double[n];
-        double top = TITLE + LANE;
-        double used = 0;
-        double tallest = 0;
-        for (int k = 0; k < n; k++) {
-            double need = items.get(k).h() + GAP_Y;
-            if (k > 0 && used > 0 && used + need > target * 1.05) {
-                colWidths.add(0.0);
-                used = 0;
-            } else if (k == 0) {
-                colWidths.add(0.0);
+        int estimate = (int) Math.max(1, Math.min(n, Math.round(Math.sqrt(ASPECT * sumH / (maxW + GAP_X)))));
+        Fill fill = null;
+        double miss = Double.MAX_VALUE;
+        for (int i = 0; i <= Math.min(n, MAX_AIM); i++) {
+            int aim = i == 0 ? estimate : i;
+            Fill f = fill(items, sumH / aim);
+            double m = Math.abs(Math.log(f.width() / f.height() / ASPECT));
+            if (m < miss - 1e-9) {
+                miss = m;
+                fill = f;
             }
-            int c = colWidths.size() - 1;
-            colOf[k] = c;
-            y[k] = top + used;
-            used += need;
-            tallest = Math.max(tallest, used - GAP_Y);
-            colWidths.set(c, Math.max(colWidths.get(c), items.get(k).w()));
         }
+        int[] colOf = fill.colOf();
+        double[] y = fill.y();
+        List<Double> colWidths = fill.colWidths();
+        double tallest = fill.tallest();
+        double top = TITLE + LANE;
         int cols = colWidths.size();
         double[] colX = new double[cols];
         double right = PAD;
@@ -124,6 +122,46 @@ final class RunGrid {
             routes[i] = pts.toArray(new double[0][]);
         }
         return new ContainerLayout.Inner(w, h, at, inX, outX, routes);
+    }
+
+    /** At most this many column counts are tried. */
+    static final int MAX_AIM = 64;
+
+    /** Blocks filled into columns of about {@code target} height: each block's column and top, the columns' widths. */
+    private record Fill(int[] colOf, double[] y, List<Double> colWidths, double tallest) {
+        double width() {
+            return colWidths.stream().mapToDouble(Double::doubleValue).sum() + GAP_X * (colWidths.size() - 1) + 2 * PAD;
+        }
+
+        double height() {
+            return TITLE + 2 * LANE + tallest + PAD;
+        }
+    }
+
+    private static Fill fill(List<ContainerLayout.Item> items, double target) {
+        int n = items.size();
+        int[] colOf = new int[n];
+        List<Double> colWidths = new ArrayList<>();
+        double[] y = new double[n];
+        double top = TITLE + LANE;
+        double used = 0;
+        double tallest = 0;
+        for (int k = 0; k < n; k++) {
+            double need = items.get(k).h() + GAP_Y;
+            if (k > 0 && used > 0 && used + need > target * 1.05) {
+                colWidths.add(0.0);
+                used = 0;
+            } else if (k == 0) {
+                colWidths.add(0.0);
+            }
+            int c = colWidths.size() - 1;
+            colOf[k] = c;
+            y[k] = top + used;
+            used += need;
+            tallest = Math.max(tallest, used - GAP_Y);
+            colWidths.set(c, Math.max(colWidths.get(c), items.get(k).w()));
+        }
+        return new Fill(colOf, y, colWidths, tallest);
     }
 
     /** Appends points to a route, skipping one equal to the last (shared with {@link WideLayers}). */

@@ -30,6 +30,8 @@ import javafx.scene.layout.StackPane;
 public final class GraphPanel extends StackPane {
     /** Each zoom step (+, −, Ctrl+=, Ctrl+−) scales the view by this. */
     static final double ZOOM_STEP = 1.25;
+    /** The overview map's distance from the corner, in pixels. */
+    static final double MAP_MARGIN = 10;
 
     private final SweepViewModel vm;
     private final Canvas canvas = new Canvas();
@@ -57,7 +59,7 @@ public final class GraphPanel extends StackPane {
         canvas.heightProperty().bind(surface.heightProperty());
         map = new OverviewMap(camera, this::redraw);
         StackPane.setAlignment(map, Pos.BOTTOM_RIGHT);
-        StackPane.setMargin(map, new Insets(10));
+        StackPane.setMargin(map, new Insets(MAP_MARGIN));
         getChildren().addAll(surface, map);
         canvas.widthProperty().addListener((o, a, b) -> resized());
         canvas.heightProperty().addListener((o, a, b) -> resized());
@@ -80,6 +82,12 @@ public final class GraphPanel extends StackPane {
         });
         vm.graphChange().addListener((o, a, change) -> restyle(change));
         vm.inspection().addListener((o, a, b) -> followCurrent());
+        // Find: the node found, once drawn (the sections holding it opened), centred where it can be read.
+        vm.found().addListener((o, a, key) -> {
+            if (key != null) {
+                reveal(key);
+            }
+        });
     }
 
     /**
@@ -342,7 +350,16 @@ public final class GraphPanel extends StackPane {
         int i = scene == null || key == null ? -1 : scene.indexOf(key);
         if (i >= 0 && canvas.getWidth() > 0) {
             double[] b = scene.box(i);
-            if (camera.ensureVisible(new GraphLayout.Box(b[0], b[1], b[2], b[3]), 40)) {
+            GraphLayout.Box box = new GraphLayout.Box(b[0], b[1], b[2], b[3]);
+            boolean moved = camera.ensureVisible(box, 40);
+            // The overview map (shown while part of the graph is out of view) covers its corner: the
+            // current node is kept clear of it, not stepped under it.
+            if (!camera.shows(scene.layout().bounds())) {
+                double w = canvas.getWidth();
+                double h = canvas.getHeight();
+                moved |= camera.keepClear(box, w - MAP_MARGIN - map.getPrefWidth(), h - MAP_MARGIN - map.getPrefHeight(), w, h, 12);
+            }
+            if (moved) {
                 redraw();
             }
         }

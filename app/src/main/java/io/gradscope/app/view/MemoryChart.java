@@ -27,7 +27,7 @@ final class MemoryChart extends Region {
     static final MemoryCategory[] STACK = {MemoryCategory.PARAMETER, MemoryCategory.ACTIVATION, MemoryCategory.GRADIENT,
         MemoryCategory.TEMPORARY, MemoryCategory.HELD_FOR_INSPECTION};
 
-    private static final double LEFT = 58;
+    static final double LEFT = 58;
     private static final double RIGHT = 10;
     /** The legend's row height: the plot starts below its one or two rows. */
     private static final double LEGEND_ROW = 16;
@@ -315,16 +315,25 @@ final class MemoryChart extends Region {
      * {@code text} in the current fill on a light box, its top at {@code y}, beside the line at
      * {@code x}: to its left when {@code left}, else to its right.
      */
-    private static void label(GraphicsContext g, String text, double x, double y, boolean left) {
+    private void label(GraphicsContext g, String text, double x, double y, boolean left) {
         javafx.scene.paint.Paint ink = g.getFill();
         double tw = textWidth(text);
-        double x0 = left ? x - 6 - tw : x + 6;
+        double x0 = labelX(x, tw, left, getWidth());
         g.setFill(Color.rgb(255, 255, 255, 0.85));
         g.fillRect(x0 - 2, y - 1, tw + 4, 13);
         g.setFill(ink);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         g.fillText(text, x0, y);
+    }
+
+    /**
+     * Where a label {@code tw} wide beside the line at {@code x} starts: to its left or right, but
+     * never left of the y axis (over the axis's numbers) nor past the chart's right edge.
+     */
+    static double labelX(double x, double tw, boolean left, double width) {
+        double x0 = left ? x - 6 - tw : x + 6;
+        return Math.max(LEFT + 3, Math.min(x0, width - tw - 3));
     }
 
     /** The width of {@code s} in the chart's font. */

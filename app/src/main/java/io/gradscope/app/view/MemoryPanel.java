@@ -161,14 +161,20 @@ public final class MemoryPanel extends BorderPane {
         }
     }
 
+    /** The line column's width: "12345" and a cell's padding in the table's font. */
+    static final double LINE_WIDTH = 48;
+
     private void buildTable() {
         table.setId("memory-peak-table");
         table.setPrefWidth(280);
         table.setPlaceholder(new Label("Nothing live"));
-        table.getColumns().add(column("value", MemoryTrack.Row::title, 64));
-        table.getColumns().add(column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", 34));
+        table.getColumns().add(column("value", MemoryTrack.Row::title, 62));
+        // Five digits' room, kept when the table narrows: a line number cut to "1…" says nothing.
+        TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", LINE_WIDTH);
+        line.setMinWidth(LINE_WIDTH);
+        table.getColumns().add(line);
         table.getColumns().add(column("what", MemoryTrack.Row::what, 86));
-        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 78));
+        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 72));
         Label caption = new Label("Live at the peak, largest first");
         caption.setStyle("-fx-font-size: 11px; -fx-text-fill: #555555");
         caption.setPadding(new Insets(0, 0, 1, 4));

@@ -22,6 +22,8 @@ import javafx.util.Duration;
  * While the view-model plays, a timeline steps it at its speed.
  */
 public final class TransportBar extends HBox {
+    /** The step description's height: two lines of the bar's bold text. */
+    static final double TWO_LINES = 34;
     private final Label where = new Label();
     private final Timeline player = new Timeline();
 
@@ -64,13 +66,21 @@ public final class TransportBar extends HBox {
         HBox.setHgrow(grow, Priority.ALWAYS);
         getChildren().addAll(fwd, bwd, new Label("  "), start, back, play, step, end, new Label("  speed"), speed, speedLabel,
                 grow, where);
-        // The controls keep their size; a long description of the step is cut short (its tooltip has it all).
+        // The controls keep their size; a long description of the step wraps (its tooltip has it all too).
         for (javafx.scene.Node n : getChildren()) {
             if (n != where && n instanceof javafx.scene.layout.Region r) {
                 r.setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE);
             }
         }
+        // A long description (a recompute step's "recomputing add (segment 3)") wraps onto a second line
+        // rather than being cut short where it says what is recomputed.
+        // The bar keeps one height whatever the text (two lines' room, about the buttons' height), so that
+        // stepping never resizes the graph above it.
         where.setMinWidth(0);
+        where.setWrapText(true);
+        where.setMinHeight(TWO_LINES);
+        where.setPrefHeight(TWO_LINES);
+        where.setMaxHeight(TWO_LINES);
         Tooltip whereTip = new Tooltip();
         whereTip.textProperty().bind(where.textProperty());
         where.setTooltip(whereTip);
@@ -111,7 +121,8 @@ public final class TransportBar extends HBox {
         }
         var v = vm.vertex(vm.currentVertex());
         String redo = vm.mode().get() == Sweep.Mode.BACKWARD ? vm.recorded().get().recomputing(c) : null;
-        return pass + " step " + (c + 1) + " of " + vm.steps() + (redo != null ? ": " + redo : "") + (v == null ? "" : ": " + v.title());
+        // The node first, then what is recomputed: if the line is cut at all, it is cut after what matters most.
+        return pass + " step " + (c + 1) + " of " + vm.steps() + (v == null ? "" : ": " + v.title()) + (redo != null ? ", " + redo : "");
     }
 
     /** Adds a control after the speed slider (the tangent chooser). */

@@ -39,8 +39,11 @@ public final class SweepViewModel {
     private final ReadOnlyDoubleWrapper speed = new ReadOnlyDoubleWrapper(this, "speed", 2.0);
     private final ReadOnlyObjectWrapper<Inspection> inspection = new ReadOnlyObjectWrapper<>(this, "inspection");
     private final ReadOnlyObjectWrapper<GraphStates.Change> graphChange = new ReadOnlyObjectWrapper<>(this, "graphChange");
+    private final ReadOnlyObjectWrapper<String> foundKey = new ReadOnlyObjectWrapper<>(this, "found");
     private GraphStates states;
     private int layoutRequest;
+    /** The vertex Find found whose sections are being opened, or -1. */
+    private int revealing = -1;
 
     /** {@code report} shows a line in the status bar. */
     public SweepViewModel(RunService service, Consumer<String> report) {
@@ -182,11 +185,37 @@ public final class SweepViewModel {
         int found = recorded.get() == null || query == null || query.isBlank() ? -1 : recorded.get().find(query);
         if (found >= 0) {
             select(found);
-            report.accept("Found " + vertex(found).title());
+            // Inside folded sections (or runs), the node is shown: what holds it opens, the rest stays as it is.
+            Set<String> holding = new java.util.LinkedHashSet<>(layout.get().source().hierarchy().chain(found));
+            holding.retainAll(layout.get().collapsed());
+            String where = holding.isEmpty() ? "" : " (opened " + holding.stream()
+                    .map(c -> layout.get().source().hierarchy().container(c).name().split(":")[0]).collect(java.util.stream.Collectors.joining(", ")) + ")";
+            report.accept("Found " + vertex(found).title() + where);
+            if (holding.isEmpty()) {
+                announceFound(found);
+            } else {
+                Set<String> next = new HashSet<>(layout.get().collapsed());
+                next.removeAll(holding);
+                revealing = found;
+                relayout(next);
+            }
         } else if (recorded.get() != null) {
             report.accept("No node named '" + query + "'");
         }
         return found >= 0;
+    }
+
+    /**
+     * The drawn node Find found ("v12"), set once it is drawn (after the sections holding it opened), for
+     * the graph to bring into view; each find sets it anew.
+     */
+    public ReadOnlyObjectProperty<String> found() {
+        return foundKey.getReadOnlyProperty();
+    }
+
+    private void announceFound(int vertex) {
+        foundKey.set(null);
+        foundKey.set(keyOf(vertex));
     }
 
     /** Plays from the start when at the end. */
@@ -259,7 +288,11 @@ public final class SweepViewModel {
                 report.accept("Layout failed: " + failure);
             } else {
                 showLayout(result);
+                if (revealing >= 0 && revealing == selected.get()) {
+                    announceFound(revealing);
+                }
             }
+            revealing = -1;
         });
     }
 

@@ -91,4 +91,38 @@ class WideLayersTest {
         double before = folded.width() * folded.height();
         assertTrue(r.width() * r.height() < before + 3 * big.w() * big.h(), before + " -> " + r.width() * r.height());
     }
+
+    @Test
+    void aWideLevelOfPlainNodesTheSummingTreeOpenedIsWrappedIntoRowsToo() {
+        // The last section of the wide program, its last section and the summing tree's run opened: a
+        // level of 164 additions whose first layer holds 64 of them, one row 6,000 px wide before.
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
+        TraceGraph g = Programs.graph("wide.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
+        String last = members.get(members.size() - 1).container();
+        List<Hierarchy.Member> inLast = h.container(last).members();
+        String tree = inLast.get(inLast.size() - 1).container();
+        collapsed.remove(last);
+        collapsed.remove(tree);
+        collapsed.removeIf(c -> c.startsWith(tree + "/") || c.contains(Hierarchy.RUN_MARK));
+        GraphLayout.Result r = GraphLayout.layout(g, collapsed);
+        List<GraphLayout.Box> adds = r.nodes().values().stream().filter(d -> d.vertex() >= 0 && "add".equals(g.vertex(d.vertex()).op()))
+                .map(GraphLayout.DisplayNode::box).toList();
+        assertTrue(adds.size() > 100, "additions drawn: " + adds.size());
+        java.util.Map<Long, Long> perRow = adds.stream().collect(java.util.stream.Collectors.groupingBy(b -> Math.round(b.y()),
+                java.util.stream.Collectors.counting()));
+        long widest = perRow.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertTrue(widest <= 20, "the widest row of additions holds " + widest + " (rows " + perRow + ")");
+        assertTrue(r.width() < 2 * r.height() && r.height() < 2 * r.width(), r.width() + " x " + r.height());
+        for (int i = 0; i < adds.size(); i++) {
+            for (int j = i + 1; j < adds.size(); j++) {
+                GraphLayout.Box a = adds.get(i);
+                GraphLayout.Box b = adds.get(j);
+                assertTrue(a.x() + a.w() <= b.x() || b.x() + b.w() <= a.x() || a.y() + a.h() <= b.y() || b.y() + b.h() <= a.y(),
+                        "overlap: " + a + " " + b);
+            }
+        }
+    }
 }

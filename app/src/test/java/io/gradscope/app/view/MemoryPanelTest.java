@@ -117,6 +117,18 @@ class MemoryPanelTest extends WindowFixture {
         TraceEvent.Recompute r = sweep.recomputeAt(step);
         String where = window.transport().where().getText();
         assertTrue(where.contains("recomputing " + r.op() + " (segment " + (r.segment() + 1) + ")"), where);
+        // Shown whole, not cut short with an ellipsis ("recomputing add (seg…"), in a window of the usual width.
+        double width = stage.getWidth();
+        double barHeight = window.transport().getHeight();
+        try {
+            robot.interact(() -> stage.setWidth(1200));
+            WaitForAsyncUtils.waitForFxEvents();
+            String shown = robot.from(window.transport().where()).lookup(".text").query() instanceof javafx.scene.text.Text t ? t.getText() : null;
+            assertEquals(where, shown, "the step's description as drawn");
+            assertEquals(barHeight, window.transport().getHeight(), 0.5, "the bar keeps its height when the description wraps");
+        } finally {
+            robot.interact(() -> stage.setWidth(width));
+        }
         assertEquals(events.indexOf(r), window.viewModel().memory().cursorEvent().get(), "the timeline's cursor is on the recompute");
         int v = sweep.graph().indexOf(r.node());
         assertEquals(v, window.viewModel().sweep().currentVertex());
@@ -189,6 +201,48 @@ class MemoryPanelTest extends WindowFixture {
         }
         assertEquals(1, places(MemoryChart.legendPlaces(900)), "one row when wide");
         assertTrue(places(MemoryChart.legendPlaces(widest + 8)) > 1, "wrapped when narrow");
+    }
+
+    /** The peak's label beside its line stays right of the y axis and inside the chart, wherever the peak is. */
+    @Test
+    void thePeakLabelNeverRunsLeftOfTheAxisNorPastTheEdge(FxRobot robot) {
+        double width = 420;
+        for (double tw : new double[] {40, 90, 160}) {
+            for (double x = MemoryChart.LEFT; x <= width - 10; x += 3) {
+                for (boolean left : new boolean[] {true, false}) {
+                    double x0 = MemoryChart.labelX(x, tw, left, width);
+                    assertTrue(x0 > MemoryChart.LEFT && x0 + tw < width, "a label " + tw + " wide at " + x + (left ? " (left)" : "") + ": " + x0);
+                }
+            }
+        }
+        // Where there is room it sits beside the line, on the side asked for.
+        assertEquals(300 - 6 - 90, MemoryChart.labelX(300, 90, true, width), 1e-9);
+        assertEquals(100 + 6, MemoryChart.labelX(100, 90, false, width), 1e-9);
+    }
+
+    /** The live-at-peak table's line column shows a four-digit line whole, not "1…". */
+    @Test
+    void thePeakTableShowsFourDigitLinesWhole(FxRobot robot) {
+        openText(robot, "chain.grad", io.gradscope.app.cli.BenchUiPrograms.program(io.gradscope.app.cli.BenchUiPrograms.Shape.CHAIN, 1200));
+        waitUntil("the memory track", () -> window.viewModel().memory().track().get() != null
+                && !window.memoryPanel().table().getItems().isEmpty());
+        double width = stage.getWidth();
+        robot.interact(() -> stage.setWidth(1100));
+        WaitForAsyncUtils.waitForFxEvents();
+        List<String> shown = new java.util.ArrayList<>();
+        for (javafx.scene.Node n : robot.lookup("#memory-peak-table .table-cell").queryAll()) {
+            if (n instanceof javafx.scene.control.TableCell<?, ?> c && c.getTableColumn() != null && "line".equals(c.getTableColumn().getText())
+                    && c.getItem() instanceof String line && line.length() == 4) {
+                javafx.scene.Node text = c.lookup(".text");
+                shown.add(line + "=" + (text instanceof javafx.scene.text.Text t ? t.getText() : null));
+            }
+        }
+        robot.interact(() -> stage.setWidth(width));
+        assertTrue(!shown.isEmpty(), "rows with four-digit lines are shown");
+        for (String s : shown) {
+            String[] p = s.split("=");
+            assertEquals(p[0], p.length > 1 ? p[1] : null, "the line as drawn");
+        }
     }
 
     private static int places(double[][] places) {
