@@ -18,7 +18,8 @@ import javafx.util.Duration;
  * {@code gradscope.screenshot.expand=true} unfolds every run and group first;
  * {@code gradscope.screenshot.zoom} (0: Fit) zooms in that many steps on the current node;
  * {@code gradscope.screenshot.tangent=LEAF:DIRECTION} runs again carrying that tangent first,
- * {@code gradscope.screenshot.select=NAME} selects a node, {@code gradscope.screenshot.origin=true}
+ * {@code gradscope.screenshot.select=NAME} finds a node as Find does (opening what folds it, framed
+ * unless a zoom is given), {@code gradscope.screenshot.origin=true}
  * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
@@ -53,8 +54,11 @@ final class Screenshot {
         boolean[] expanded = {!Boolean.getBoolean("gradscope.screenshot.expand")};
         String remat = System.getProperty("gradscope.screenshot.remat");
         boolean[] rematApplied = {remat == null};
+        boolean[] stepped = {false};
         sweep.layout().addListener((o, a, b) -> {
-            if (b == null) {
+            // After the steps below, a new layout (Find opening the sections round the selected node) is the
+            // picture's, not a cue to step again.
+            if (b == null || stepped[0]) {
                 return;
             }
             if (!tangentApplied[0]) {
@@ -72,6 +76,7 @@ final class Screenshot {
                 Platform.runLater(sweep::expandAll);
                 return;
             }
+            stepped[0] = true;
             // Step a few nodes into the sweep so the picture shows it, then let it draw.
             if ("forward".equals(System.getProperty("gradscope.screenshot.mode"))) {
                 sweep.setMode(Sweep.Mode.FORWARD);
@@ -131,7 +136,10 @@ final class Screenshot {
                 wait.play();
                 return;
             }
-            fitOrZoom(w, sweep);
+            if (select == null || Integer.getInteger("gradscope.screenshot.zoom", 0) != 0) {
+                fitOrZoom(w, sweep);
+            }
+            // else Find has framed the selected node (opening what folds it), as it does for the user.
             take(scene, out);
         });
     }
