@@ -119,8 +119,13 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Tensor[] maxFirst(Tensor cols) {
-        return WindowKernels.maxFirst(cols);
+    public Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
+        return PoolKernels.maxPool(x, window, oh, ow);
+    }
+
+    @Override
+    public Tensor maxPoolBackward(Tensor g, Tensor index, int[] window, int oh, int ow, int h, int w) {
+        return PoolKernels.maxPoolBackward(g, index, window, oh, ow, h, w);
     }
 
     @Override
