@@ -118,6 +118,24 @@ public interface Backend extends Allocator {
     }
 
     /**
+     * Training batch norm's statistics of {@code x [N, C, ...]} over every axis but 1, into the fresh
+     * {@code [C]} tensors {@code mean} and {@code rstd = 1/√(var + eps)} (the biased variance about
+     * the mean, a second pass). Deterministic. False where the backend has no kernel.
+     */
+    default boolean channelStats(Tensor x, double eps, Tensor mean, Tensor rstd) {
+        return false;
+    }
+
+    /**
+     * Training batch norm's input gradient in one pass over {@code g} and {@code x [N, C, ...]}:
+     * {@code out = a[c]·(g − b[c] − (x − m[c])·k[c])}, a, b, m, k {@code [C]}. False where the backend
+     * has no kernel.
+     */
+    default boolean channelNormGrad(Tensor g, Tensor x, Tensor a, Tensor b, Tensor m, Tensor k, Tensor out) {
+        return false;
+    }
+
+    /**
      * Batch norm's backward sums in one pass over {@code g} and {@code x [N, C, ...]}: per channel
      * {@code gsum[c] = Σ g} and {@code gxc[c] = Σ g·(x − mean[c])} over every axis but 1, into the
      * fresh {@code [C]} tensors gsum and gxc. Deterministic. False where the backend has no kernel.

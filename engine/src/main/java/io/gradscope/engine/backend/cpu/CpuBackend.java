@@ -373,6 +373,24 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public boolean channelStats(Tensor x, double eps, Tensor mean, Tensor rstd) {
+        if (!CpuBatchNorm.fits(x, mean, rstd)) {
+            return false;
+        }
+        CpuBatchNorm.stats(x, eps, mean, rstd);
+        return true;
+    }
+
+    @Override
+    public boolean channelNormGrad(Tensor g, Tensor x, Tensor a, Tensor b, Tensor m, Tensor k, Tensor out) {
+        if (!CpuBatchNorm.fits(x, g, a, b, m, k, out)) {
+            return false;
+        }
+        CpuBatchNorm.normGrad(g, x, a, b, m, k, out);
+        return true;
+    }
+
+    @Override
     public boolean channelSums(Tensor g, Tensor x, Tensor mean, Tensor gsum, Tensor gxc) {
         if (!CpuBatchNorm.fits(x, g, mean, gsum, gxc)) {
             return false;
