@@ -78,6 +78,16 @@ final class NativeGemm {
         return USE;
     }
 
+    /** Whether float32 products go to the system BLAS one thread a call, the pool splitting them (Note [One pool]). */
+    static boolean splits() {
+        return USE && SPLIT;
+    }
+
+    /** Whether the pool splits one m × n × k product itself (with {@link #splits}): 4 MFLOP or more, 32 rows or columns. */
+    static boolean splitsEach(int m, int n, int k) {
+        return 2L * m * n * k >= SPLIT_FLOPS && Math.min(CpuThreads.THREADS, Math.max(m, n) / 16) > 1;
+    }
+
     /** Whether a system BLAS loaded (used or not). */
     static boolean loaded() {
         return LOADED != null;
