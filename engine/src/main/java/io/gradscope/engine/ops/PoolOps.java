@@ -119,26 +119,41 @@ final class PoolOps {
         }
 
         /**
-         * At these values, the first maximum of each window (the 'first' mask the forward saved), or its
-         * last NaN; none where that is padding (a window of −∞).
+         * At these values, the first maximum of each window (the index the forward saved), or its last
+         * NaN; none where the window has no position inside x.
          */
         @Override
         public Pattern localDependencies(int input, OpContext ctx) {
-            return windowElements(ctx.input(0).shape(), ctx.saved(0).toDoubleArray());
+            return windowElements(ctx.input(0).shape(), mask(ctx.saved(0)).toDoubleArray());
         }
 
+        /** {@code index [N, C, 1, L]} (kernel offsets, −1 for none) as the 0/1 mask {@code [N, C, K, L]} of the positions it names. */
+        private Tensor mask(Tensor index) {
+            int k = w.size();
+            double[] at = new double[k];
+            for (int i = 0; i < k; i++) {
+                at[i] = i;
+            }
+            return Raw.binary(BinaryKind.EQ, index, Tensor.fromDoubles(index.dtype(), index.device(), at, 1, 1, k, 1));
+        }
+
+        /**
+         * Saves {@code index [N, C, 1, L]}: the kernel offset of each window's first maximum (or last NaN),
+         * K times smaller than the 0/1 mask over every window element it stands for ({@link #mask}).
+         */
         @Override
         public Tensor forward(OpContext ctx, Tensor... in) {
             int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
+            Tensor x4 = spatial == 1 ? Window.insertAxis(in[0], 2) : in[0];
+            // The backend's kernel straight from x where it has one (no unfolded windows): the same maximum and index.
+            Tensor[] direct = x4.numel() > 0 ? x4.backend().maxPool(x4, w.geometry(), spatial == 1 ? 1 : out[2], out[out.length - 1])
+                    : null;
+            if (direct != null) {
+                ctx.save(direct[1]);
+                return direct[0].viewReshape(out);
+            }
             Tensor cols = windows(in[0], Double.NEGATIVE_INFINITY);
             int k = w.size();
-            // The backend's one-pass kernel where it has one, with the bits of the steps below.
-            Tensor[] fused = cols.numel() > 0 ? cols.backend().maxFirst(cols) : null;
-            if (fused != null) {
-                cols.storage().release();
-                ctx.save(fused[1]);
-                return fused[0].viewReshape(out);
-            }
             int[] ax = {2};
             Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
             // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
@@ -147,9 +162,11 @@ final class PoolOps {
             // a NaN scores K + 1 + position, above every tie.
             double[] order = new double[k];
             double[] nanOrder = new double[k];
+            double[] position = new double[k];
             for (int i = 0; i < k; i++) {
                 order[i] = k - i;
                 nanOrder[i] = k + 1 + i;
+                position[i] = i + 1;
             }
             Tensor rank = Tensor.fromDoubles(cols.dtype(), cols.device(), order, 1, 1, k, 1);
             Tensor nanRank = Tensor.fromDoubles(cols.dtype(), cols.device(), nanOrder, 1, 1, k, 1);
@@ -158,13 +175,26 @@ final class PoolOps {
             Tensor best = Raw.reduce(ReduceKind.MAX, score, ax, true);
             Tensor first = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, score, best),
                     Raw.binary(BinaryKind.GT, best, Raw.scalarLike(best, 0)));
-            ctx.save(first);
+            // Σ first·(offset + 1) − 1: the marked offset, or −1 where a window has no mark
+            Tensor after = Tensor.fromDoubles(cols.dtype(), cols.device(), position, 1, 1, k, 1);
+            ctx.save(Raw.binary(BinaryKind.SUB, Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, first, after), ax, true),
+                    Raw.scalarLike(first, 1)));
             return max.viewReshape(out);
         }
 
         @Override
         public Tensor[] vjp(OpContext ctx, Tensor g) {
-            return new Tensor[] {foldBack(Ops.mul(perWindow(g), ctx.saved(0)), ctx.input(0))};
+            Tensor x = ctx.input(0);
+            Tensor index = ctx.saved(0);
+            if (!Ops.differentiating() && g.numel() > 0) {
+                int[] x4 = as4d(x.shape());
+                int[] g4 = as4d(g.shape());
+                Tensor dx = g.backend().maxPoolBackward(g.contiguous(), index, w.geometry(), g4[2], g4[3], x4[2], x4[3]);
+                if (dx != null) {
+                    return new Tensor[] {spatial == 1 ? dx.viewReshape(x.shape()) : dx};
+                }
+            }
+            return new Tensor[] {foldBack(Ops.mul(perWindow(g), mask(index)), x)};
         }
 
         @Override
@@ -175,7 +205,7 @@ final class PoolOps {
         @Override
         public Tensor jvp(OpContext ctx, Tensor... t) {
             int[] out = ctx.output().shape();
-            return Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, windows(t[0], 0), ctx.saved(0)), new int[] {2}, true)
+            return Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, windows(t[0], 0), mask(ctx.saved(0))), new int[] {2}, true)
                     .viewReshape(out);
         }
     }

@@ -112,6 +112,10 @@ final class StatNormOp extends Op {
     public Tensor forward(OpContext ctx, Tensor... in) {
         Tensor x = in[0];
         outputShape(Dependencies.shapes(new OpContext(in)), java.util.Arrays.stream(in).map(Tensor::dtype).toArray(DType[]::new));
+        Tensor fused = batch ? TrainingBatchNorm.forward(ctx, x, weight(in), bias(in), eps) : null;
+        if (fused != null) {
+            return fused;
+        }
         int[] v = view(x.shape());
         Tensor xv = x.reshapeOrCopy(v);
         double count = ReduceOp.count(v, reduced());
@@ -162,9 +166,17 @@ final class StatNormOp extends Op {
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor x = ctx.input(0);
+        Tensor w = ctx.inputCount() > weightAt() ? ctx.input(weightAt()) : null;
+        boolean hasB = ctx.inputCount() > weightAt() + 1;
+        Tensor[] fused = batch && !Ops.differentiating() ? TrainingBatchNorm.vjp(ctx, g, w, ctx.needsGrad(0),
+                w != null && ctx.needsGrad(weightAt()), hasB && ctx.needsGrad(weightAt() + 1)) : null;
+        if (fused != null) {
+            // NOTE: in training the running statistics do not reach the output: their gradients are 0.
+            Tensor[] out = {fused[0], Ops.mul(ctx.input(1), 0.0), Ops.mul(ctx.input(2), 0.0), fused[1], hasB ? fused[2] : null};
+            return java.util.Arrays.copyOf(out, ctx.inputCount());
+        }
         int[] cs = channelShape(x.rank(), x.shape()[1]);
         Tensor[] nr = normalised(x);
-        Tensor w = ctx.inputCount() > weightAt() ? ctx.input(weightAt()) : null;
         Tensor gw = w == null ? g : Ops.mul(g, Ops.reshape(w, cs));
         Tensor[] out = new Tensor[ctx.inputCount()];
         out[0] = Ops.reshape(throughNorm(Ops.reshape(gw, view(x.shape())), nr[0], nr[1]), x.shape());

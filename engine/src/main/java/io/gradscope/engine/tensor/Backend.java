@@ -118,6 +118,24 @@ public interface Backend extends Allocator {
     }
 
     /**
+     * Training batch norm's statistics of {@code x [N, C, ...]} over every axis but 1, into the fresh
+     * {@code [C]} tensors {@code mean} and {@code rstd = 1/√(var + eps)} (the biased variance about
+     * the mean, a second pass). Deterministic. False where the backend has no kernel.
+     */
+    default boolean channelStats(Tensor x, double eps, Tensor mean, Tensor rstd) {
+        return false;
+    }
+
+    /**
+     * Training batch norm's input gradient in one pass over {@code g} and {@code x [N, C, ...]}:
+     * {@code out = a[c]·(g − b[c] − (x − m[c])·k[c])}, a, b, m, k {@code [C]}. False where the backend
+     * has no kernel.
+     */
+    default boolean channelNormGrad(Tensor g, Tensor x, Tensor a, Tensor b, Tensor m, Tensor k, Tensor out) {
+        return false;
+    }
+
+    /**
      * Batch norm's backward sums in one pass over {@code g} and {@code x [N, C, ...]}: per channel
      * {@code gsum[c] = Σ g} and {@code gxc[c] = Σ g·(x − mean[c])} over every axis but 1, into the
      * fresh {@code [C]} tensors gsum and gxc. Deterministic. False where the backend has no kernel.
@@ -173,11 +191,22 @@ public interface Backend extends Allocator {
     }
 
     /**
-     * Max pooling's reduction in one pass over {@code cols [N, C, K, L]}: the new {@code max [N, C, 1, L]}
-     * and {@code first [N, C, K, L]}, 1 at the first position of each window equal to its maximum, else 0
-     * (all 0 where the maximum is NaN). Null where the backend has no such kernel.
+     * Max pooling straight from {@code x [N, C, H, W]} (any strides), {@code window} as {@link #unfold}'s:
+     * the new {@code max [N, C, 1, OH·OW]} and {@code index [N, C, 1, OH·OW]} (x's dtype), the kernel
+     * offset {@code i·kw + j} of each window's first maximum among its positions inside x, or of its
+     * last NaN (PyTorch's {@code val > max || isnan(val)}); −1 where no position lies inside x. Null
+     * where the backend has no such kernel.
      */
-    default Tensor[] maxFirst(Tensor cols) {
+    default Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
+        return null;
+    }
+
+    /**
+     * Max pooling's gradient: the new {@code dx [N, C, h, w]} with each element of {@code g} (contiguous,
+     * {@code N·C} planes of {@code oh·ow}) added at the position {@code index} ({@link #maxPool}'s, same
+     * shape and dtype) points to; nothing for −1. Null where the backend has no such kernel.
+     */
+    default Tensor maxPoolBackward(Tensor g, Tensor index, int[] window, int oh, int ow, int h, int w) {
         return null;
     }
 

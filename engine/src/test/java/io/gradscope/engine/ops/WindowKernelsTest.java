@@ -10,7 +10,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The backend's window kernels (im2col, col2im, max pooling's first maximum) and the convolution's
+ * The backend's window kernels (im2col, col2im, max pooling straight from x) and the convolution's
  * 1x1 path against naive loops written from the definitions: every window geometry (stride,
  * padding, dilation, 1x1), batches of more than one, inputs that are strided views, float32 and
  * float64; the convolution's value and gradients (groups too) against a float64 six-loop sum.
@@ -145,6 +145,24 @@ class WindowKernelsTest {
         }
     }
 
+    /** {kh, kw, sh, sw, ph, pw, dh, dw, ceil_mode} of max_pool2d. */
+    private static final int[][] POOLS = {{3, 3, 2, 2, 1, 1, 1, 1, 0}, {2, 2, 2, 2, 0, 0, 1, 1, 0}, {3, 1, 1, 1, 1, 0, 1, 1, 0},
+        {3, 2, 1, 2, 1, 1, 1, 1, 0}, {3, 3, 2, 2, 1, 1, 1, 1, 1}, {2, 3, 3, 2, 1, 1, 2, 1, 1}, {3, 3, 1, 1, 1, 1, 2, 2, 0}};
+
+    private static int poolOut(int n, int k, int s, int p, int d, boolean ceil) {
+        int span = d * (k - 1) + 1;
+        if (!ceil) {
+            return (n + 2 * p - span) / s + 1;
+        }
+        int o = (n + 2 * p - span + s - 1) / s + 1;
+        return (o - 1) * s >= n + p ? o - 1 : o;
+    }
+
+    /**
+     * Max pooling's value and gradient (straight from x, and through the mask and fold when the
+     * gradient is recorded to be differentiated again) against a loop written from PyTorch's kernel:
+     * over the window's positions inside x, {@code val > max || isnan(val)} from the first one on.
+     */
     @Test
     void maxPoolTakesTheFirstMaximumOrTheLastNaN() {
         Random r = new Random(9);
@@ -156,54 +174,60 @@ class WindowKernelsTest {
         x[4] = Double.NaN; // two NaN side by side: a window holding both sends its gradient to the later one
         x[5] = Double.NaN;
         x[40] = Double.NEGATIVE_INFINITY;
+        // the second plane's bottom-right 3 x 3 −∞ only: a window over it sends its gradient to its first position
+        for (int i = 4; i < 7; i++) {
+            for (int j = 3; j < 6; j++) {
+                x[h * w + i * w + j] = Double.NEGATIVE_INFINITY;
+            }
+        }
         for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64}) {
-            int[][] kernels = {{3, 2, 1}, {2, 2, 0}, {3, 1, 1}};
-            for (int[] kp : kernels) {
-                Tensor xt = Tensor.of(x, n, c, h, w).to(dt).setRequiresGrad(true);
-                Tensor y = Ops.maxPool2d(xt, new int[] {kp[0]}, new int[] {kp[1]}, new int[] {kp[2]});
-                Backward.run(Ops.sum(y));
-                int k = kp[0], s = kp[1], p = kp[2];
-                int oh = out(h, k, s, p, 1);
-                int ow = out(w, k, s, p, 1);
-                double[] ey = new double[n * c * oh * ow];
-                double[] eg = new double[x.length];
-                for (int q = 0; q < n * c; q++) {
-                    for (int a = 0; a < oh; a++) {
-                        for (int b = 0; b < ow; b++) {
-                            double m = Double.NEGATIVE_INFINITY;
-                            int arg = -1;
-                            boolean nan = false;
-                            int lastNan = -1;
-                            for (int i = 0; i < k; i++) {
-                                for (int j = 0; j < k; j++) {
-                                    int ih = a * s - p + i;
-                                    int iw = b * s - p + j;
-                                    if (ih < 0 || ih >= h || iw < 0 || iw >= w) {
-                                        continue;
-                                    }
-                                    double v = x[q * h * w + ih * w + iw];
-                                    if (Double.isNaN(v)) {
-                                        // PyTorch's `val > max || isnan(val)`: the window's last NaN in scan order.
-                                        nan = true;
-                                        lastNan = q * h * w + ih * w + iw;
-                                    }
-                                    if (v > m || arg < 0 && v == m) {
-                                        m = v;
-                                        arg = q * h * w + ih * w + iw;
+            for (int[] kp : POOLS) {
+                for (int way = 0; way < 3; way++) {
+                    Tensor xt = (way == 1 ? transposedView(x, n, c, h, w, dt) : Tensor.of(x, n, c, h, w).to(dt)).setRequiresGrad(true);
+                    Op pool = OpRegistry.create("max_pool2d", java.util.Map.of("kernel_size", new int[] {kp[0], kp[1]}, "stride",
+                            new int[] {kp[2], kp[3]}, "padding", new int[] {kp[4], kp[5]}, "dilation", new int[] {kp[6], kp[7]},
+                            "ceil_mode", kp[8] == 1));
+                    Tensor y = Ops.apply(pool, xt);
+                    if (way == 2) {
+                        Backward.startCreatingGraph(Ops.sum(y)).finish();
+                    } else {
+                        Backward.run(Ops.sum(y));
+                    }
+                    int oh = poolOut(h, kp[0], kp[2], kp[4], kp[6], kp[8] == 1);
+                    int ow = poolOut(w, kp[1], kp[3], kp[5], kp[7], kp[8] == 1);
+                    double[] xv = Tensor.of(x, x.length).to(dt).toDoubleArray();
+                    double[] ey = new double[n * c * oh * ow];
+                    double[] eg = new double[x.length];
+                    for (int q = 0; q < n * c; q++) {
+                        for (int a = 0; a < oh; a++) {
+                            for (int b = 0; b < ow; b++) {
+                                double m = Double.NEGATIVE_INFINITY;
+                                int arg = -1;
+                                for (int i = 0; i < kp[0]; i++) {
+                                    for (int j = 0; j < kp[1]; j++) {
+                                        int ih = a * kp[2] - kp[4] + i * kp[6];
+                                        int iw = b * kp[3] - kp[5] + j * kp[7];
+                                        if (ih < 0 || ih >= h || iw < 0 || iw >= w) {
+                                            continue;
+                                        }
+                                        double v = xv[q * h * w + ih * w + iw];
+                                        if (arg < 0 || v > m || Double.isNaN(v)) {
+                                            m = v;
+                                            arg = q * h * w + ih * w + iw;
+                                        }
                                     }
                                 }
-                            }
-                            ey[(q * oh + a) * ow + b] = nan ? Double.NaN : m;
-                            if (nan) {
-                                eg[lastNan] += 1;
-                            } else if (arg >= 0) {
-                                eg[arg] += 1;
+                                ey[(q * oh + a) * ow + b] = m;
+                                if (arg >= 0) {
+                                    eg[arg] += 1;
+                                }
                             }
                         }
                     }
+                    String what = java.util.Arrays.toString(kp) + " " + dt + " way " + way;
+                    assertArrayEquals(ey, y.toDoubleArray(), 0, what);
+                    assertArrayEquals(eg, xt.grad().toDoubleArray(), 0, what);
                 }
-                assertArrayEquals(ey, y.toDoubleArray(), 0, java.util.Arrays.toString(kp) + " " + dt);
-                assertArrayEquals(eg, xt.grad().toDoubleArray(), 0, java.util.Arrays.toString(kp) + " " + dt);
             }
         }
     }

@@ -119,8 +119,13 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Tensor[] maxFirst(Tensor cols) {
-        return WindowKernels.maxFirst(cols);
+    public Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
+        return PoolKernels.maxPool(x, window, oh, ow);
+    }
+
+    @Override
+    public Tensor maxPoolBackward(Tensor g, Tensor index, int[] window, int oh, int ow, int h, int w) {
+        return PoolKernels.maxPoolBackward(g, index, window, oh, ow, h, w);
     }
 
     @Override
@@ -364,6 +369,24 @@ public final class CpuBackend implements Backend {
             return false;
         }
         CpuBatchNorm.affine(x, alpha, beta, out);
+        return true;
+    }
+
+    @Override
+    public boolean channelStats(Tensor x, double eps, Tensor mean, Tensor rstd) {
+        if (!CpuBatchNorm.fits(x, mean, rstd)) {
+            return false;
+        }
+        CpuBatchNorm.stats(x, eps, mean, rstd);
+        return true;
+    }
+
+    @Override
+    public boolean channelNormGrad(Tensor g, Tensor x, Tensor a, Tensor b, Tensor m, Tensor k, Tensor out) {
+        if (!CpuBatchNorm.fits(x, g, a, b, m, k, out)) {
+            return false;
+        }
+        CpuBatchNorm.normGrad(g, x, a, b, m, k, out);
         return true;
     }
 

@@ -7,7 +7,9 @@ import io.gradscope.engine.tensor.Tensor;
  * spatial sizes): the affine map {@code x·α[c] + β[c]} (the inference forward, and the input gradient
  * {@code g·(w·r)[c]}) and the backward's two sums per channel, {@code Σ g} and {@code Σ g·(x − m[c])},
  * in one pass. Planes ({@code n, c}) are split over the pool for the map; channels for the sums, each
- * summed by one thread in a fixed order (in double), so results never depend on timing.
+ * summed by one thread in a fixed order (in double), so results never depend on timing. Training
+ * mode adds its statistics ({@link #stats}: mean and 1/√(var + eps), two passes) and its input
+ * gradient ({@link #normGrad}, one pass after {@link #sums}).
  */
 final class CpuBatchNorm {
     private CpuBatchNorm() {
@@ -114,6 +116,105 @@ final class CpuBatchNorm {
                 }
                 s0[gsum.offset() + ch] = (float) sg;
                 s1[gxc.offset() + ch] = (float) sgx;
+            }
+        });
+    }
+
+    /**
+     * Training mode's statistics per channel, over the batch and the spatial positions, in double:
+     * {@code mean[c]}, then (a second pass) the biased variance of x about it, as
+     * {@code rstd[c] = 1/√(var + eps)}; mean and rstd are {@code [C]}.
+     */
+    static void stats(Tensor x, double eps, Tensor mean, Tensor rstd) {
+        int[] s = x.shape();
+        int n = s[0];
+        int c = s[1];
+        long planes = (long) n * c;
+        int m = planes == 0 ? 0 : (int) (x.numel() / planes);
+        float[] xs = x.storage().floats();
+        float[] ms = mean.storage().floats();
+        float[] rs = rstd.storage().floats();
+        int xo = x.offset();
+        double count = (double) n * m;
+        CpuNorms.rows(c, 2 * x.numel(), (from, to) -> {
+            for (int ch = from; ch < to; ch++) {
+                double sum = 0;
+                for (int b = 0; b < n; b++) {
+                    int base = xo + (b * c + ch) * m;
+                    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+                    int i = 0;
+                    for (; i + 4 <= m; i += 4) {
+                        s0 += xs[base + i];
+                        s1 += xs[base + i + 1];
+                        s2 += xs[base + i + 2];
+                        s3 += xs[base + i + 3];
+                    }
+                    for (; i < m; i++) {
+                        s0 += xs[base + i];
+                    }
+                    sum += (s0 + s1) + (s2 + s3);
+                }
+                double mu = sum / count;
+                double sq = 0;
+                for (int b = 0; b < n; b++) {
+                    int base = xo + (b * c + ch) * m;
+                    double q0 = 0, q1 = 0, q2 = 0, q3 = 0;
+                    int i = 0;
+                    for (; i + 4 <= m; i += 4) {
+                        double d0 = xs[base + i] - mu;
+                        double d1 = xs[base + i + 1] - mu;
+                        double d2 = xs[base + i + 2] - mu;
+                        double d3 = xs[base + i + 3] - mu;
+                        q0 += d0 * d0;
+                        q1 += d1 * d1;
+                        q2 += d2 * d2;
+                        q3 += d3 * d3;
+                    }
+                    for (; i < m; i++) {
+                        double d0 = xs[base + i] - mu;
+                        q0 += d0 * d0;
+                    }
+                    sq += (q0 + q1) + (q2 + q3);
+                }
+                ms[mean.offset() + ch] = (float) mu;
+                rs[rstd.offset() + ch] = (float) (1 / Math.sqrt(sq / count + eps));
+            }
+        });
+    }
+
+    /**
+     * Training mode's input gradient in one pass: {@code out = a[c]·(g − b[c] − (x − m[c])·k[c])}, all
+     * of a, b, m, k {@code [C]}: with a = w·r, b = mean(g), k = r·mean(g·x̂), the normalisation's VJP
+     * {@code w·r·(g − mean(g) − x̂·mean(g·x̂))} where x̂ = (x − m)·r.
+     */
+    static void normGrad(Tensor g, Tensor x, Tensor a, Tensor b, Tensor m, Tensor k, Tensor out) {
+        int[] s = x.shape();
+        int c = s[1];
+        long planes = (long) s[0] * c;
+        if (planes == 0) {
+            return;
+        }
+        int len = (int) (x.numel() / planes);
+        float[] gs = g.storage().floats();
+        float[] xs = x.storage().floats();
+        float[] ys = out.storage().floats();
+        float[] av = a.storage().floats();
+        float[] bv = b.storage().floats();
+        float[] mv = m.storage().floats();
+        float[] kv = k.storage().floats();
+        CpuNorms.rows((int) planes, 2 * x.numel(), (from, to) -> {
+            for (int p = from; p < to; p++) {
+                int ch = p % c;
+                float ac = av[a.offset() + ch];
+                float bc = bv[b.offset() + ch];
+                float mc = mv[m.offset() + ch];
+                float kc = kv[k.offset() + ch];
+                int gb = g.offset() + p * len;
+                int xb = x.offset() + p * len;
+                int yb = out.offset() + p * len;
+                for (int i = 0; i < len; i++) {
+                    ys[yb + i] = ac * (gs[gb + i] - bc - (xs[xb + i] - mc) * kc);
+                }
             }
         });
     }

@@ -61,11 +61,17 @@ final class CpuMatmul {
             float[] bf = b.storage().floats();
             float[] cf = out.storage().floats();
             boolean each = 2L * m * n * k >= PARALLEL_FLOPS;
-            for (int p = 0; p < batch; p++) {
-                if (!NativeGemm.sgemm(af, aOff[p], ars, acs, bf, bOff[p], brs, bcs, cf, out.offset() + p * m * n, m, n, k, each)) {
-                    block(true, a, b, out, aOff[p], ars, acs, bOff[p], brs, bcs, p * m * n, 0, m, n, k);
+            // With one thread a BLAS call (Note [One pool]), matrices too small for the pool to split go
+            // side by side on it, one call each (attention's heads), instead of one after another on one core.
+            boolean spread = NativeGemm.splits() && flops >= PARALLEL_FLOPS && !NativeGemm.splitsEach(m, n, k);
+            CpuThreads.parallelFor(spread ? batch : 1, t -> {
+                for (int p = spread ? t : 0; p < (spread ? t + 1 : batch); p++) {
+                    if (!NativeGemm.sgemm(af, aOff[p], ars, acs, bf, bOff[p], brs, bcs, cf, out.offset() + p * m * n, m, n, k,
+                            each && !spread)) {
+                        block(true, a, b, out, aOff[p], ars, acs, bOff[p], brs, bcs, p * m * n, 0, m, n, k);
+                    }
                 }
-            }
+            });
             return;
         }
         if (VECTOR && batch == 1) {

@@ -32,10 +32,19 @@ import java.util.logging.Logger;
  * OpenBLAS's threads, 0.82-0.95 split; paired runs in one JVM), and the launcher set the variable.
  * On a 2-core AMD EPYC the next day, timed in turns with PyTorch (`bench --compare-pytorch`), the
  * MLP step took 5.7-6.8 ms on OpenBLAS's threads against 9.4-10.1 split (three pairs of runs; alone,
- * 5.2-6.2 against 4.6-5.6), so the launcher leaves OpenBLAS its threads now. Why the split loses
+ * 5.2-6.2 against 4.6-5.6), so the launcher left OpenBLAS its threads. Why the split lost
  * in turns was not found: waiting 300 ms after PyTorch's turn (its spinning threads gone) and a
  * passive OpenMP wait in PyTorch changed nothing, and alone, 30 ms idle or 64 MB of memory swept
- * before each timed run left the split as fast as back to back.
+ * before each timed run left the split as fast as back to back. On the shared 2-core Xeon
+ * (Sapphire Rapids) of 2026-12-03, in alternating runs of `bench --compare-pytorch` at load
+ * averages of 3-14, the split won: resnet18's step at a median 1.29x PyTorch's time against 1.83x
+ * threaded (six and seven runs), then, with a batch of small products side by side on the pool
+ * (attention's heads; one after another on one core before), resnet18 1.39-1.77x against
+ * 1.93-2.69x, the encoder 0.83-0.87x against 0.97-1.59x and the MLP step 0.57-1.03x against
+ * 0.70-3.34x (two and three runs). OpenBLAS's two threads wait for each other in sched_yield
+ * inside every product (14% of a resnet18 step's samples under load), and one that the load takes
+ * away stalls the other; the pool's caller takes what a slow helper has not. The launcher sets the
+ * variable again.
  */
 final class NativeGemm {
     private NativeGemm() {
@@ -76,6 +85,16 @@ final class NativeGemm {
     /** Whether float32 products go to the system BLAS. */
     static boolean used() {
         return USE;
+    }
+
+    /** Whether float32 products go to the system BLAS one thread a call, the pool splitting them (Note [One pool]). */
+    static boolean splits() {
+        return USE && SPLIT;
+    }
+
+    /** Whether the pool splits one m × n × k product itself (with {@link #splits}): 4 MFLOP or more, 32 rows or columns. */
+    static boolean splitsEach(int m, int n, int k) {
+        return 2L * m * n * k >= SPLIT_FLOPS && Math.min(CpuThreads.THREADS, Math.max(m, n) / 16) > 1;
     }
 
     /** Whether a system BLAS loaded (used or not). */

@@ -6,8 +6,7 @@ import java.util.Arrays;
 
 /**
  * The sliding-window data movements of convolution and pooling as plane-by-plane loops: im2col
- * ({@link #unfold}), col2im ({@link #fold}) and max pooling's maximum with the first maximum of each
- * window ({@link #maxFirst}). They compute what the generic strided copies and adds compute (the
+ * ({@link #unfold}) and col2im ({@link #fold}) (max pooling's kernels are {@link PoolKernels}). They compute what the generic strided copies and adds compute (the
  * padding read, the same adds in the same order), without materialising a padded copy of the input
  * or walking six-dimensional strided views. The window is {@code {kh, kw, sh, sw, ph, pw, dh, dw}}.
  */
@@ -19,7 +18,7 @@ final class WindowKernels {
     private static final long PARALLEL_ELEMENTS = 1L << 15;
 
     /** {@code count} planes (or rows) in about one chunk per thread when the work is worth splitting. */
-    private static void planes(int count, long perPlane, java.util.function.IntConsumer plane) {
+    static void planes(int count, long perPlane, java.util.function.IntConsumer plane) {
         int parts = (long) count * perPlane < PARALLEL_ELEMENTS ? 1 : Math.min(count, CpuThreads.THREADS);
         CpuThreads.parallelFor(parts, t -> {
             int p0 = (int) ((long) count * t / parts);
@@ -228,99 +227,6 @@ final class WindowKernels {
                         for (int q = lo; q < hi; q++, src += ct[5], dst += sw) {
                             y[dst] += x[src];
                         }
-                    }
-                }
-            }
-        }
-    }
-
-    /**
-     * Max pooling over unfolded windows {@code cols [R, K, L]} (contiguous; R = N·C): {@code max [R, L]}
-     * the largest of each window (NaN when the window holds one, as {@code Math.max}), {@code first
-     * [R, K, L]} 1 at the first position equal to it and 0 elsewhere (where the maximum is NaN: 1 at the window's last NaN).
-     * False for dtypes other than float32 and float64 or operands not contiguous.
-     */
-    static Tensor[] maxFirst(Tensor cols) {
-        DType dt = cols.dtype();
-        if ((dt != DType.FLOAT32 && dt != DType.FLOAT64) || !cols.isContiguous()) {
-            return null;
-        }
-        int[] s = cols.shape();
-        Tensor max = Tensor.empty(dt, cols.device(), s[0], s[1], 1, s[3]);
-        Tensor first = Tensor.empty(dt, cols.device(), s);
-        int r = s[0] * s[1];
-        int k = s[2];
-        int l = s[3];
-        boolean f32 = dt == DType.FLOAT32;
-        planes(r, (long) k * l, p -> {
-            int xo = cols.offset() + p * k * l;
-            int mo = max.offset() + p * l;
-            int fo = first.offset() + p * k * l;
-            if (f32) {
-                maxFirstPlane(cols.storage().floats(), xo, max.storage().floats(), mo, first.storage().floats(), fo, k, l);
-            } else {
-                maxFirstPlane(cols.storage().doubles(), xo, max.storage().doubles(), mo, first.storage().doubles(), fo, k, l);
-            }
-        });
-        return new Tensor[] {max, first};
-    }
-
-    private static void maxFirstPlane(float[] x, int xo, float[] m, int mo, float[] f, int fo, int k, int l) {
-        Arrays.fill(m, mo, mo + l, Float.NEGATIVE_INFINITY);
-        for (int i = 0; i < k; i++) {
-            for (int o = 0, src = xo + i * l; o < l; o++) {
-                m[mo + o] = Math.max(m[mo + o], x[src + o]);
-            }
-        }
-        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
-        float[] open = new float[l];
-        Arrays.fill(open, 1f);
-        for (int i = 0; i < k; i++) {
-            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
-                float hit = x[src + o] == m[mo + o] ? open[o] : 0f;
-                f[dst + o] = hit;
-                open[o] -= hit;
-            }
-        }
-        // NOTE: a window holding a NaN has a NaN maximum and its gradient goes to its last NaN, as PyTorch's
-        // `val > max || isnan(val)` (the comparisons above never equal NaN, so such a window has no mark yet).
-        for (int o = 0; o < l; o++) {
-            if (Float.isNaN(m[mo + o])) {
-                for (int i = k - 1; i >= 0; i--) {
-                    if (Float.isNaN(x[xo + i * l + o])) {
-                        f[fo + i * l + o] = 1f;
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    private static void maxFirstPlane(double[] x, int xo, double[] m, int mo, double[] f, int fo, int k, int l) {
-        Arrays.fill(m, mo, mo + l, Double.NEGATIVE_INFINITY);
-        for (int i = 0; i < k; i++) {
-            for (int o = 0, src = xo + i * l; o < l; o++) {
-                m[mo + o] = Math.max(m[mo + o], x[src + o]);
-            }
-        }
-        // Row by row, in memory order: open[o] is 1 until window o has met its maximum.
-        double[] open = new double[l];
-        Arrays.fill(open, 1.0);
-        for (int i = 0; i < k; i++) {
-            for (int o = 0, src = xo + i * l, dst = fo + i * l; o < l; o++) {
-                double hit = x[src + o] == m[mo + o] ? open[o] : 0.0;
-                f[dst + o] = hit;
-                open[o] -= hit;
-            }
-        }
-        // NOTE: a window holding a NaN has a NaN maximum and its gradient goes to its last NaN, as PyTorch's
-        // `val > max || isnan(val)` (the comparisons above never equal NaN, so such a window has no mark yet).
-        for (int o = 0; o < l; o++) {
-            if (Double.isNaN(m[mo + o])) {
-                for (int i = k - 1; i >= 0; i--) {
-                    if (Double.isNaN(x[xo + i * l + o])) {
-                        f[fo + i * l + o] = 1.0;
-                        break;
                     }
                 }
             }
