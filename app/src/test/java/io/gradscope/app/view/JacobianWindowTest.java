@@ -84,7 +84,17 @@ class JacobianWindowTest extends WindowFixture {
         }
         int j = p.row(i)[p.rowCount(i) / 2];
         double[] at = panel.spy().pixelOf(i, j);
+        // The panel scrolls (the spy plot can be below the fold in a 780-px window): the nonzero is brought
+        // into view first, as a user would scroll to it.
+        robot.interact(() -> {
+            double y = panel.getContent().sceneToLocal(panel.spy().localToScene(at[0], at[1])).getY();
+            double view = panel.getViewportBounds().getHeight();
+            double room = panel.getContent().getLayoutBounds().getHeight() - view;
+            panel.setVvalue(room <= 0 ? 0 : Math.max(0, Math.min(1, (y - view / 2) / room)) * panel.getVmax());
+        });
+        WaitForAsyncUtils.waitForFxEvents();
         Point2D screen = panel.spy().localToScreen(at[0], at[1]);
+        assertTrue(panel.localToScreen(panel.getLayoutBounds()).contains(screen), "the nonzero is in the panel's view: " + screen);
         robot.clickOn(screen);
         WaitForAsyncUtils.waitForFxEvents();
         JacobianViewModel.Pick pick = jacobian().picked().get();
