@@ -41,9 +41,10 @@ import picocli.CommandLine.Parameters;
                 + "Jacobian evaluated compressed: one VJP per color of a row partition, one JVP per color of a column "
                 + "partition; --dense evaluates it row by row instead. --hessian takes the Hessian of a scalar NODE "
                 + "(star coloring, one Hessian-vector product per color). Prints a summary."},
-        footer = {"", "With --out DIR it writes DIR/jacobian.npy (dense; left out above 16,777,216 entries), DIR/jacobian.mtx "
-                + "(its nonzeros), DIR/pattern.mtx, DIR/colors.npy (int64, the color of every column, or row for a row "
-                + "partition) and DIR/summary.json.",
+        // Worded so that picocli's wrap falls between words ("DIR/summary.json." at a line's end was cut at its dot).
+        footer = {"", "With --out DIR it writes DIR/summary.json, DIR/jacobian.npy (dense; left out above 16,777,216 "
+                + "entries), DIR/jacobian.mtx (its nonzeros), DIR/pattern.mtx and DIR/colors.npy (int64, the color of "
+                + "every column, or row for a row partition).",
             "", "--coloring: column, row (default: whichever needs fewer colors; row on a tie) or star (the default with "
                 + "--hessian). --order: natural, largest-first, smallest-last, "
                 + "incidence-degree, dynamic-largest-first or best (each, keeping the fewest colors; the default). --recolor N: passes that try to beat "

@@ -12,9 +12,12 @@ import picocli.CommandLine.Parameters;
 @Command(name = "open", mixinStandardHelpOptions = true, description = "Opens a .grad program in the desktop app, runs it, "
         + "and shows its graph ready to step (→ ← Space Home End). An ONNX model (MODEL.onnx) is imported first, into a "
         + "temporary folder, as 'gradscope import' does.",
-        footer = {"", "What --screenshot shows, set with JAVA_OPTS=\"-Dgradscope.screenshot.steps=5 ...\":",
-            "  gradscope.screenshot.steps=N (3), .back=N, .mode=forward, .zoom=N, .select=NAME,",
-            "  .expand=true, .overlay=norm, .panel=hvp|compare|node, .remat=POLICY, .delay=MS"})
+        // Lines within picocli's 80 columns: a longer one is wrapped at any character (".\nselect=NAME").
+        footer = {"", "What --screenshot shows, set with",
+            "JAVA_OPTS=\"-Dgradscope.screenshot.steps=5 -Dgradscope.screenshot.select=h ...\":",
+            "  gradscope.screenshot.steps=N (3), .back=N, .mode=forward, .zoom=N,",
+            "  .select=NAME, .expand=true, .overlay=norm, .panel=hvp|compare|node,",
+            "  .remat=POLICY, .delay=MS"})
 public final class OpenCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad|MODEL.onnx")
     Path file;

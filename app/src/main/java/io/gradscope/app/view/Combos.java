@@ -22,4 +22,16 @@ final class Combos {
         box.getProperties().put(ROWS_TO_MEASURE, MEASURED_ROWS);
         return box;
     }
+
+    /**
+     * Shows {@code value} in {@code box}, also when it is already the box's value: when the list is
+     * emptied and refilled (a re-run), the skin blanks its button but keeps the value, so setting an
+     * equal value again would change nothing on screen (a re-run's Jacobian tab showed "w.r.t." empty).
+     */
+    static <T> void show(ComboBox<T> box, T value) {
+        if (value != null && value.equals(box.getValue())) {
+            box.setValue(null);
+        }
+        box.setValue(value);
+    }
 }

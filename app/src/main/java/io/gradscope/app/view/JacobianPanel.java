@@ -179,9 +179,9 @@ public final class JacobianPanel extends ScrollPane {
     private void sync() {
         syncing = true;
         try {
-            of.setValue(vm.outputs().stream().filter(o -> o.vertex() == vm.output().get()).findFirst().orElse(null));
-            wrt.setValue(vm.leaf().get());
-            group.setValue(vm.currentGroup());
+            Combos.show(of, vm.outputs().stream().filter(o -> o.vertex() == vm.output().get()).findFirst().orElse(null));
+            Combos.show(wrt, vm.leaf().get());
+            Combos.show(group, vm.currentGroup());
             pattern.setValue(vm.sparsity().get().flag());
             kind.setValue(vm.kind().get() == null ? AUTO : vm.kind().get().flag());
             order.setValue(vm.order().get());

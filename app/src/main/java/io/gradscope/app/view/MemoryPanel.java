@@ -164,6 +164,18 @@ public final class MemoryPanel extends BorderPane {
     /** The line column's width: "12345" and a cell's padding in the table's font. */
     static final double LINE_WIDTH = 48;
 
+    /**
+     * The bytes column's width: the widest size HeapLimit.human writes ("1023 bytes", "1023.9 KiB") and a
+     * cell's padding, in the table's font, kept when the table narrows: "512 by…" says nothing.
+     */
+    static double bytesWidth() {
+        double w = 0;
+        for (String s : new String[] {"1023 bytes", "1023.9 KiB", "1023.9 MiB"}) {
+            w = Math.max(w, new javafx.scene.text.Text(s).getLayoutBounds().getWidth());
+        }
+        return Math.ceil(w) + 16;
+    }
+
     private void buildTable() {
         table.setId("memory-peak-table");
         table.setPrefWidth(280);
@@ -174,7 +186,10 @@ public final class MemoryPanel extends BorderPane {
         line.setMinWidth(LINE_WIDTH);
         table.getColumns().add(line);
         table.getColumns().add(column("what", MemoryTrack.Row::what, 86));
-        table.getColumns().add(column("bytes", MemoryTrack.Row::size, 72));
+        double bytes = bytesWidth();
+        TableColumn<MemoryTrack.Row, String> size = column("bytes", MemoryTrack.Row::size, bytes);
+        size.setMinWidth(bytes);
+        table.getColumns().add(size);
         Label caption = new Label("Live at the peak, largest first");
         caption.setStyle("-fx-font-size: 11px; -fx-text-fill: #555555");
         caption.setPadding(new Insets(0, 0, 1, 4));

@@ -220,7 +220,7 @@ class MemoryPanelTest extends WindowFixture {
         assertEquals(100 + 6, MemoryChart.labelX(100, 90, false, width), 1e-9);
     }
 
-    /** The live-at-peak table's line column shows a four-digit line whole, not "1…". */
+    /** The live-at-peak table's line column shows a four-digit line whole, not "1…", and its bytes column a size whole ("512 bytes", not "512 by…"). */
     @Test
     void thePeakTableShowsFourDigitLinesWhole(FxRobot robot) {
         openText(robot, "chain.grad", io.gradscope.app.cli.BenchUiPrograms.program(io.gradscope.app.cli.BenchUiPrograms.Shape.CHAIN, 1200));
@@ -236,12 +236,18 @@ class MemoryPanelTest extends WindowFixture {
                 javafx.scene.Node text = c.lookup(".text");
                 shown.add(line + "=" + (text instanceof javafx.scene.text.Text t ? t.getText() : null));
             }
+            if (n instanceof javafx.scene.control.TableCell<?, ?> c && c.getTableColumn() != null && "bytes".equals(c.getTableColumn().getText())
+                    && c.getItem() instanceof String size && !size.isEmpty()) {
+                javafx.scene.Node text = c.lookup(".text");
+                shown.add(size + "=" + (text instanceof javafx.scene.text.Text t ? t.getText() : null));
+            }
         }
         robot.interact(() -> stage.setWidth(width));
-        assertTrue(!shown.isEmpty(), "rows with four-digit lines are shown");
+        assertTrue(shown.stream().anyMatch(x -> x.matches("\\d{4}=.*")), "rows with four-digit lines are shown: " + shown);
+        assertTrue(shown.stream().anyMatch(x -> x.contains("bytes=")), "rows with sizes under 1 KiB are shown: " + shown);
         for (String s : shown) {
             String[] p = s.split("=");
-            assertEquals(p[0], p.length > 1 ? p[1] : null, "the line as drawn");
+            assertEquals(p[0], p.length > 1 ? p[1] : null, "the line or size as drawn");
         }
     }
 

@@ -51,4 +51,41 @@ class SideTabsWindowTest extends WindowFixture {
         waitUntil("the Jacobian tab", () -> window.side().built("tab-jacobian"));
         assertEquals(window.side().jacobianPanel(), robot.lookup("#jacobian-panel").queryAs(JacobianPanel.class));
     }
+
+    /** Puts {@code text} in the editor and runs it (Ctrl+Enter's path), waiting for the run to end. */
+    private void runEdited(FxRobot robot, String text) {
+        robot.interact(() -> window.editor().area().replaceText(text));
+        robot.interact(() -> vm().run());
+        waitUntil("the run to end", () -> !vm().running().get());
+    }
+
+    /** The text a combo box shows in its button (what the user sees, whatever its value). */
+    private static String shown(FxRobot robot, String id) {
+        ComboBox<?> box = robot.lookup(id).queryAs(ComboBox.class);
+        // The button cell as drawn: looked up, not asked of the skin (getDisplayNode() would refresh it first).
+        javafx.scene.Node cell = robot.lookup(id + " .list-cell").queryAll().stream().filter(n -> n.getParent() == box)
+                .findFirst().orElseThrow();
+        return ((javafx.scene.control.ListCell<?>) cell).getText();
+    }
+
+    /** A re-run with the same leaves, after a failed one, keeps the Jacobian's choices, and the choosers still show them (not blank). */
+    @Test
+    void theJacobianTabsChoosersShowTheirChoicesAfterARerun(FxRobot robot) {
+        openText(robot, "first.grad", FIRST);
+        robot.clickOn("Jacobian");
+        waitUntil("the Jacobian tab", () -> window.side().built("tab-jacobian"));
+        waitUntil("the first Jacobian", () -> vm().jacobian().result().get() != null && !vm().jacobian().running().get());
+        String leaf = vm().jacobian().leaf().get();
+        assertTrue(leaf != null && List.of("w", "b").contains(leaf), "a leaf is chosen: " + leaf);
+        assertEquals(leaf, shown(robot, "#jacobian-wrt"), "the leaf is shown");
+        // Edited and run as the user does: a mistake first (its run fails, the last run stays on screen), then the
+        // same program with another batch: the same leaves, other shapes.
+        runEdited(robot, FIRST.replace("x @ w", "x @ w @ w"));
+        assertTrue(vm().error().get() != null, "the mistake is reported");
+        runEdited(robot, FIRST.replace("input(2, 3)", "input(5, 3)"));
+        waitUntil("the second Jacobian", () -> vm().jacobian().result().get() != null && !vm().jacobian().running().get());
+        assertEquals(leaf, vm().jacobian().leaf().get(), "the leaf is kept");
+        org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+        assertEquals(leaf, shown(robot, "#jacobian-wrt"), "the kept leaf is shown after the re-run");
+    }
 }
