@@ -83,13 +83,6 @@ class JacobianWindowTest extends WindowFixture {
             i++;
         }
         int j = p.row(i)[p.rowCount(i) / 2];
-        // The plot scrolled into view: below the choosers, its middle can be past the tab's visible part in the
-        // test's 780-pixel window, where the click missed it (failing on main at ec5210c).
-        robot.interact(() -> {
-            panel.setVvalue(panel.getVmax());
-            panel.layout();
-        });
-        WaitForAsyncUtils.waitForFxEvents();
         double[] at = panel.spy().pixelOf(i, j);
         // The panel scrolls (the spy plot can be below the fold in a 780-px window): the nonzero is brought
         // into view first, as a user would scroll to it.
