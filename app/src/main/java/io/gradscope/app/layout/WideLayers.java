@@ -67,6 +67,14 @@ final class WideLayers {
         int[] col = new int[n];
         int[] placed = new int[top + 1];
         if (widest(layer) > (boxes ? MAX_ROW : MAX_NODE_ROW)) {
+            if (boxes) {
+                // A level of boxes (a wide program's sections) reads row by row in program order, as it was
+                // written, whatever their layers: by layer, "lines 210-418" came before "lines 1-209".
+                java.util.Arrays.fill(layer, 0);
+                top = 0;
+                perLayer = new int[] {n};
+                placed = new int[1];
+            }
             // Wide: each layer wrapped into rows of at most cols items.
             int cols = columns(perLayer, meanW, meanH);
             int[] firstRow = new int[top + 1];

@@ -56,6 +56,30 @@ class WideLayersTest {
     }
 
     @Test
+    void theSectionsOfAWideGraphAreReadRowByRowInProgramOrder() {
+        String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 10000);
+        TraceGraph g = Programs.graph("wide.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        GraphLayout.Result r = GraphLayout.layout(g, RunService.collapsedOnOpen(h, text));
+        // The root's sections in program order (members are listed as written); their boxes, read as text is
+        // read (top to bottom, then left to right), come in the same order.
+        List<GraphLayout.Box> inProgram = new ArrayList<>();
+        for (Hierarchy.Member m : h.container(Hierarchy.ROOT).members()) {
+            GraphLayout.DisplayNode d = m.container() == null ? null : r.nodes().get("g:" + m.container());
+            if (d != null) {
+                inProgram.add(d.box());
+            }
+        }
+        assertTrue(inProgram.size() > 2 * WideLayers.MAX_ROW, "sections: " + inProgram.size());
+        for (int i = 1; i < inProgram.size(); i++) {
+            GraphLayout.Box a = inProgram.get(i - 1);
+            GraphLayout.Box b = inProgram.get(i);
+            boolean after = b.y() > a.y() + a.h() / 2 || (Math.abs(b.y() - a.y()) <= a.h() / 2 && b.x() > a.x());
+            assertTrue(after, "section " + i + " " + b + " is read after section " + (i - 1) + " " + a);
+        }
+    }
+
+    @Test
     void openingOneSectionOfAWideGraphGrowsOnlyItsRowAndColumn() {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
