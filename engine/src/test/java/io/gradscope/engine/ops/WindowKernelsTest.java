@@ -180,6 +180,34 @@ class WindowKernelsTest {
                 x[h * w + i * w + j] = Double.NEGATIVE_INFINITY;
             }
         }
+        checkMaxPool(x, n, c, h, w);
+    }
+
+    /**
+     * The same over rows wider than a vector of either dtype (the kernel's selection runs over output
+     * positions, a vector at a time, then a plain tail): NaN alone and side by side at several columns,
+     * and a band of −∞ only wider than a vector.
+     */
+    @Test
+    void maxPoolOverWideRowsTakesTheFirstMaximumOrTheLastNaN() {
+        Random r = new Random(11);
+        int n = 1, c = 2, h = 5, w = 53;
+        double[] x = new double[n * c * h * w];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = r.nextInt(3) - 1;
+        }
+        for (int at : new int[] {3, 17, 18, 40, 52, w + 9, 2 * w + 30, 2 * w + 31, 4 * w + 20}) {
+            x[at] = Double.NaN;
+        }
+        for (int i = 1; i < 5; i++) {
+            for (int j = 10; j < 45; j++) {
+                x[h * w + i * w + j] = Double.NEGATIVE_INFINITY;
+            }
+        }
+        checkMaxPool(x, n, c, h, w);
+    }
+
+    private static void checkMaxPool(double[] x, int n, int c, int h, int w) {
         for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64}) {
             for (int[] kp : POOLS) {
                 for (int way = 0; way < 3; way++) {

@@ -47,35 +47,49 @@ final class PoolKernels {
         return new Tensor[] {max, index};
     }
 
+    // NOTE: row by row, each kernel offset updating the whole output row at once: a window's
+    // candidates are still visited in kernel-offset order, so the first maximum and the last NaN
+    // are those of the window-by-window loop, but the selection runs over output positions, without
+    // branches where the Vector API is present (VectorPool). Strided candidates (stride or x's
+    // column stride not 1) are first copied into a contiguous row.
+
     private static void maxPlane(float[] x, int xo, int rs, int cs, int h, int w, int[] win, float[] m, float[] idx, int yo,
                                  int oh, int ow) {
         int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
-        for (int r = 0, o = yo; r < oh; r++) {
+        float[] tmp = sw == 1 && cs == 1 ? null : new float[ow];
+        for (int r = 0; r < oh; r++) {
+            int o = yo + r * ow;
+            Arrays.fill(m, o, o + ow, Float.NEGATIVE_INFINITY);
+            Arrays.fill(idx, o, o + ow, -1f);
             int top = r * sh - ph;
-            for (int q = 0; q < ow; q++, o++) {
-                int left = q * sw - pw;
-                float best = Float.NEGATIVE_INFINITY;
-                int arg = -1;
-                for (int i = 0; i < kh; i++) {
-                    int ih = top + i * dh;
-                    if (ih < 0 || ih >= h) {
+            for (int i = 0; i < kh; i++) {
+                int ih = top + i * dh;
+                if (ih < 0 || ih >= h) {
+                    continue;
+                }
+                int row = xo + ih * rs;
+                for (int j = 0; j < kw; j++) {
+                    int off = j * dw - pw;
+                    int q0 = firstInside(off, sw);
+                    int n = endInside(off, sw, w, ow) - q0;
+                    if (n <= 0) {
                         continue;
                     }
-                    int row = xo + ih * rs;
-                    for (int j = 0; j < kw; j++) {
-                        int iw = left + j * dw;
-                        if (iw < 0 || iw >= w) {
-                            continue;
+                    float[] v = x;
+                    int vo = row + q0 + off;
+                    if (tmp != null) {
+                        for (int t = 0, at = row + (q0 * sw + off) * cs; t < n; t++, at += sw * cs) {
+                            tmp[t] = x[at];
                         }
-                        float v = x[row + iw * cs];
-                        if (arg < 0 || v > best || v != v) {
-                            best = v;
-                            arg = i * kw + j;
-                        }
+                        v = tmp;
+                        vo = 0;
+                    }
+                    if (CpuMatmul.VECTOR) {
+                        VectorPool.update(v, vo, m, idx, o + q0, n, i * kw + j);
+                    } else {
+                        update(v, vo, m, idx, o + q0, 0, n, i * kw + j);
                     }
                 }
-                m[o] = best;
-                idx[o] = arg;
             }
         }
     }
@@ -83,32 +97,78 @@ final class PoolKernels {
     private static void maxPlane(double[] x, int xo, int rs, int cs, int h, int w, int[] win, double[] m, double[] idx, int yo,
                                  int oh, int ow) {
         int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
-        for (int r = 0, o = yo; r < oh; r++) {
+        double[] tmp = sw == 1 && cs == 1 ? null : new double[ow];
+        for (int r = 0; r < oh; r++) {
+            int o = yo + r * ow;
+            Arrays.fill(m, o, o + ow, Double.NEGATIVE_INFINITY);
+            Arrays.fill(idx, o, o + ow, -1.0);
             int top = r * sh - ph;
-            for (int q = 0; q < ow; q++, o++) {
-                int left = q * sw - pw;
-                double best = Double.NEGATIVE_INFINITY;
-                int arg = -1;
-                for (int i = 0; i < kh; i++) {
-                    int ih = top + i * dh;
-                    if (ih < 0 || ih >= h) {
+            for (int i = 0; i < kh; i++) {
+                int ih = top + i * dh;
+                if (ih < 0 || ih >= h) {
+                    continue;
+                }
+                int row = xo + ih * rs;
+                for (int j = 0; j < kw; j++) {
+                    int off = j * dw - pw;
+                    int q0 = firstInside(off, sw);
+                    int n = endInside(off, sw, w, ow) - q0;
+                    if (n <= 0) {
                         continue;
                     }
-                    int row = xo + ih * rs;
-                    for (int j = 0; j < kw; j++) {
-                        int iw = left + j * dw;
-                        if (iw < 0 || iw >= w) {
-                            continue;
+                    double[] v = x;
+                    int vo = row + q0 + off;
+                    if (tmp != null) {
+                        for (int t = 0, at = row + (q0 * sw + off) * cs; t < n; t++, at += sw * cs) {
+                            tmp[t] = x[at];
                         }
-                        double v = x[row + iw * cs];
-                        if (arg < 0 || v > best || v != v) {
-                            best = v;
-                            arg = i * kw + j;
-                        }
+                        v = tmp;
+                        vo = 0;
+                    }
+                    if (CpuMatmul.VECTOR) {
+                        VectorPool.update(v, vo, m, idx, o + q0, n, i * kw + j);
+                    } else {
+                        update(v, vo, m, idx, o + q0, 0, n, i * kw + j);
                     }
                 }
-                m[o] = best;
-                idx[o] = arg;
+            }
+        }
+    }
+
+    /** The first output position q whose column {@code q·sw + off} is at least 0. */
+    private static int firstInside(int off, int sw) {
+        return off >= 0 ? 0 : (-off + sw - 1) / sw;
+    }
+
+    /** One past the last output position (at most {@code ow}) whose column {@code q·sw + off} is below w. */
+    private static int endInside(int off, int sw, int w, int ow) {
+        int lim = w - off;
+        return lim <= 0 ? 0 : Math.min(ow, (lim + sw - 1) / sw);
+    }
+
+    /**
+     * For q in {@code [from, n)}: candidate {@code v[vo + q]} replaces {@code m[o + q]} and its index
+     * by k where {@code idx < 0 || v > max || isnan(v)} (PyTorch's comparison; the first candidate always).
+     */
+    static void update(float[] v, int vo, float[] m, float[] idx, int o, int from, int n, float k) {
+        for (int q = from; q < n; q++) {
+            float c = v[vo + q];
+            int t = o + q;
+            if (idx[t] < 0 || c > m[t] || c != c) {
+                m[t] = c;
+                idx[t] = k;
+            }
+        }
+    }
+
+    /** {@link #update(float[], int, float[], float[], int, int, int, float)} in float64. */
+    static void update(double[] v, int vo, double[] m, double[] idx, int o, int from, int n, double k) {
+        for (int q = from; q < n; q++) {
+            double c = v[vo + q];
+            int t = o + q;
+            if (idx[t] < 0 || c > m[t] || c != c) {
+                m[t] = c;
+                idx[t] = k;
             }
         }
     }
