@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.trace.TraceEvent;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,43 +20,13 @@ class EngineWarmUpTest {
     private static final String PROGRAM = "x = input(4, 8)\nw = param(8, 8)\nb = param(8)\nh = tanh(x @ w + b)\n"
             + "g = gelu(h) * 0.5 - sigmoid(h) / 2\nloss = sum(g * g) + mean(relu(h))\n";
 
-    private record Seen(RunService.Result result, List<String> messages) {
-    }
-
-    private static Seen run(String source) {
-        AtomicReference<RunService.Result> out = new AtomicReference<>();
-        List<String> messages = new ArrayList<>();
-        RunService.direct().run(new RunService.Request("p.grad", source, DType.FLOAT64, Device.CPU), new RunService.Listener() {
-            @Override
-            public void started(RunService.Start start) {
-            }
-
-            @Override
-            public void progress(double fraction, String message) {
-                messages.add(message);
-            }
-
-            @Override
-            public void succeeded(RunService.Result result) {
-                out.set(result);
-            }
-
-            @Override
-            public void failed(RunError error) {
-                throw new AssertionError(error.message());
-            }
-
-            @Override
-            public void cancelled() {
-                throw new AssertionError("cancelled");
-            }
-        });
-        return new Seen(out.get(), messages);
+    private static DirectRun run(String source) {
+        return DirectRun.of(source, DType.FLOAT64);
     }
 
     @Test
     void theWarmUpProgramRunsTheCommonOps() {
-        Seen s = run(EngineWarmUp.program());
+        DirectRun s = run(EngineWarmUp.program());
         assertTrue(Double.isFinite(s.result().run().objective().item()));
         Set<String> ops = new TreeSet<>();
         for (TraceEvent e : s.result().run().trace().events()) {
@@ -73,10 +40,10 @@ class EngineWarmUpTest {
 
     @Test
     void aRunAfterTheWarmUpShowsWhatItShowedBefore() {
-        Seen before = run(PROGRAM);
+        DirectRun before = run(PROGRAM);
         EngineWarmUp.start();
         EngineWarmUp.await();
-        Seen after = run(PROGRAM);
+        DirectRun after = run(PROGRAM);
         assertEquals(Double.doubleToRawLongBits(before.result().run().objective().item()),
                 Double.doubleToRawLongBits(after.result().run().objective().item()));
         for (String leaf : List.of("w", "b")) {

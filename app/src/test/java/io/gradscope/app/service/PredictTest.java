@@ -5,40 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.cli.BenchUiPrograms;
 import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Device;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /** A long program with nothing to plan skips the meta run that only predicts its peak; a short one keeps it. */
 class PredictTest {
 
     private static RunService.Result run(String source) {
-        AtomicReference<RunService.Result> out = new AtomicReference<>();
-        RunService.direct().run(new RunService.Request("p.grad", source, DType.FLOAT32, Device.CPU), new RunService.Listener() {
-            @Override
-            public void started(RunService.Start start) {
-            }
-
-            @Override
-            public void progress(double fraction, String message) {
-            }
-
-            @Override
-            public void succeeded(RunService.Result result) {
-                out.set(result);
-            }
-
-            @Override
-            public void failed(RunError error) {
-                throw new AssertionError(error.message());
-            }
-
-            @Override
-            public void cancelled() {
-                throw new AssertionError("cancelled");
-            }
-        });
-        return out.get();
+        return DirectRun.of(source, DType.FLOAT32).result();
     }
 
     @Test
