@@ -33,6 +33,10 @@ import org.eclipse.elk.graph.util.ElkGraphUtil;
  * ports are, so its parent can lay it out as one box. See Note [Layout per container] in GraphLayout.
  */
 final class ContainerLayout {
+    /** A container's padding round its items, whatever lays them out (ELK, {@link RunGrid}, {@link WideLayers}). */
+    static final double PAD = 14;
+    /** The room at the top of a titled container for its title. */
+    static final double TITLE = 30;
     private static boolean registered;
 
     private ContainerLayout() {
@@ -130,7 +134,7 @@ final class ContainerLayout {
         if (level.items().size() <= LARGE_ORDERED) {
             root.setProperty(LayeredOptions.CONSIDER_MODEL_ORDER_STRATEGY, OrderingStrategy.NODES_AND_EDGES);
         }
-        root.setProperty(CoreOptions.PADDING, level.titled() ? new ElkPadding(30, 14, 14, 14) : new ElkPadding(14));
+        root.setProperty(CoreOptions.PADDING, level.titled() ? new ElkPadding(TITLE, PAD, PAD, PAD) : new ElkPadding(PAD));
         List<ElkNode> items = new ArrayList<>();
         List<ElkPort[]> inPorts = new ArrayList<>();
         List<ElkPort[]> outPorts = new ArrayList<>();

@@ -13,8 +13,8 @@ import java.util.List;
  * draw one thin column. Other runs are left to ELK.
  */
 final class RunGrid {
-    static final double PAD = 14;
-    static final double TITLE = 30;
+    static final double PAD = ContainerLayout.PAD;
+    static final double TITLE = ContainerLayout.TITLE;
     static final double GAP_X = 56;
     static final double GAP_Y = 36;
     /** Room above the first row and below the last for the routes that wrap. */

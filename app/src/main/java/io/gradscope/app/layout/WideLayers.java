@@ -32,9 +32,8 @@ final class WideLayers {
     static final double ASPECT = 1.0;
     static final double GAP_X = 48;
     static final double GAP_Y = 40;
-    static final double PAD = 14;
-    /** The title's room at the top of a titled container. */
-    static final double TITLE = 30;
+    static final double PAD = ContainerLayout.PAD;
+    static final double TITLE = ContainerLayout.TITLE;
     /** The margins on the left and right where the routes from the level's ports run, and above the first row. */
     static final double MARGIN = 28;
     /** How far apart parallel routes are drawn. */
