@@ -95,6 +95,18 @@ class LauncherArchiveTest {
     }
 
     @Test
+    void helpAndVersionWriteNoArchive() throws Exception {
+        setUp();
+        launch("--help");
+        launch("--version");
+        Thread.sleep(500);
+        List<String> all = Files.readAllLines(calls);
+        assertEquals(2, all.size(), "the two calls of Gradscope, no dump: " + String.join("\n", all));
+        assertEquals(0, dumps(all));
+        assertFalse(Files.exists(archive));
+    }
+
+    @Test
     void theWindowStartsFromTheArchiveOnceItIsWrittenAndWhileItIsNewerThanTheJars() throws Exception {
         setUp();
         List<String> first = launch("open", "x.grad");
