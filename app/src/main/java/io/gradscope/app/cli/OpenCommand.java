@@ -19,10 +19,13 @@ import picocli.CommandLine.Parameters;
             "  .select=NAME, .expand=true, .overlay=norm, .panel=hvp|compare|node,",
             "  .remat=POLICY, .delay=MS"})
 public final class OpenCommand implements Callable<Integer> {
+    /** A model's objective when --loss is not given. */
+    static final String DEFAULT_LOSS = "sum";
+
     @Parameters(index = "0", paramLabel = "PROGRAM.grad|MODEL.onnx")
     Path file;
 
-    @Option(names = "--loss", paramLabel = "sum|mean|mse|cross_entropy", defaultValue = "sum",
+    @Option(names = "--loss", paramLabel = "sum|mean|mse|cross_entropy", defaultValue = DEFAULT_LOSS,
             description = "For a model: the objective made of its first output (default: ${DEFAULT-VALUE}).")
     String loss;
 
@@ -48,7 +51,7 @@ public final class OpenCommand implements Callable<Integer> {
             // Imported before the window opens, so a model that does not import is one line here, exit 2.
             return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);
         }
-        if (!"sum".equals(loss) || !dims.isEmpty()) {
+        if (!DEFAULT_LOSS.equals(loss) || !dims.isEmpty()) {
             throw new io.gradscope.engine.GradscopeException((dims.isEmpty() ? "--loss" : "--dim")
                     + " applies to an ONNX model (MODEL.onnx), not to " + file + ": a program's objective is its last statement");
         }

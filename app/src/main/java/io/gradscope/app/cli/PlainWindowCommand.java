@@ -27,7 +27,7 @@ final class PlainWindowCommand {
             }
             OpenCommand open = new OpenCommand();
             open.file = file;
-            open.loss = "sum";
+            open.loss = OpenCommand.DEFAULT_LOSS;
             return open;
         }
         if (args.length == 3 && args[0].equals("bench-ui") && args[1].equals("--open")) {
