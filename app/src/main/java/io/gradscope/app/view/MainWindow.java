@@ -63,6 +63,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         // 10k blocks and chain, 3 fresh JVMs each alternating, quiet, 5 of 6 pairs).
         io.gradscope.app.layout.GraphLayout.warmUpInBackground();
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
+        menus.bar().getMenus().add(1, EditMenu.of(editor.area(), () -> getScene() == null ? null : getScene().getFocusOwner()));
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
         setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
