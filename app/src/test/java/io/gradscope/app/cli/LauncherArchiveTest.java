@@ -57,8 +57,10 @@ class LauncherArchiveTest {
                 for a in "$@"; do
                   case "$a" in -XX:SharedArchiveFile=*) [[ " $* " == *" -Xshare:dump "* ]] && echo archive > "${a#*=}" ;; esac
                 done
+                # A build while the dump runs: the library replaced.
+                if [[ " $* " == *" -Xshare:dump "* ]] && [ -f "%s" ]; then touch "%s"; fi
                 exit 0
-                """.formatted(calls));
+                """.formatted(calls, root.resolve("build-during-dump"), libJar));
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
@@ -126,11 +128,39 @@ class LauncherArchiveTest {
         assertFalse(appCall(tool).contains("SharedArchiveFile"), "the command-line tools start without it");
 
         // A library newer than the archive (a new build): Java would ignore the archive, so it is written again.
-        Files.setLastModifiedTime(libJar, FileTime.from(Instant.now().plusSeconds(10)));
+        Files.setLastModifiedTime(libJar, FileTime.from(Instant.now()));
+        Files.setLastModifiedTime(root.resolve("app/target/window-cds.log"), FileTime.from(Instant.now().minusSeconds(50)));
         Files.delete(archive);
         List<String> third = launch();
         assertFalse(appCall(third).contains("SharedArchiveFile"), appCall(third));
         awaitArchive();
         assertEquals(2, dumps(Files.readAllLines(calls)), "written again after the build");
+    }
+
+    @Test
+    void anArchiveWrittenWhileABuildReplacedTheJarsIsDropped() throws Exception {
+        setUp();
+        Files.writeString(root.resolve("build-during-dump"), "");
+        launch("open", "x.grad");
+        // The dump has run once it is among the calls and its marker of the start is gone.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < until && (dumps(Files.readAllLines(calls)) == 0 || hasStartMarker())) {
+            Thread.sleep(50);
+        }
+        Thread.sleep(200);
+        assertEquals(1, dumps(Files.readAllLines(calls)));
+        assertFalse(Files.exists(archive), "Java would refuse an archive of jars that changed under it");
+
+        Files.delete(root.resolve("build-during-dump"));
+        List<String> next = launch("open", "x.grad");
+        assertFalse(appCall(next).contains("SharedArchiveFile"), appCall(next));
+        awaitArchive();
+        assertEquals(2, dumps(Files.readAllLines(calls)), "the next start writes it again");
+    }
+
+    private boolean hasStartMarker() throws IOException {
+        try (var files = Files.list(root.resolve("app/target"))) {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(".start"));
+        }
     }
 }
