@@ -12,8 +12,9 @@ display=()
 [ -n "${DISPLAY:-}" ] || display=(xvfb-run -a -s "-screen 0 1280x900x24")
 JAVA_OPTS="-XX:DumpLoadedClassList=$tmp/loaded.classlist" ${display[@]+"${display[@]}"} \
     "$root/gradscope" bench-ui --open "$tmp/blocks.grad" > /dev/null
-# The lambdas of classes in signed jars (ELK's, EMF's) are left out: the dump skips those classes,
-# and JDK 17's dump then crashes on their lambdas. Every other lambda is archived with its class.
+# The lambdas of classes in signed jars are left out: the dump skips those classes, and JDK 17's
+# dump then crashes on their lambdas. The build writes ELK's and EMF's jars without their signatures
+# (UnsignedJars), so normally none is left out. Every other lambda is archived with its class.
 lib="$root/app/target/lib"
 : > "$tmp/signed-classes"
 for j in "$lib"/*.jar; do
