@@ -142,8 +142,14 @@ public final class MemoryCommand implements Callable<Integer> {
         }
         System.out.printf("recomputed %d ops in %d segments, %s (estimated)%n", r.recomputedOps(), r.segments(),
                 flops(r.recomputedFlops()));
-        System.out.printf("step time %.1f ms plain, %.1f ms with recomputation (%.2fx; medians of %d)%n", r.plainMs(), r.rematMs(),
-                r.rematMs() / Math.max(1e-9, r.plainMs()), runs);
+        if (r.recomputedOps() == 0) {
+            // Nothing recomputed: the two are the same step, and their ratio would only show the machine's noise.
+            System.out.printf("step time %.1f ms (median of %d; nothing is recomputed, so with recomputation it is the same step)%n",
+                    r.plainMs(), runs);
+        } else {
+            System.out.printf("step time %.1f ms plain, %.1f ms with recomputation (%.2fx; medians of %d, in pairs of alternating order)%n",
+                    r.plainMs(), r.rematMs(), r.rematMs() / Math.max(1e-9, r.plainMs()), runs);
+        }
     }
 
     /** FLOPs in the unit that shows them: "1.25 GFLOP", "3.4 MFLOP", "960 FLOP" (not "0.000 GFLOP"). */

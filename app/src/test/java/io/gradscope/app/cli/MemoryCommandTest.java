@@ -54,6 +54,16 @@ class MemoryCommandTest {
     }
 
     @Test
+    void aPlanThatRecomputesNothingShowsNoSpeedRatio() {
+        // A new user read "0.73x with recomputation" for two identical steps: the ratio was the machine's noise.
+        Cli.Result r = Cli.run("memory", EXAMPLE, "--remat", "none", "--runs", "2");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("recomputed 0 ops"), r.out());
+        assertTrue(r.out().contains("nothing is recomputed, so with recomputation it is the same step"), r.out());
+        assertFalse(r.out().matches("(?s).*\\d\\.\\d\\dx;.*"), "no ratio: " + r.out());
+    }
+
+    @Test
     void flopsAreShownInTheUnitThatShowsThem() {
         assertEquals("960 FLOP", MemoryCommand.flops(960));
         assertEquals("3.40 MFLOP", MemoryCommand.flops(3.4e6));
