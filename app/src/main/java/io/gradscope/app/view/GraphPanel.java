@@ -275,11 +275,16 @@ public final class GraphPanel extends StackPane {
         frames++;
     }
 
-    /** A resize keeps the graph whole if it was (a strip above it, a panel under it, a smaller window). */
+    /**
+     * A resize keeps the graph whole if it was (a strip above it, a panel under it, a smaller window),
+     * and a view at Fit at Fit: the comparison's legend strip, gone when a run replaced it, left the
+     * new run fitted to the smaller area, its labels cut to their names ("loss" for "loss = sum []").
+     */
     private void resized() {
         boolean whole = scene != null && camera.shows(scene.layout().bounds());
+        boolean fitted = scene != null && camera.isFitTo(scene.layout().bounds());
         camera.resize(canvas.getWidth(), canvas.getHeight());
-        if (whole && !camera.shows(scene.layout().bounds())) {
+        if (whole && !camera.shows(scene.layout().bounds()) || fitted && !camera.isFitTo(scene.layout().bounds())) {
             fitPending = true;
         }
         if (fitPending && canvas.getWidth() > 0 && canvas.getHeight() > 0) {
