@@ -118,6 +118,20 @@ abstract class WindowFixture extends ApplicationTest {
         });
     }
 
+    /**
+     * Gives the stage back the width a test narrowed: hidden first, so that the next test shows it
+     * anew at that width. Widened while shown, Monocle's software pipeline could reuse a pixel buffer
+     * of the narrower window for the wider one (JavaFX's QueuedPixelSource: "Too small int buffer size
+     * 1200x780 [936000] > 858000", a stack trace from the render thread in the test log). Call it last:
+     * the window is not shown after it.
+     */
+    void restoreWidth(FxRobot robot, double width) {
+        robot.interact(() -> {
+            stage.hide();
+            stage.setWidth(width);
+        });
+    }
+
     /** Clicks the item of an open menu whose text is {@code text}, once the menu shows it laid out. */
     static void chooseInMenu(FxRobot robot, String text) {
         javafx.scene.Node[] item = new javafx.scene.Node[1];
