@@ -20,8 +20,8 @@ class CompareRerunWindowTest extends WindowFixture {
         openText(robot, "small.grad", PROGRAM);
         Camera camera = window.graphPanel().camera();
         settleLayout(robot);
-        double[] before = onFx(() -> new double[] {camera.scale(), camera.width(), camera.height()});
-        java.util.List<String> drawn = onFx(() -> texts(window.graphPanel()));
+        double[] before = readFx(() -> new double[] {camera.scale(), camera.width(), camera.height()});
+        java.util.List<String> drawn = readFx(() -> texts(window.graphPanel()));
         String loss = drawn.stream().filter(t -> t.startsWith("loss = sum []@")).findFirst().orElse(null);
         assertTrue(loss != null, "the loss's label in full: " + drawn);
         robot.interact(() -> window.editor().area().replaceText(PROGRAM.replace("relu", "tanh")));
@@ -29,14 +29,14 @@ class CompareRerunWindowTest extends WindowFixture {
         robot.interact(() -> vm().diagnostics().compareWithPrevious());
         waitUntil("the comparison shown", () -> vm().diagnostics().overlay().get() == io.gradscope.app.viewmodel.OverlayViewModel.Overlay.DIFFERENCE);
         settleLayout(robot);
-        double during = onFx(camera::height);
+        double during = readFx(camera::height);
         assertTrue(during < before[2], "the legend takes a strip of the graph's area: " + during + " < " + before[2]);
         rerun(robot);
         settleLayout(robot);
-        double[] after = onFx(() -> new double[] {camera.scale(), camera.width(), camera.height()});
+        double[] after = readFx(() -> new double[] {camera.scale(), camera.width(), camera.height()});
         assertEquals(before[2], after[2], 0.5, "the legend gone, the area is whole again");
         assertEquals(before[0], after[0], 1e-9, "fitted to the whole area, as before the comparison");
-        java.util.List<String> again = onFx(() -> texts(window.graphPanel()));
+        java.util.List<String> again = readFx(() -> texts(window.graphPanel()));
         assertTrue(again.contains(loss), "the loss's label as before (" + loss + "): " + again);
     }
 
@@ -75,17 +75,9 @@ class CompareRerunWindowTest extends WindowFixture {
     }
 
     private void rerun(FxRobot robot) {
-        Object recorded = onFx(() -> sweep().recorded().get());
+        Object recorded = readFx(() -> sweep().recorded().get());
         robot.interact(() -> vm().run());
         waitUntil("the run again", () -> !vm().running().get() && sweep().recorded().get() != recorded
                 && window.graphPanel().currentLayout() == sweep().layout().get());
-    }
-
-    private static <T> T onFx(java.util.function.Supplier<T> s) {
-        try {
-            return org.testfx.util.WaitForAsyncUtils.asyncFx(s::get).get();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

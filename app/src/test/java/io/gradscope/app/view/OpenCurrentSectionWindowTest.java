@@ -24,9 +24,9 @@ class OpenCurrentSectionWindowTest extends WindowFixture {
             panel.fit();
             sweep().stepForward();
         });
-        String section = onFx(() -> sweep().keyOf(sweep().currentVertex())).substring(2);
+        String section = readFx(() -> sweep().keyOf(sweep().currentVertex())).substring(2);
         assertTrue(section.contains("§"), "the current node is folded in a section: " + section);
-        GraphLayout.Result before = onFx(() -> sweep().layout().get());
+        GraphLayout.Result before = readFx(() -> sweep().layout().get());
         robot.interact(() -> sweep().toggleGroup(section));
         waitUntil("the section opened", () -> sweep().layout().get() != before && panel.currentLayout() == sweep().layout().get());
         robot.interact(() -> {
@@ -41,13 +41,5 @@ class OpenCurrentSectionWindowTest extends WindowFixture {
             Bounds m = panel.canvas().sceneToLocal(map.localToScene(map.getLayoutBounds()));
             assertFalse(map.isVisible() && m.intersects(px[0], px[1], px[2], px[3]), "the current node under the map " + m);
         });
-    }
-
-    private static <T> T onFx(java.util.function.Supplier<T> s) {
-        try {
-            return org.testfx.util.WaitForAsyncUtils.asyncFx(s::get).get();
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
     }
 }

@@ -96,11 +96,7 @@ class OverviewClearWindowTest extends WindowFixture {
         openText(robot, "chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 300));
         GraphPanel panel = window.graphPanel();
         robot.interact(() -> {
-            panel.fit();
-            for (int i = 0; i < 4; i++) {
-                panel.zoomIn();
-            }
-            panel.drawNow();
+            zoomedIn(panel);
             assertTrue(panel.overview().isVisible(), "zoomed in: the map is shown");
         });
         robot.clickOn("View");
@@ -111,10 +107,7 @@ class OverviewClearWindowTest extends WindowFixture {
         });
         openText(robot, "other.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 300));
         robot.interact(() -> {
-            for (int i = 0; i < 4; i++) {
-                panel.zoomIn();
-            }
-            panel.drawNow();
+            zoomedIn(panel);
             assertFalse(panel.overview().isVisible(), "still hidden after another program opened");
         });
         robot.clickOn("View");
@@ -123,6 +116,15 @@ class OverviewClearWindowTest extends WindowFixture {
             panel.drawNow();
             assertTrue(panel.overview().isVisible(), "shown again");
         });
+    }
+
+    /** Fit, then four zoom steps in, drawn. */
+    private static void zoomedIn(GraphPanel panel) {
+        panel.fit();
+        for (int i = 0; i < 4; i++) {
+            panel.zoomIn();
+        }
+        panel.drawNow();
     }
 
     /** The overview map's bounds in the canvas's pixels. */

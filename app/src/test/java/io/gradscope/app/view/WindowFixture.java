@@ -95,6 +95,15 @@ abstract class WindowFixture extends ApplicationTest {
         WaitForAsyncUtils.waitForFxEvents();
     }
 
+    /** What {@code read} gives, read on the FX thread (where the view-models change). */
+    static <T> T readFx(java.util.function.Supplier<T> read) {
+        try {
+            return WaitForAsyncUtils.asyncFx(read::get).get(TIMEOUT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new AssertionError("reading on the FX thread", e);
+        }
+    }
+
     /** {@code ok} evaluated on the FX thread; false while it throws (a value not there yet). */
     private static boolean onFx(BooleanSupplier ok) throws InterruptedException {
         try {
