@@ -66,11 +66,20 @@ public final class Camera {
 
     /** Shows all of {@code b}: centred, as large as fits (at most {@link #FIT_MAX_SCALE}). */
     public void fit(GraphLayout.Box b) {
-        double w = Math.max(1, width - 2 * FIT_MARGIN);
-        double h = Math.max(1, height - 2 * FIT_MARGIN);
-        scale = clamp(Math.min(FIT_MAX_SCALE, Math.min(w / Math.max(b.w(), 1), h / Math.max(b.h(), 1))));
+        scale = fitScale(b);
         cx = b.cx();
         cy = b.cy();
+    }
+
+    /** Whether the view is what {@link #fit} of {@code b} gives at the viewport's size (not zoomed or moved since). */
+    public boolean isFitTo(GraphLayout.Box b) {
+        return Math.abs(scale - fitScale(b)) <= 1e-9 * scale && Math.abs(cx - b.cx()) < 1e-6 && Math.abs(cy - b.cy()) < 1e-6;
+    }
+
+    private double fitScale(GraphLayout.Box b) {
+        double w = Math.max(1, width - 2 * FIT_MARGIN);
+        double h = Math.max(1, height - 2 * FIT_MARGIN);
+        return clamp(Math.min(FIT_MAX_SCALE, Math.min(w / Math.max(b.w(), 1), h / Math.max(b.h(), 1))));
     }
 
     /** Zooms by {@code factor} (above 1: in) keeping the layout point under pixel (px, py) where it is. */

@@ -129,6 +129,21 @@ public final class GraphLayout {
     }
 
     /** A vertex's size as drawn: wide enough for its label in bold (the current node's). */
+    /**
+     * A folded section is at least this wide: one of a single op ("lines 347–409: add", the wide
+     * program's summing tree) was 232 wide beside its neighbours' 330, too narrow at Fit for even its lines.
+     */
+    static final double SECTION_MIN_W = 304;
+
+    /** The size of container {@code id} drawn collapsed, as one node. */
+    static double[] collapsedSize(Hierarchy hierarchy, String id) {
+        double[] s = size(hierarchy.collapsedLabel(id), GROUP_H);
+        if (hierarchy.container(id).kind() == Hierarchy.Kind.SECTION) {
+            s[0] = Math.max(s[0], SECTION_MIN_W);
+        }
+        return s;
+    }
+
     static double[] size(String label, double h) {
         double w = Math.max(48, TextWidth.of(label, TextWidth.SIZE, true) + 18);
         // Rounded up so that blocks whose names differ by a digit share one layout.
@@ -260,7 +275,7 @@ public final class GraphLayout {
                     k.append('#').append(keyIds.get(innerKey.get(child)));
                 } else {
                     double[] s = item.startsWith("v") ? size(Labels.full(graph.vertex(Integer.parseInt(item.substring(1)))), NODE_H)
-                            : size(hierarchy.collapsedLabel(item.substring(2)), GROUP_H);
+                            : collapsedSize(hierarchy, item.substring(2));
                     boolean top = item.startsWith("v") && spread[Integer.parseInt(item.substring(1))];
                     boolean box = !item.startsWith("v");
                     items.add(new ContainerLayout.Item(s[0], s[1], null, top, box));
@@ -360,7 +375,7 @@ public final class GraphLayout {
                 } else {
                     String g = item.substring(2);
                     String label = hierarchy.collapsedLabel(g);
-                    double[] s = size(label, GROUP_H);
+                    double[] s = collapsedSize(hierarchy, g);
                     Hierarchy.Container gc = hierarchy.container(g);
                     // A section's short label is its lines ("lines 40–79"), without its ops.
                     String brief = gc.kind() == Hierarchy.Kind.SECTION && gc.name().contains(":")

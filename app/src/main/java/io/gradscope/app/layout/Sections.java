@@ -17,6 +17,12 @@ import java.util.Map;
 final class Sections {
     /** A container with more members than this is cut (a few boxes read at Fit; a hundred do not). */
     static final int MAX_MEMBERS = 60;
+    /**
+     * How many members over {@link #MAX_MEMBERS} a section may hold before it is cut again: 1,000
+     * statements in 16 sections are 63 a section (65 once a cut waits for a statement's end), which
+     * opened read as well as 60, and cut again they were 4 boxes of 15 and a stub of 5 to open first.
+     */
+    static final int SLACK = MAX_MEMBERS / 8;
     /** How many sections a container is cut into at most. */
     static final int MAX_SECTIONS = 16;
 
@@ -29,11 +35,11 @@ final class Sections {
         if (kind != Hierarchy.Kind.ROOT && kind != Hierarchy.Kind.GROUP && kind != Hierarchy.Kind.SECTION) {
             return;
         }
-        List<Hierarchy.Member> old = b.members.get(id);
-        if (old.size() <= MAX_MEMBERS) {
+        if (b.members.get(id).size() <= (kind == Hierarchy.Kind.SECTION ? MAX_MEMBERS + SLACK : MAX_MEMBERS)) {
             return;
         }
-        int per = Math.max(MAX_MEMBERS / 4, (old.size() + MAX_SECTIONS - 1) / MAX_SECTIONS);
+        List<Hierarchy.Member> old = dissolveLongRuns(id, b);
+        int per = share(old.size());
         List<Hierarchy.Member> next = new ArrayList<>();
         int start = 0;
         int count = 0;
@@ -66,6 +72,49 @@ final class Sections {
         for (Hierarchy.Member m : next) {
             cut(m.container(), b);
         }
+    }
+
+    /** How many members a section of a container of {@code size} members gets. */
+    private static int share(int size) {
+        return Math.max(MAX_MEMBERS / 4, (size + MAX_SECTIONS - 1) / MAX_SECTIONS);
+    }
+
+    /**
+     * The members of container {@code id} with each run of single statements longer than a section
+     * (the wide program's summing tree, 164 additions folded into "t ×164") put back as its
+     * statements: folded, it was one box covering 165 lines at the end of a section of 26 lines of
+     * branches, 189 lines where every other section covered 22, so it is cut into sections like the
+     * rest. A run of blocks (more than one statement each) stays one box: its blocks are what it shows.
+     */
+    private static List<Hierarchy.Member> dissolveLongRuns(String id, Hierarchy.Builder b) {
+        List<Hierarchy.Member> old = b.members.get(id);
+        int statements = 0;
+        for (Hierarchy.Member m : old) {
+            statements += isRunOfStatements(b, m) ? b.members.get(m.container()).size() : 1;
+        }
+        int per = share(statements);
+        List<Hierarchy.Member> out = new ArrayList<>(statements);
+        for (Hierarchy.Member m : old) {
+            if (!isRunOfStatements(b, m) || b.members.get(m.container()).size() <= per) {
+                out.add(m);
+                continue;
+            }
+            for (Hierarchy.Member v : b.members.remove(m.container())) {
+                b.home[v.vertex()] = id;
+                out.add(v);
+            }
+            b.kinds.remove(m.container());
+            b.names.remove(m.container());
+            b.parent.remove(m.container());
+        }
+        b.members.put(id, out);
+        return out;
+    }
+
+    /** Whether {@code m} is a run whose blocks are single vertices ("t ×164", "W ×150"). */
+    private static boolean isRunOfStatements(Hierarchy.Builder b, Hierarchy.Member m) {
+        return !m.isVertex() && b.kinds.get(m.container()) == Hierarchy.Kind.REPEAT
+                && b.members.get(m.container()).stream().allMatch(Hierarchy.Member::isVertex);
     }
 
     private static int firstLine(Hierarchy.Builder b, Hierarchy.Member m) {

@@ -25,6 +25,11 @@ final class WideLayers {
     static final int MAX_ROW = 5;
     /** A layer with more items than this, plain nodes among them, is wide (ELK draws up to this many nodes in a row readably). */
     static final int MAX_NODE_ROW = 12;
+    /**
+     * The same for an opened section of a long program: it stands among folded sections, so a row of
+     * 12 nodes (1,500 px: the top of the wide program's summing tree) shrank them all past reading at Fit.
+     */
+    static final int MAX_SECTION_ROW = 8;
     /** A section whose layered layout would have more layers than this, and be this many times taller than wide, is tall. */
     static final int TALL_LAYERS = 8;
     static final double TALL = 2;
@@ -65,7 +70,7 @@ final class WideLayers {
         int[] row = new int[n];
         int[] col = new int[n];
         int[] placed = new int[top + 1];
-        if (widest(layer) > (boxes ? MAX_ROW : MAX_NODE_ROW)) {
+        if (widest(layer) > (boxes ? MAX_ROW : level.section() ? MAX_SECTION_ROW : MAX_NODE_ROW)) {
             if (boxes) {
                 // A level of boxes (a wide program's sections) reads row by row in program order, as it was
                 // written, whatever their layers: by layer, "lines 210-418" came before "lines 1-209".

@@ -58,6 +58,7 @@ public final class GraphPanel extends StackPane {
         canvas.widthProperty().bind(surface.widthProperty());
         canvas.heightProperty().bind(surface.heightProperty());
         map = new OverviewMap(camera, this::redraw);
+        map.enabled().addListener((o, a, b) -> redraw());
         StackPane.setAlignment(map, Pos.BOTTOM_RIGHT);
         StackPane.setMargin(map, new Insets(MAP_MARGIN));
         getChildren().addAll(surface, map);
@@ -72,6 +73,7 @@ public final class GraphPanel extends StackPane {
         canvas.addEventHandler(MouseEvent.MOUSE_CLICKED, this::click);
         canvas.addEventHandler(ScrollEvent.SCROLL, e -> {
             camera.zoomAt(Math.pow(ZOOM_STEP, e.getDeltaY() / 40), e.getX(), e.getY());
+            keepFollowedClear();
             redraw();
             e.consume();
         });
@@ -175,12 +177,19 @@ public final class GraphPanel extends StackPane {
 
     public void zoomIn() {
         camera.zoom(ZOOM_STEP);
+        keepFollowedClear();
         redraw();
     }
 
     public void zoomOut() {
         camera.zoom(1 / ZOOM_STEP);
+        keepFollowedClear();
         redraw();
+    }
+
+    /** Whether the overview map is shown while part of the graph is out of view (View → Overview Map; for the session). */
+    public javafx.beans.property.BooleanProperty overviewShown() {
+        return map.enabled();
     }
 
     /** The scale below which a found node's label is too small to read (Find zooms in to 1:1). */
@@ -197,12 +206,12 @@ public final class GraphPanel extends StackPane {
         centerOn(key);
     }
 
-    /** Centres the view on a drawn node. */
+    /** Centres the view on a drawn node (moved out from under the overview map, should it fall there). */
     public void centerOn(String key) {
-        int i = scene == null || key == null ? -1 : scene.indexOf(key);
-        if (i >= 0) {
-            double[] b = scene.box(i);
-            camera.centerOn(b[0] + b[2] / 2, b[1] + b[3] / 2);
+        GraphLayout.Box b = boxOf(key);
+        if (b != null) {
+            camera.centerOn(b.cx(), b.cy());
+            ViewKeeping.keepClearOfMap(camera, b, mapShownSize());
             redraw();
         }
     }
@@ -266,11 +275,16 @@ public final class GraphPanel extends StackPane {
         frames++;
     }
 
-    /** A resize keeps the graph whole if it was (a strip above it, a panel under it, a smaller window). */
+    /**
+     * A resize keeps the graph whole if it was (a strip above it, a panel under it, a smaller window),
+     * and a view at Fit at Fit: the comparison's legend strip, gone when a run replaced it, left the
+     * new run fitted to the smaller area, its labels cut to their names ("loss" for "loss = sum []").
+     */
     private void resized() {
         boolean whole = scene != null && camera.shows(scene.layout().bounds());
+        boolean fitted = scene != null && camera.isFitTo(scene.layout().bounds());
         camera.resize(canvas.getWidth(), canvas.getHeight());
-        if (whole && !camera.shows(scene.layout().bounds())) {
+        if (whole && !camera.shows(scene.layout().bounds()) || fitted && !camera.isFitTo(scene.layout().bounds())) {
             fitPending = true;
         }
         if (fitPending && canvas.getWidth() > 0 && canvas.getHeight() > 0) {
@@ -298,39 +312,16 @@ public final class GraphPanel extends StackPane {
                 return;
             }
         } else {
-            keepInPlace(before, after);
+            ViewKeeping.keepInPlace(camera, before, after);
+            // The container that holds the node the user follows opened (or closed): that node, drawn
+            // anew, is kept in view (the view stayed on the opened section's first part).
+            int followed = vm.inspectedVertex();
+            Set<String> changed = ViewKeeping.changed(before, after);
+            if (followed >= 0 && after.source().hierarchy().chain(followed).stream().anyMatch(changed::contains)) {
+                keepInView(vm.keyOf(followed));
+            }
         }
         redraw();
-    }
-
-    /** After a collapse or expand: the container that changed stays where it was on screen. */
-    private void keepInPlace(GraphLayout.Result before, GraphLayout.Result after) {
-        Set<String> changed = new HashSet<>(before.collapsed());
-        changed.addAll(after.collapsed());
-        Set<String> both = new HashSet<>(before.collapsed());
-        both.retainAll(after.collapsed());
-        changed.removeAll(both);
-        for (String id : changed) {
-            GraphLayout.Box a = boxOf(before, id);
-            GraphLayout.Box b = boxOf(after, id);
-            if (a != null && b != null) {
-                camera.centerOn(camera.centerX() + b.x() - a.x(), camera.centerY() + b.y() - a.y());
-                return;
-            }
-        }
-    }
-
-    private static GraphLayout.Box boxOf(GraphLayout.Result l, String id) {
-        GraphLayout.DisplayNode d = l.nodes().get("g:" + id);
-        if (d != null) {
-            return d.box();
-        }
-        for (GraphLayout.GroupBox g : l.groups()) {
-            if (g.path().equals(id)) {
-                return g.box();
-            }
-        }
-        return null;
     }
 
     private void restyle(GraphStates.Change change) {
@@ -346,23 +337,45 @@ public final class GraphPanel extends StackPane {
 
     /** Keeps the current step's node in view while stepping. */
     private void followCurrent() {
-        String key = vm.keyOf(vm.currentVertex());
-        int i = scene == null || key == null ? -1 : scene.indexOf(key);
-        if (i >= 0 && canvas.getWidth() > 0) {
-            double[] b = scene.box(i);
-            GraphLayout.Box box = new GraphLayout.Box(b[0], b[1], b[2], b[3]);
-            boolean moved = camera.ensureVisible(box, 40);
-            // The overview map (shown while part of the graph is out of view) covers its corner: the
-            // current node is kept clear of it, not stepped under it.
-            if (!camera.shows(scene.layout().bounds())) {
-                double w = canvas.getWidth();
-                double h = canvas.getHeight();
-                moved |= camera.keepClear(box, w - MAP_MARGIN - map.getPrefWidth(), h - MAP_MARGIN - map.getPrefHeight(), w, h, 12);
-            }
-            if (moved) {
-                redraw();
-            }
+        if (keepInView(vm.keyOf(vm.currentVertex()))) {
+            redraw();
         }
+    }
+
+    /** Pans so that a drawn node is in view and clear of the overview map (while it is shown); true when it moved. */
+    private boolean keepInView(String key) {
+        GraphLayout.Box box = boxOf(key);
+        return box != null && canvas.getWidth() > 0 && ViewKeeping.keepInView(camera, box, mapShownSize());
+    }
+
+    /**
+     * After a zoom: the node the user follows (selected, else the current step's), when in view, is
+     * moved out from under the overview map.
+     */
+    private void keepFollowedClear() {
+        GraphLayout.Box box = boxOf(vm.keyOf(vm.inspectedVertex()));
+        if (box != null && camera.shows(box)) {
+            ViewKeeping.keepClearOfMap(camera, box, mapShownSize());
+        }
+    }
+
+    /** A drawn node's box in layout units, or null. */
+    private GraphLayout.Box boxOf(String key) {
+        int i = scene == null || key == null ? -1 : scene.indexOf(key);
+        if (i < 0) {
+            return null;
+        }
+        double[] b = scene.box(i);
+        return new GraphLayout.Box(b[0], b[1], b[2], b[3]);
+    }
+
+    /**
+     * The overview map's size (width, height in pixels) when it will be shown after this move (the user
+     * shows it, and part of the graph is out of view); null when it will not.
+     */
+    private double[] mapShownSize() {
+        return scene == null || !map.enabled().get() || camera.shows(scene.layout().bounds()) ? null
+                : new double[] {map.getPrefWidth(), map.getPrefHeight()};
     }
 
     private void drag(MouseEvent e) {

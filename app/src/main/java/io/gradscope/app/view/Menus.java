@@ -75,6 +75,7 @@ final class Menus {
         view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fit),
                 item("Zoom In", "Shortcut+Equals", graph::zoomIn),
                 item("Zoom Out", "Shortcut+Minus", graph::zoomOut),
+                overviewItem(graph),
                 new SeparatorMenuItem(),
                 item("Collapse All Groups", null, vm.sweep()::collapseAll),
                 item("Expand All Groups", null, vm.sweep()::expandAll),
@@ -116,6 +117,14 @@ final class Menus {
             m.setAccelerator(KeyCombination.keyCombination(keys));
         }
         m.setOnAction(e -> action.run());
+        return m;
+    }
+
+    /** View → Overview Map: shows or hides the map in the graph's corner, for as long as the window is open. */
+    private static MenuItem overviewItem(GraphPanel graph) {
+        javafx.scene.control.CheckMenuItem m = new javafx.scene.control.CheckMenuItem("Overview Map");
+        m.setId("overview-toggle");
+        m.selectedProperty().bindBidirectional(graph.overviewShown());
         return m;
     }
 

@@ -4,6 +4,8 @@ import io.gradscope.app.draw.Camera;
 import io.gradscope.app.draw.GraphPainter;
 import io.gradscope.app.draw.GraphScene;
 import io.gradscope.app.layout.GraphLayout;
+import javafx.beans.property.BooleanProperty;
+import javafx.beans.property.SimpleBooleanProperty;
 import javafx.scene.canvas.Canvas;
 import javafx.scene.canvas.GraphicsContext;
 import javafx.scene.input.MouseEvent;
@@ -12,7 +14,8 @@ import javafx.scene.paint.Color;
 
 /**
  * The whole graph in small, with the part in view drawn on it as a rectangle; pressing or dragging
- * on it moves the view there. Shown while the view does not hold the whole graph.
+ * on it moves the view there. Shown while the view does not hold the whole graph, unless the user hid
+ * it (View → Overview Map).
  */
 final class OverviewMap extends StackPane {
     static final double MAX_W = 200;
@@ -24,6 +27,8 @@ final class OverviewMap extends StackPane {
     private GraphScene scene;
     private double scale = 1;
     private double pad = 4;
+    /** Whether the user shows the map (View → Overview Map): kept for the session, whatever is opened. */
+    private final BooleanProperty enabled = new SimpleBooleanProperty(true);
 
     OverviewMap(Camera camera, Runnable moved) {
         this.camera = camera;
@@ -35,6 +40,11 @@ final class OverviewMap extends StackPane {
         overlay.addEventHandler(MouseEvent.MOUSE_PRESSED, this::moveTo);
         overlay.addEventHandler(MouseEvent.MOUSE_DRAGGED, this::moveTo);
         setVisible(false);
+        enabled.addListener((o, a, b) -> update());
+    }
+
+    BooleanProperty enabled() {
+        return enabled;
     }
 
     /** Draws a new layout in small. */
@@ -54,12 +64,12 @@ final class OverviewMap extends StackPane {
         GraphPainter.paintOverview(new FxPen(g), s, new GraphPainter.View(scale, pad, pad, w, h));
     }
 
-    /** Redraws the view's rectangle; shows the map only while part of the graph is out of view. */
+    /** Redraws the view's rectangle; shows the map only while part of the graph is out of view, unless the user hid it. */
     void update() {
         if (scene == null) {
             return;
         }
-        setVisible(!camera.shows(scene.layout().bounds()));
+        setVisible(enabled.get() && !camera.shows(scene.layout().bounds()));
         GraphicsContext g = overlay.getGraphicsContext2D();
         g.clearRect(0, 0, overlay.getWidth(), overlay.getHeight());
         GraphLayout.Box v = camera.visible();

@@ -1,6 +1,7 @@
 package io.gradscope.app.draw;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.layout.GraphLayout;
@@ -87,5 +88,22 @@ class CameraTest {
         c.panBy(30, -20);
         assertEquals(130, c.toPxX(x), 1e-9);
         assertEquals(480, c.toPxY(y), 1e-9);
+    }
+
+    @Test
+    void aViewIsAtFitUntilItIsZoomedMovedOrItsAreaChanges() {
+        Camera c = new Camera();
+        GraphLayout.Box b = new GraphLayout.Box(10, 20, 1000, 700);
+        c.resize(800, 600);
+        c.fit(b);
+        assertTrue(c.isFitTo(b));
+        c.resize(800, 500);
+        assertFalse(c.isFitTo(b), "a smaller area fits smaller");
+        c.fit(b);
+        c.zoom(1.25);
+        assertFalse(c.isFitTo(b), "zoomed");
+        c.fit(b);
+        c.panBy(5, 0);
+        assertFalse(c.isFitTo(b), "moved");
     }
 }

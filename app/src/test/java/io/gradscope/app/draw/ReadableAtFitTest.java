@@ -41,8 +41,10 @@ class ReadableAtFitTest {
 
     @Test
     void theLastSectionOfTheWideProgramOpenedLeavesEveryBoxLabelledAtFit() {
-        // The last section of the 1,000-node wide program holds the summing tree: 160 values enter it.
-        // Each had a port of its own, a row of 160 port nodes above one box: at Fit, dashes.
+        // The last section of the 1,000-node wide program holds the top of the summing tree. Once it held
+        // the whole tree, 160 values entering, each by a port of its own: a row of 160 ports above one box,
+        // at Fit dashes. Now its 26 additions: 12 in one layer drew a row 1,500 px wide until an opened
+        // section's rows were wrapped at 8.
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);

@@ -109,4 +109,36 @@ class SectionsTest {
         TraceGraph small = Programs.graph("small.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 50));
         assertTrue(Hierarchy.of(small).sections().isEmpty());
     }
+
+    @Test
+    void theWideProgramsSummingTreeIsCutIntoSectionsLikeItsBranches() {
+        // Its 164 additions were folded into one run ("t ×164") that counted as one member, so the last
+        // section held it and covered lines 310-498 where the others covered 22 lines each.
+        TraceGraph g = Programs.graph("wide.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000));
+        Hierarchy h = Hierarchy.of(g);
+        java.util.List<Integer> sizes = new java.util.ArrayList<>();
+        java.util.List<Integer> spans = new java.util.ArrayList<>();
+        int covered = 0;
+        for (Hierarchy.Member m : h.container(Hierarchy.ROOT).members()) {
+            Hierarchy.Container s = h.container(m.container());
+            assertEquals(Hierarchy.Kind.SECTION, s.kind(), s.id());
+            int from = Integer.MAX_VALUE;
+            int to = 0;
+            for (TraceGraph.Vertex v : g.vertices()) {
+                if (h.chain(v.index()).contains(s.id())) {
+                    from = Math.min(from, v.line());
+                    to = Math.max(to, v.line());
+                }
+            }
+            sizes.add(s.size());
+            spans.add(to - from + 1);
+            covered += s.size();
+        }
+        assertEquals(g.size(), covered);
+        assertTrue(sizes.size() <= Sections.MAX_SECTIONS, "sections: " + sizes);
+        int medianSize = sizes.stream().sorted().toList().get(sizes.size() / 2);
+        int medianSpan = spans.stream().sorted().toList().get(spans.size() / 2);
+        assertTrue(sizes.stream().allMatch(n -> n <= 1.5 * medianSize), "nodes a section: " + sizes);
+        assertTrue(spans.stream().allMatch(n -> n <= 3 * medianSpan), "lines a section: " + spans);
+    }
 }

@@ -118,17 +118,13 @@ class MemoryPanelTest extends WindowFixture {
         String where = window.transport().where().getText();
         assertTrue(where.contains("recomputing " + r.op() + " (segment " + (r.segment() + 1) + ")"), where);
         // Shown whole, not cut short with an ellipsis ("recomputing add (seg…"), in a window of the usual width.
-        double width = stage.getWidth();
+        // (The fixture's window is that width: not widened here, which could put a stack trace in the log: WindowFixture.restoreWidth.)
+        assertEquals(1200, stage.getWidth(), 0.5, "a window of the usual width");
         double barHeight = window.transport().getHeight();
-        try {
-            robot.interact(() -> stage.setWidth(1200));
-            WaitForAsyncUtils.waitForFxEvents();
-            String shown = robot.from(window.transport().where()).lookup(".text").query() instanceof javafx.scene.text.Text t ? t.getText() : null;
-            assertEquals(where, shown, "the step's description as drawn");
-            assertEquals(barHeight, window.transport().getHeight(), 0.5, "the bar keeps its height when the description wraps");
-        } finally {
-            robot.interact(() -> stage.setWidth(width));
-        }
+        WaitForAsyncUtils.waitForFxEvents();
+        String shown = robot.from(window.transport().where()).lookup(".text").query() instanceof javafx.scene.text.Text t ? t.getText() : null;
+        assertEquals(where, shown, "the step's description as drawn");
+        assertEquals(barHeight, window.transport().getHeight(), 0.5, "the bar keeps its height when the description wraps");
         assertEquals(events.indexOf(r), window.viewModel().memory().cursorEvent().get(), "the timeline's cursor is on the recompute");
         int v = sweep.graph().indexOf(r.node());
         assertEquals(v, window.viewModel().sweep().currentVertex());
@@ -242,7 +238,7 @@ class MemoryPanelTest extends WindowFixture {
                 shown.add(size + "=" + (text instanceof javafx.scene.text.Text t ? t.getText() : null));
             }
         }
-        robot.interact(() -> stage.setWidth(width));
+        restoreWidth(robot, width);
         assertTrue(shown.stream().anyMatch(x -> x.matches("\\d{4}=.*")), "rows with four-digit lines are shown: " + shown);
         assertTrue(shown.stream().anyMatch(x -> x.contains("bytes=")), "rows with sizes under 1 KiB are shown: " + shown);
         for (String s : shown) {

@@ -51,6 +51,82 @@ class OverviewClearWindowTest extends WindowFixture {
         }
     }
 
+    @Test
+    void aZoomThatWouldPutTheSelectedNodeUnderTheMapMovesItClear(FxRobot robot) {
+        openText(robot, "chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 300));
+        robot.interact(() -> sweep().expandAll());
+        waitUntil("everything expanded", () -> sweep().layout().get().collapsed().isEmpty()
+                && window.graphPanel().currentLayout() == sweep().layout().get());
+        GraphPanel panel = window.graphPanel();
+        Camera camera = panel.camera();
+        for (boolean in : new boolean[] {true, false}) {
+            robot.interact(() -> {
+                panel.fit();
+                for (int i = 0; i < 4; i++) {
+                    panel.zoomIn();
+                }
+                sweep().select(150);
+                panel.drawNow();
+                // Where the zoom about the view's centre takes the selected node: onto the map's centre.
+                double[] b = panel.scene().box(panel.scene().indexOf(sweep().keyOf(150)));
+                Bounds map = mapOnCanvas(panel);
+                double f = in ? GraphPanel.ZOOM_STEP : 1 / GraphPanel.ZOOM_STEP;
+                double px = camera.width() / 2 + (map.getCenterX() - camera.width() / 2) / f;
+                double py = camera.height() / 2 + (map.getCenterY() - camera.height() / 2) / f;
+                camera.centerOn(b[0] + b[2] / 2 - (px - camera.width() / 2) / camera.scale(),
+                        b[1] + b[3] / 2 - (py - camera.height() / 2) / camera.scale());
+                if (in) {
+                    panel.zoomIn();
+                } else {
+                    panel.zoomOut();
+                }
+                panel.drawNow();
+                double[] at = panel.boxOnScreen(sweep().keyOf(150));
+                Bounds m = mapOnCanvas(panel);
+                assertTrue(panel.overview().isVisible(), "zoomed in: the map is shown");
+                assertTrue(at[0] >= 0 && at[1] >= 0 && at[0] + at[2] <= camera.width() && at[1] + at[3] <= camera.height(), "in view");
+                assertFalse(m.intersects(at[0], at[1], at[2], at[3]),
+                        (in ? "zoom in" : "zoom out") + ": the selected node " + java.util.Arrays.toString(at) + " under the map " + m);
+            });
+        }
+    }
+
+    @Test
+    void theViewMenuHidesTheMapForTheRestOfTheSession(FxRobot robot) {
+        openText(robot, "chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 300));
+        GraphPanel panel = window.graphPanel();
+        robot.interact(() -> {
+            zoomedIn(panel);
+            assertTrue(panel.overview().isVisible(), "zoomed in: the map is shown");
+        });
+        robot.clickOn("View");
+        chooseInMenu(robot, "Overview Map");
+        robot.interact(() -> {
+            panel.drawNow();
+            assertFalse(panel.overview().isVisible(), "hidden once unticked");
+        });
+        openText(robot, "other.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 300));
+        robot.interact(() -> {
+            zoomedIn(panel);
+            assertFalse(panel.overview().isVisible(), "still hidden after another program opened");
+        });
+        robot.clickOn("View");
+        chooseInMenu(robot, "Overview Map");
+        robot.interact(() -> {
+            panel.drawNow();
+            assertTrue(panel.overview().isVisible(), "shown again");
+        });
+    }
+
+    /** Fit, then four zoom steps in, drawn. */
+    private static void zoomedIn(GraphPanel panel) {
+        panel.fit();
+        for (int i = 0; i < 4; i++) {
+            panel.zoomIn();
+        }
+        panel.drawNow();
+    }
+
     /** The overview map's bounds in the canvas's pixels. */
     private static Bounds mapOnCanvas(GraphPanel panel) {
         OverviewMap map = panel.overview();

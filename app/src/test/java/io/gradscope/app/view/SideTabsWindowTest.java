@@ -87,5 +87,7 @@ class SideTabsWindowTest extends WindowFixture {
         assertEquals(leaf, vm().jacobian().leaf().get(), "the leaf is kept");
         org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
         assertEquals(leaf, shown(robot, "#jacobian-wrt"), "the kept leaf is shown after the re-run");
+        assertTrue(window.side().getSelectionModel().getSelectedItem().getId().equals("tab-jacobian"),
+                "the tab the user chose is kept: " + window.side().getSelectionModel().getSelectedItem().getText());
     }
 }

@@ -95,6 +95,15 @@ abstract class WindowFixture extends ApplicationTest {
         WaitForAsyncUtils.waitForFxEvents();
     }
 
+    /** What {@code read} gives, read on the FX thread (where the view-models change). */
+    static <T> T readFx(java.util.function.Supplier<T> read) {
+        try {
+            return WaitForAsyncUtils.asyncFx(read::get).get(TIMEOUT_S, TimeUnit.SECONDS);
+        } catch (InterruptedException | ExecutionException | TimeoutException e) {
+            throw new AssertionError("reading on the FX thread", e);
+        }
+    }
+
     /** {@code ok} evaluated on the FX thread; false while it throws (a value not there yet). */
     private static boolean onFx(BooleanSupplier ok) throws InterruptedException {
         try {
@@ -115,6 +124,20 @@ abstract class WindowFixture extends ApplicationTest {
         robot.interact(() -> {
             stage.getScene().getRoot().applyCss();
             stage.getScene().getRoot().layout();
+        });
+    }
+
+    /**
+     * Gives the stage back the width a test narrowed: hidden first, so that the next test shows it
+     * anew at that width. Widened while shown, Monocle's software pipeline could reuse a pixel buffer
+     * of the narrower window for the wider one (JavaFX's QueuedPixelSource: "Too small int buffer size
+     * 1200x780 [936000] > 858000", a stack trace from the render thread in the test log). Call it last:
+     * the window is not shown after it.
+     */
+    void restoreWidth(FxRobot robot, double width) {
+        robot.interact(() -> {
+            stage.hide();
+            stage.setWidth(width);
         });
     }
 
