@@ -22,7 +22,9 @@ public final class GradscopeApp extends Application {
 
     @Override
     public void start(Stage stage) {
-        MainWindow window = show(stage, MainWindow::new);
+        // A screenshot's window opens its file without adding it to the user's Open Recent.
+        MainWindow window = screenshot != null ? show(stage, MainWindow.recentInPreferences().readOnly())
+                : show(stage, MainWindow::new);
         if (screenshot != null) {
             Screenshot.whenShown(window, window.getScene(), screenshot);
         }

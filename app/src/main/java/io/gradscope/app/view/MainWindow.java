@@ -50,6 +50,11 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private final SidePanel side = new SidePanel(vm, inspector);
     private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
 
+    /** Open Recent as the app keeps it, in the user's preferences. */
+    public static RecentFiles recentInPreferences() {
+        return Menus.recentInPreferences();
+    }
+
     /** The window, with Open Recent kept in the user's preferences. */
     public MainWindow() {
         this(Menus.recentInPreferences());
@@ -186,6 +191,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     public boolean saveAs() {
         FileChooser fc = new FileChooser();
         fc.setInitialFileName(vm.saveName());
+        fc.setInitialDirectory(vm.dialogFolder().toFile());
         var f = fc.showSaveDialog(window());
         if (f != null) {
             vm.saveTo(f.toPath());

@@ -149,6 +149,7 @@ final class Menus {
         fc.setTitle("Open a .grad program or an ONNX model");
         fc.getExtensionFilters().addAll(new FileChooser.ExtensionFilter("Programs and ONNX models", "*.grad", "*.onnx"),
                 new FileChooser.ExtensionFilter(".grad programs", "*.grad"), new FileChooser.ExtensionFilter("ONNX models", "*.onnx"));
+        fc.setInitialDirectory(vm.dialogFolder().toFile());
         var f = fc.showOpenDialog(window.get());
         if (f != null && actions.mayReplace()) {
             vm.open(f.toPath());
@@ -159,6 +160,7 @@ final class Menus {
         FileChooser fc = new FileChooser();
         fc.setInitialFileName(format.fileName);
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(format.description, format.pattern));
+        fc.setInitialDirectory(vm.dialogFolder().toFile());
         var f = fc.showSaveDialog(window.get());
         if (f != null) {
             exporter.export(format, f.toPath());

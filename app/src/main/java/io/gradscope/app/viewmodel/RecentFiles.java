@@ -25,6 +25,11 @@ public final class RecentFiles {
         this.store = store;
     }
 
+    /** The same list, never written: a one-shot window (a screenshot) shows it but adds nothing to it. */
+    public RecentFiles readOnly() {
+        return new RecentFiles(load, s -> { });
+    }
+
     /** The one spelling of a path. */
     public static Path canonical(Path p) {
         Path abs = p.toAbsolutePath().normalize();

@@ -110,6 +110,20 @@ public final class SessionViewModel {
         return model.getReadOnlyProperty();
     }
 
+    /**
+     * The folder a file dialog starts in: the open file's (or imported model's), else the user's home
+     * (not the folder Gradscope was started from, often its own checkout).
+     */
+    public Path dialogFolder() {
+        for (Path p : new Path[] {file.get(), model.get()}) {
+            Path dir = p == null ? null : p.toAbsolutePath().getParent();
+            if (dir != null && java.nio.file.Files.isDirectory(dir)) {
+                return dir;
+            }
+        }
+        return Path.of(System.getProperty("user.home"));
+    }
+
     /** The name to save the text under: the file's, or for an imported model its name as a program. */
     public String saveName() {
         String name = fileName.get();

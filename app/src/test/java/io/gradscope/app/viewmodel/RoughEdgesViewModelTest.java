@@ -126,5 +126,10 @@ class RoughEdgesViewModelTest {
         // Spellings stored before are merged when read.
         store.replace(0, store.length(), file + "\n" + tmp.resolve("sub/../x_y.grad"));
         assertEquals(1, recent.list().size());
+        // A screenshot's window reads the list and adds nothing to it.
+        RecentFiles shown = recent.readOnly();
+        shown.add(other);
+        assertEquals(List.of(file.toRealPath()), shown.list());
+        assertEquals(List.of(file.toRealPath()), recent.list());
     }
 }

@@ -44,6 +44,21 @@ class SessionViewModelTest {
     }
 
     @Test
+    void fileDialogsStartInTheOpenFilesFolderElseHome(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws java.io.IOException {
+        SessionViewModel vm = session();
+        java.nio.file.Path home = java.nio.file.Path.of(System.getProperty("user.home"));
+        assertEquals(home, vm.dialogFolder(), "text not from a file (an example): home, not the working directory");
+        java.nio.file.Path dir = java.nio.file.Files.createDirectories(tmp.resolve("work"));
+        java.nio.file.Path program = java.nio.file.Files.writeString(dir.resolve("p.grad"), CHAIN);
+        vm.open(program);
+        assertEquals(dir.toAbsolutePath(), vm.dialogFolder());
+        java.nio.file.Path model = java.nio.file.Path.of("../engine/src/test/resources/onnx/mlp/model.onnx");
+        vm.open(model);
+        assertEquals(model.toAbsolutePath().getParent(), vm.dialogFolder(), "an imported model: its folder");
+    }
+
+    @Test
     void anOnnxModelOpensUnderItsNameAndSavesAsAProgramElsewhere(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
             throws java.io.IOException {
         java.nio.file.Path model = java.nio.file.Path.of("../engine/src/test/resources/onnx/mlp/model.onnx");
