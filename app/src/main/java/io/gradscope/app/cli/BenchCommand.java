@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
             "The first lines say which float32 GEMM runs and why: the system's BLAS (OpenBLAS) where it loads and a "
                 + "probe finds it fast, else Gradscope's Vector API GEMM; GRADSCOPE_BLAS=java (or native) chooses."})
 public final class BenchCommand implements Callable<Integer> {
-    @Option(names = "--runs", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
+    @Option(names = "--runs", paramLabel = "N", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;
 
     @Option(names = "--json", description = "Print one JSON object of medians instead of text.")

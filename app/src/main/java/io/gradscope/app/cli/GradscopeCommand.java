@@ -47,6 +47,7 @@ public final class GradscopeCommand implements Callable<Integer> {
             }
         }
         CommandLine cl = new CommandLine(new GradscopeCommand());
+        SynopsisWrap.install(cl);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {
             PrintWriter err = ex.getCommandLine().getErr();

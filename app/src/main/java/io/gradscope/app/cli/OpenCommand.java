@@ -10,7 +10,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code gradscope open FILE.grad} (or {@code MODEL.onnx}): the desktop app on a file. */
 @Command(name = "open", mixinStandardHelpOptions = true, description = "Opens a .grad program in the desktop app, runs it, "
-        + "and shows its graph ready to step (→ ← Space Home End). An ONNX model (MODEL.onnx) is imported first, into a "
+        + "and shows its graph ready to step (→ ← Space Home End). An ONNX model (a .onnx file) is imported first, into a "
         + "temporary folder, as 'gradscope import' does.",
         // Lines within picocli's 80 columns: a longer one is wrapped at any character (".\nselect=NAME").
         footer = {"", "What --screenshot shows, set with",
