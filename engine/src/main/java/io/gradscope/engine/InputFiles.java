@@ -71,13 +71,23 @@ public final class InputFiles {
         return null;
     }
 
+    private static java.nio.file.Path folderOf(String file) {
+        try {
+            return file == null ? null : java.nio.file.Path.of(file).toAbsolutePath().getParent();
+        } catch (java.nio.file.InvalidPathException e) {
+            return null;
+        }
+    }
+
     /** An I/O failure in words, without the path it names (the caller says which file). */
     public static String reason(IOException e) {
         if (e instanceof java.nio.charset.CharacterCodingException) {
             return NOT_TEXT; // Java's own words: "Input length = 1"
         }
-        if (e instanceof NoSuchFileException) {
-            return "no such file";
+        if (e instanceof NoSuchFileException n) {
+            // Writing into a folder that is not there is the folder's fault, not the file's.
+            java.nio.file.Path folder = folderOf(n.getFile());
+            return folder != null && !java.nio.file.Files.isDirectory(folder) ? "no such folder " + folder : "no such file";
         }
         if (e instanceof AccessDeniedException) {
             return "permission denied";

@@ -137,6 +137,9 @@ class BadInputCommandTest {
         assertOneLineError(run("diff", mlp, "--a", "device=tpu"), "error: --a: device must be cpu or cuda, not 'tpu'");
         Path missing = tmp.resolve("missing.mtx");
         assertOneLineError(run("color", missing.toString()), "error: cannot read " + missing + ": no such file");
+        Path nowhere = tmp.resolve("no-folder/z.grad");
+        assertOneLineError(run("bench-ui", "--shape", "chain", "--nodes", "10", "--write", nowhere.toString()),
+                "error: cannot write " + nowhere + ": no such folder " + tmp.resolve("no-folder"));
         Path under = tmp.resolve("mlp.grad/colors.npy");
         try {
             Files.writeString(tmp.resolve("mlp.grad"), "x = param(2)\nL = sum(x)\n");
