@@ -73,6 +73,7 @@ public final class BenchUiCommand implements Callable<Integer> {
                 throw new GradscopeException("cannot write " + to + ": " + InputFiles.reason(e));
             }
             if (write != null) {
+                System.out.println("wrote " + to + " (" + text.lines().count() + " lines, about " + nodes + " vertices)");
                 return 0;
             }
             to.toFile().deleteOnExit();

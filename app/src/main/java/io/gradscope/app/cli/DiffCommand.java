@@ -53,6 +53,8 @@ public final class DiffCommand implements Callable<Integer> {
         ProgramRun ra = side("--a", a, base);
         ProgramRun rb = side("--b", b, base);
         List<RunDiff.Row> rows = RunDiff.of(ra.trace(), rb.trace());
+        // Which two runs: a new user could not tell from the table alone.
+        System.out.printf(Locale.ROOT, "a: %s, against b (the reference): %s; max|a - b| / max|b| of each value and gradient%n", a, b);
         System.out.printf(Locale.ROOT, "%-16s %5s  %-24s %12s %12s%n", "node", "line", "op", "value", "gradient");
         for (RunDiff.Row r : rows.subList(0, Math.min(Math.max(top, 0), rows.size()))) {
             System.out.printf(Locale.ROOT, "%-16s %5d  %-24s %12s %12s%n", r.title(), r.line(), r.op(), num(r.valueDiff()),

@@ -140,6 +140,11 @@ class BadInputCommandTest {
         Path nowhere = tmp.resolve("no-folder/z.grad");
         assertOneLineError(run("bench-ui", "--shape", "chain", "--nodes", "10", "--write", nowhere.toString()),
                 "error: cannot write " + nowhere + ": no such folder " + tmp.resolve("no-folder"));
+        Path written = tmp.resolve("z.grad");
+        Cli.Result wrote = Cli.run("bench-ui", "--shape", "chain", "--nodes", "10", "--write", written.toString());
+        assertEquals(0, wrote.status(), wrote.err());
+        assertTrue(wrote.out().startsWith("wrote " + written + " ("), "success says what it wrote: " + wrote.out());
+        assertTrue(Files.size(written) > 0);
         Path under = tmp.resolve("mlp.grad/colors.npy");
         try {
             Files.writeString(tmp.resolve("mlp.grad"), "x = param(2)\nL = sum(x)\n");

@@ -75,9 +75,10 @@ class DiagnoseCommandsTest {
     void diffRanksTheValuesOfTwoRuns() {
         Cli.Result r = Cli.run("diff", MLP, "--top", "5");
         assertEquals(0, r.status(), r.err());
-        assertEquals(6, r.out().strip().lines().count(), r.out());
+        assertEquals(7, r.out().strip().lines().count(), r.out());
+        assertTrue(r.out().startsWith("a: dtype=float32, against b (the reference): dtype=float64;"), r.out());
         Cli.Result same = Cli.run("diff", MLP, "--a", "dtype=float64");
-        assertTrue(same.out().lines().skip(1).allMatch(l -> l.contains("0.000e+00")), same.out());
+        assertTrue(same.out().lines().skip(2).allMatch(l -> l.contains("0.000e+00")), same.out());
         Cli.Result bad = Cli.run("diff", MLP, "--a", "dtype=float16");
         assertEquals(2, bad.status());
         assertEquals("error: --a: dtype must be float32 or float64, not 'float16'", bad.err().strip());
@@ -90,7 +91,7 @@ class DiagnoseCommandsTest {
         String program = "../assets/examples/residual_checkpoint.grad";
         Cli.Result r = Cli.run("diff", program, "--a", "remat=sqrt", "--b", "remat=none", "--top", "1000");
         assertEquals(0, r.status(), r.err());
-        List<String> rows = r.out().lines().skip(1).toList();
+        List<String> rows = r.out().lines().skip(2).toList();
         assertTrue(rows.size() > 10, r.out());
         assertTrue(rows.stream().allMatch(l -> l.matches(".*0\\.000e\\+00\\s+(0\\.000e\\+00|-)\\s*")), r.out());
         Cli.Result bad = Cli.run("diff", program, "--a", "remat=sometimes");
