@@ -228,7 +228,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
             switch (e.getCode()) {
                 case PLUS, EQUALS, ADD -> graph.zoomIn();
                 case MINUS, SUBTRACT -> graph.zoomOut();
-                case DIGIT0, NUMPAD0 -> graph.fit();
+                case DIGIT0, NUMPAD0 -> graph.fitAsked();
                 case ESCAPE -> sweep.select(-1);
                 default -> handled = false;
             }

@@ -72,7 +72,7 @@ final class Menus {
         Menu run = new Menu("Run");
         run.getItems().addAll(item("Run", "Shortcut+Enter", vm::run), item("Cancel", null, vm::cancel));
         Menu view = new Menu("View");
-        view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fit),
+        view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fitAsked),
                 item("Zoom In", "Shortcut+Equals", graph::zoomIn),
                 item("Zoom Out", "Shortcut+Minus", graph::zoomOut),
                 overviewItem(graph),
