@@ -44,6 +44,7 @@ public final class SweepViewModel {
     private int layoutRequest;
     /** The vertex Find found whose sections are being opened, or -1. */
     private int revealing = -1;
+    private final StepOpenings stepOpenings = new StepOpenings();
 
     /** {@code report} shows a line in the status bar. */
     public SweepViewModel(RunService service, Consumer<String> report) {
@@ -104,6 +105,7 @@ public final class SweepViewModel {
         states = null; // until the layout is shown: nothing drawn to restyle
         cursor.set(-1);
         selected.set(-1);
+        stepOpenings.clear();
         recorded.set(new Sweep(run, graph));
         showLayout(drawnAt);
     }
@@ -156,13 +158,22 @@ public final class SweepViewModel {
         jumpTo(steps() - 1);
     }
 
-    /** Moves the cursor to {@code step} (-1: before the first); false when there is no such step. */
+    /**
+     * Moves the cursor to {@code step} (-1: before the first); false when there is no such step. The
+     * inspector follows the step: a node clicked before is let go (clicking a node inspects it until
+     * the next step), and folded sections holding the step's node open ({@link StepOpenings}).
+     */
     public boolean jumpTo(int step) {
         if (step < -1 || step >= steps() || step == cursor.get()) {
             return step == cursor.get() && step >= -1;
         }
         cursor.set(step);
+        selected.set(-1);
         publish();
+        Set<String> next = layout.get() == null ? null : stepOpenings.after(layout.get(), currentVertex());
+        if (next != null) {
+            relayout(next);
+        }
         return true;
     }
 
@@ -247,6 +258,7 @@ public final class SweepViewModel {
         if (recorded.get() == null || path == null) {
             return;
         }
+        stepOpenings.forget(path);
         Set<String> next = new HashSet<>(layout.get().collapsed());
         if (!next.remove(path)) {
             next.add(path);
@@ -257,6 +269,7 @@ public final class SweepViewModel {
     /** Collapses every outermost group and run of repeated blocks. */
     public void collapseAll() {
         if (recorded.get() != null) {
+            stepOpenings.clear();
             relayout(layout.get().source().hierarchy().outermost());
         }
     }
@@ -264,6 +277,7 @@ public final class SweepViewModel {
     /** Expands every group and unfolds every run. */
     public void expandAll() {
         if (recorded.get() != null) {
+            stepOpenings.clear();
             relayout(Set.of());
         }
     }
