@@ -320,7 +320,8 @@ public final class GraphPanel extends StackPane {
         map.setScene(scene);
         boolean sameRun = old != null && drawnRun == vm.recorded().get() && before != null;
         drawnRun = vm.recorded().get();
-        if (!sameRun) {
+        boolean refit = vm.takeFitRequest();
+        if (!sameRun || refit) {
             lastOpened = null;
             fit();
             if (!fitPending) {

@@ -45,6 +45,8 @@ public final class SweepViewModel {
     /** The vertex Find found whose sections are being opened, or -1. */
     private int revealing = -1;
     private final StepOpenings stepOpenings = new StepOpenings();
+    /** The next layout shown is fitted (every group folded or opened at once: the graph's size changed throughout). */
+    private boolean fitNext;
 
     /** {@code report} shows a line in the status bar. */
     public SweepViewModel(RunService service, Consumer<String> report) {
@@ -270,6 +272,7 @@ public final class SweepViewModel {
     public void collapseAll() {
         if (recorded.get() != null) {
             stepOpenings.clear();
+            fitNext = true;
             relayout(layout.get().source().hierarchy().outermost());
         }
     }
@@ -278,6 +281,7 @@ public final class SweepViewModel {
     public void expandAll() {
         if (recorded.get() != null) {
             stepOpenings.clear();
+            fitNext = true;
             relayout(Set.of());
         }
     }
@@ -287,6 +291,7 @@ public final class SweepViewModel {
         if (recorded.get() != null) {
             Set<String> next = new HashSet<>(layout.get().collapsed());
             next.addAll(layout.get().source().hierarchy().runs());
+            fitNext = true;
             relayout(next);
         }
     }
@@ -330,6 +335,13 @@ public final class SweepViewModel {
             graphChange.set(change);
         }
         inspection.set(new Inspection(recorded.get(), mode.get(), cursor.get(), inspectedVertex()));
+    }
+
+    /** Whether the layout now shown should be fitted (Collapse/Expand All, Fold Repeats); asking clears it. */
+    public boolean takeFitRequest() {
+        boolean fit = fitNext;
+        fitNext = false;
+        return fit;
     }
 
     public int steps() {
