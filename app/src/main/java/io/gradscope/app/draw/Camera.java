@@ -76,7 +76,8 @@ public final class Camera {
         return Math.abs(scale - fitScale(b)) <= 1e-9 * scale && Math.abs(cx - b.cx()) < 1e-6 && Math.abs(cy - b.cy()) < 1e-6;
     }
 
-    private double fitScale(GraphLayout.Box b) {
+    /** The scale {@link #fit} of {@code b} gives at the viewport's size. */
+    double fitScale(GraphLayout.Box b) {
         double w = Math.max(1, width - 2 * FIT_MARGIN);
         double h = Math.max(1, height - 2 * FIT_MARGIN);
         return clamp(Math.min(FIT_MAX_SCALE, Math.min(w / Math.max(b.w(), 1), h / Math.max(b.h(), 1))));

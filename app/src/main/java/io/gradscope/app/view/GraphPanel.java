@@ -1,6 +1,7 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.draw.Camera;
+import io.gradscope.app.draw.FitTarget;
 import io.gradscope.app.draw.GraphPainter;
 import io.gradscope.app.draw.GraphScene;
 import io.gradscope.app.draw.Looks;
@@ -44,6 +45,8 @@ public final class GraphPanel extends StackPane {
     private double[] dirty;
     private boolean whole = true;
     private boolean fitPending;
+    /** The section the user opened last in this run (the innermost, when one act opened several), or null. */
+    private String lastOpened;
     private int frames;
     private double pressX;
     private double pressY;
@@ -172,6 +175,17 @@ public final class GraphPanel extends StackPane {
         }
         camera.resize(canvas.getWidth(), canvas.getHeight());
         camera.fit(scene.layout().bounds());
+        redraw();
+    }
+
+    /** The user's Fit (the button, View → Fit to Window, the 0 key): the whole graph, or where the user works when that is unreadable ({@link FitTarget}). */
+    public void fitAsked() {
+        if (scene == null || canvas.getWidth() <= 0 || canvas.getHeight() <= 0) {
+            fit();
+            return;
+        }
+        camera.resize(canvas.getWidth(), canvas.getHeight());
+        camera.fit(FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened));
         redraw();
     }
 
@@ -306,7 +320,9 @@ public final class GraphPanel extends StackPane {
         map.setScene(scene);
         boolean sameRun = old != null && drawnRun == vm.recorded().get() && before != null;
         drawnRun = vm.recorded().get();
-        if (!sameRun) {
+        boolean refit = vm.takeFitRequest();
+        if (!sameRun || refit) {
+            lastOpened = null;
             fit();
             if (!fitPending) {
                 return;
@@ -317,6 +333,7 @@ public final class GraphPanel extends StackPane {
             // anew, is kept in view (the view stayed on the opened section's first part).
             int followed = vm.inspectedVertex();
             Set<String> changed = ViewKeeping.changed(before, after);
+            noteOpened(changed, after);
             if (followed >= 0 && after.source().hierarchy().chain(followed).stream().anyMatch(changed::contains)) {
                 keepInView(vm.keyOf(followed));
             }
@@ -331,6 +348,17 @@ public final class GraphPanel extends StackPane {
             GraphLayout.Box b = scene.bounds(change);
             if (b != null) {
                 redraw(b);
+            }
+        }
+    }
+
+    private void noteOpened(Set<String> changed, GraphLayout.Result after) {
+        double area = Double.MAX_VALUE;
+        for (GraphLayout.GroupBox g : after.groups()) {
+            double a = g.box().w() * g.box().h();
+            if (changed.contains(g.path()) && a < area) {
+                area = a;
+                lastOpened = g.path();
             }
         }
     }

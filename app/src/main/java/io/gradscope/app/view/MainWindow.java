@@ -46,6 +46,9 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private BiFunction<String, String, Unsaved> askUnsaved = UnsavedDialog::ask;
     private Runnable exit = Platform::exit;
     private static final String CLOSE_HANDLER = "gradscope.closeHandler";
+    /** The smallest window: at this size every pane, tab and control still shows whole. */
+    static final double MIN_WIDTH = 1024;
+    static final double MIN_HEIGHT = 700;
     private final NodeDetails details = new NodeDetails(vm, inspector);
     private final SidePanel side = new SidePanel(vm, inspector);
     private final NodeMenu nodeMenu = NodeMenu.install(vm, graph);
@@ -81,6 +84,11 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
+        // Narrowed, the panes give way down to where they still show what matters: the editor's first
+        // columns, the graph, every tab of the side panel (none in an overflow menu).
+        editor.setMinWidth(160);
+        graphAndMemory.setMinWidth(320);
+        side.setMinWidth(SidePanel.MIN_WIDTH);
         SplitPane split = new SplitPane(editor, graphAndMemory, side);
         split.setDividerPositions(0.28, 0.68);
         setCenter(split);
@@ -234,7 +242,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
             switch (e.getCode()) {
                 case PLUS, EQUALS, ADD -> graph.zoomIn();
                 case MINUS, SUBTRACT -> graph.zoomOut();
-                case DIGIT0, NUMPAD0 -> graph.fit();
+                case DIGIT0, NUMPAD0 -> graph.fitAsked();
                 case ESCAPE -> sweep.select(-1);
                 default -> handled = false;
             }
@@ -282,6 +290,10 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private void attach(Window w) {
         if (w == null || w.getProperties().get(MainWindow.class) == this) {
             return;
+        }
+        if (w instanceof Stage stage) {
+            stage.setMinWidth(MIN_WIDTH);
+            stage.setMinHeight(MIN_HEIGHT);
         }
         // A window shows one MainWindow at a time: the one before lets go of it.
         Object before = w.getProperties().remove(CLOSE_HANDLER);

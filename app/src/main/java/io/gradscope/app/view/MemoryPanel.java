@@ -176,16 +176,44 @@ public final class MemoryPanel extends BorderPane {
         return Math.ceil(w) + 16;
     }
 
+    private final TableColumn<MemoryTrack.Row, String> nameColumn = column("value", MemoryTrack.Row::title, 62);
+    private final TableColumn<MemoryTrack.Row, String> whatColumn = column("what", MemoryTrack.Row::what, 86);
+    /** The widest a name gets before it is cut short (its row's tooltip has it in full). */
+    static final double NAME_MAX = 170;
+
+    /**
+     * Widens the name and "what" columns to what the rows hold (a name up to {@link #NAME_MAX}), and
+     * the table with them, the chart beside it giving way: names were cut to "laye…" and "mat…".
+     */
+    private void fitColumns() {
+        double name = 62;
+        double what = 62;
+        for (MemoryTrack.Row r : table.getItems()) {
+            name = Math.max(name, textWidth(r.title()) + 16);
+            what = Math.max(what, textWidth(r.what()) + 16);
+        }
+        name = Math.min(NAME_MAX, Math.ceil(name));
+        what = Math.ceil(what);
+        nameColumn.setPrefWidth(name);
+        whatColumn.setPrefWidth(what);
+        // The columns, the vertical scroll bar and the table's border.
+        table.setPrefWidth(name + LINE_WIDTH + what + bytesWidth() + 20);
+    }
+
+    private static double textWidth(String s) {
+        return new javafx.scene.text.Text(s).getLayoutBounds().getWidth();
+    }
+
     private void buildTable() {
         table.setId("memory-peak-table");
         table.setPrefWidth(280);
         table.setPlaceholder(new Label("Nothing live"));
-        table.getColumns().add(column("value", MemoryTrack.Row::title, 62));
+        table.getColumns().add(nameColumn);
         // Five digits' room, kept when the table narrows: a line number cut to "1…" says nothing.
         TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", LINE_WIDTH);
         line.setMinWidth(LINE_WIDTH);
         table.getColumns().add(line);
-        table.getColumns().add(column("what", MemoryTrack.Row::what, 86));
+        table.getColumns().add(whatColumn);
         double bytes = bytesWidth();
         TableColumn<MemoryTrack.Row, String> size = column("bytes", MemoryTrack.Row::size, bytes);
         size.setMinWidth(bytes);
@@ -224,6 +252,7 @@ public final class MemoryPanel extends BorderPane {
         chart.show(t);
         chart.cursor(vm.cursorEvent().get());
         table.getItems().setAll(t == null ? java.util.List.of() : t.liveAtPeak());
+        fitColumns();
         // A wrapped line never parts a size from its unit.
         summary.setText(t == null ? (vm.reading() ? "Reading the memory timeline…" : "No run yet") : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
         summary.setTooltip(t == null ? null : new javafx.scene.control.Tooltip(t.summary() + " · the allocator reserved at most "

@@ -70,9 +70,14 @@ final class Menus {
         file.getItems().addAll(open, recent, examples, new SeparatorMenuItem(), save, saveAs, new SeparatorMenuItem(), png, svg, json,
                 new SeparatorMenuItem(), quit);
         Menu run = new Menu("Run");
-        run.getItems().addAll(item("Run", "Shortcut+Enter", vm::run), item("Cancel", null, vm::cancel));
+        MenuItem runItem = item("Run", "Shortcut+Enter", vm::run);
+        MenuItem cancelItem = item("Cancel", null, vm::cancel);
+        // As the tool bar's buttons: Cancel only while a run or a gradient check goes on.
+        runItem.disableProperty().bind(vm.running());
+        cancelItem.disableProperty().bind(vm.running().not().and(vm.diagnostics().checking().not()));
+        run.getItems().addAll(runItem, cancelItem);
         Menu view = new Menu("View");
-        view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fit),
+        view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fitAsked),
                 item("Zoom In", "Shortcut+Equals", graph::zoomIn),
                 item("Zoom Out", "Shortcut+Minus", graph::zoomOut),
                 overviewItem(graph),

@@ -50,6 +50,9 @@ public final class ProgramEditor extends BorderPane {
             mark.setPrefWidth(10);
             HBox box = new HBox(0, mark, numbers.apply(line));
             box.setAlignment(Pos.CENTER_LEFT);
+            // The gutter stays put while the text scrolls sideways beneath it (RichTextFX draws the
+            // graphic over the text): opaque, so no character shows through the mark's slot.
+            box.getStyleClass().add("gutter");
             return box;
         };
         area.setParagraphGraphicFactory(gutter);

@@ -47,7 +47,7 @@ final class RunToolBar extends ToolBar {
             }
         });
         Button fit = new Button("Fit");
-        fit.setOnAction(e -> graph.fit());
+        fit.setOnAction(e -> graph.fitAsked());
         Button zoomIn = new Button("+");
         zoomIn.setOnAction(e -> graph.zoomIn());
         Button zoomOut = new Button("−");

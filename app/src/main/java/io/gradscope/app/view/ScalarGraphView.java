@@ -122,6 +122,8 @@ public final class ScalarGraphView extends BorderPane {
         return boxes;
     }
 
+    private static final javafx.scene.input.KeyCombination CLOSE = javafx.scene.input.KeyCombination.keyCombination("Shortcut+W");
+
     /** Opens a window on a scalar graph. */
     public static Stage open(ScalarGraph g, Window owner, String stylesheet) {
         Stage stage = new Stage();
@@ -136,6 +138,13 @@ public final class ScalarGraphView extends BorderPane {
         if (stylesheet != null) {
             scene.getStylesheets().add(stylesheet);
         }
+        // Esc or Ctrl+W closes it, as a dialog's window is closed.
+        scene.addEventHandler(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == javafx.scene.input.KeyCode.ESCAPE || CLOSE.match(e)) {
+                stage.close();
+                e.consume();
+            }
+        });
         stage.setScene(scene);
         stage.show();
         stage.setX(screen.getMinX() + Math.max(0, (screen.getWidth() - scene.getWidth()) / 2));

@@ -21,6 +21,9 @@ public final class SidePanel extends TabPane {
     private final Tab jacobian;
     private JacobianPanel jacobianPanel;
 
+    /** Wide enough for every tab's title (Node, H·v, Compare, Jacobian) side by side. */
+    static final double MIN_WIDTH = 290;
+
     public SidePanel(SessionViewModel vm, Inspector inspector) {
         setId("side");
         node = tab("Node", "tab-node");

@@ -23,10 +23,18 @@ import javafx.scene.text.TextAlignment;
  * current choice ringed. A click on a point runs with its policy. Drawing only.
  */
 final class TradeOffChart extends Region {
-    private static final double LEFT = 64;
+    static final double LEFT = 64;
     private static final double RIGHT = 16;
-    private static final double TOP = 18;
+    static final double TOP = 18;
     private static final double BOTTOM = 30;
+    /**
+     * The points are drawn this far inside the axes: the current choice's ring (8 px) at the highest
+     * peak and no extra compute covered the axis' label of that peak.
+     */
+    static final double INSET = 11;
+    /** The x axis' caption, the longest that fits between the axis' end labels. */
+    static final String[] CAPTIONS = {"extra compute: FLOPs recomputed, % of the forward pass's", "extra compute, % of forward FLOPs",
+        "extra compute"};
 
     private final Canvas canvas = new Canvas();
     private TradeOff data;
@@ -57,11 +65,11 @@ final class TradeOffChart extends Region {
 
     /** Where a point is drawn (tests click there). */
     double[] at(TradeOff.Point p) {
-        double plotW = Math.max(1, getWidth() - LEFT - RIGHT);
-        double plotH = Math.max(1, getHeight() - TOP - BOTTOM);
-        double x = LEFT + plotW * p.flops() / Math.max(1.0, data.maxFlops());
+        double plotW = Math.max(1, getWidth() - LEFT - RIGHT - 2 * INSET);
+        double plotH = Math.max(1, getHeight() - TOP - BOTTOM - 2 * INSET);
+        double x = LEFT + INSET + plotW * p.flops() / Math.max(1.0, data.maxFlops());
         double lo = floor();
-        double y = TOP + plotH - plotH * (p.peak() - lo) / Math.max(1.0, data.maxPeak() - lo);
+        double y = TOP + INSET + plotH - plotH * (p.peak() - lo) / Math.max(1.0, data.maxPeak() - lo);
         return new double[] {x, y};
     }
 
@@ -127,14 +135,17 @@ final class TradeOffChart extends Region {
         g.strokeLine(LEFT, TOP + plotH, LEFT + plotW, TOP + plotH);
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.CENTER);
-        g.fillText(HeapLimit.human(data.maxPeak()), LEFT - 4, TOP);
-        g.fillText(HeapLimit.human(floor()), LEFT - 4, TOP + plotH);
+        // The ends' labels where the points at the ends are drawn (INSET inside the axes).
+        g.fillText(HeapLimit.human(data.maxPeak()), LEFT - 4, TOP + INSET);
+        g.fillText(HeapLimit.human(floor()), LEFT - 4, TOP + plotH - INSET);
         g.setTextBaseline(VPos.TOP);
-        g.fillText(percent(data.maxFlops()), LEFT + plotW, TOP + plotH + 3);
+        String max = percent(data.maxFlops());
+        g.fillText(max, LEFT + plotW - INSET + 8, TOP + plotH + 3);
         g.setTextAlign(TextAlignment.LEFT);
-        g.fillText("0", LEFT, TOP + plotH + 3);
+        g.fillText("0", LEFT + INSET - 3, TOP + plotH + 3);
         g.setTextAlign(TextAlignment.CENTER);
-        g.fillText("extra compute: recomputed FLOPs, % of the forward pass's", LEFT + plotW / 2, TOP + plotH + 3);
+        double room = plotW - 2 * INSET - 2 * (textWidth(max) + 8);
+        g.fillText(caption(room), LEFT + plotW / 2, TOP + plotH + 3);
         g.fillText("● budget that fits   ○ budget that does not (its lowest peak)   ■ policy   ◎ current", LEFT + plotW / 2,
                 TOP + plotH + 15);
         g.setTextAlign(TextAlignment.LEFT);
@@ -207,6 +218,22 @@ final class TradeOffChart extends Region {
             g.setFill(Color.gray(0.3));
             g.fillText(note, LEFT + 6, TOP);
         }
+    }
+
+    /** The longest caption of the x axis that fits {@code room} px ({@link #CAPTIONS}). */
+    static String caption(double room) {
+        for (String c : CAPTIONS) {
+            if (textWidth(c) <= room) {
+                return c;
+            }
+        }
+        return "";
+    }
+
+    static double textWidth(String s) {
+        javafx.scene.text.Text t = new javafx.scene.text.Text(s);
+        t.setFont(Font.font(10));
+        return t.getLayoutBounds().getWidth();
     }
 
     private String percent(long flops) {

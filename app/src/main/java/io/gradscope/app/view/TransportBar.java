@@ -24,6 +24,8 @@ import javafx.util.Duration;
 public final class TransportBar extends HBox {
     /** The step description's height: two lines of the bar's bold text. */
     static final double TWO_LINES = 34;
+    /** The description's least width: "Backward step 3 of 9996: h8343" on two lines. */
+    static final double WHERE_MIN = 170;
     private final Label where = new Label();
     private final Timeline player = new Timeline();
 
@@ -76,7 +78,9 @@ public final class TransportBar extends HBox {
         // rather than being cut short where it says what is recomputed.
         // The bar keeps one height whatever the text (two lines' room, about the buttons' height), so that
         // stepping never resizes the graph above it.
-        where.setMinWidth(0);
+        // Narrowed, the speed slider gives way first; the description keeps room for its two lines.
+        speed.setMinWidth(50);
+        where.setMinWidth(WHERE_MIN);
         where.setWrapText(true);
         where.setMinHeight(TWO_LINES);
         where.setPrefHeight(TWO_LINES);

@@ -170,13 +170,59 @@ public final class JacobianViewModel implements Decorator {
         if (vertex == output.get() && result.get() != null) {
             return;
         }
+        choose(vertex);
+        compute();
+    }
+
+    /**
+     * The output and the leaf for a node chosen: a value is differentiated by a leaf it depends on
+     * (the one chosen, if it does). A leaf, which depends on none, is taken as the w.r.t., of the last
+     * value computed from it (z selected in softmax.grad: ∂p/∂z); the tab said nothing and drew nothing.
+     */
+    private void choose(int vertex) {
+        List<String> upstream = leavesUpstreamOf(vertex);
+        String name = title(vertex);
+        if (upstream.isEmpty() && leaves.contains(name)) {
+            int out = lastComputedFrom(vertex);
+            if (out >= 0) {
+                output.set(out);
+                leaf.set(name);
+                return;
+            }
+        }
         output.set(vertex);
         String keep = leaf.get();
-        List<String> upstream = leavesUpstreamOf(vertex);
         if (keep == null || !upstream.contains(keep)) {
             leaf.set(upstream.isEmpty() ? keep : upstream.get(0));
         }
-        compute();
+    }
+
+    /** The last named value that is not a scalar computed from {@code from}, else the last value computed from it, else -1. */
+    private int lastComputedFrom(int from) {
+        TraceGraph g = sweep.recorded().get().graph();
+        boolean[] reached = new boolean[g.size()];
+        reached[from] = true;
+        // Vertices are in the order of the program: one pass over the edges in that order reaches every descendant.
+        java.util.List<TraceGraph.Edge> edges = new java.util.ArrayList<>(g.edges());
+        edges.sort(java.util.Comparator.comparingInt(TraceGraph.Edge::to));
+        for (TraceGraph.Edge e : edges) {
+            if (reached[e.from()]) {
+                reached[e.to()] = true;
+            }
+        }
+        int any = -1;
+        for (int k = outputs.size() - 1; k >= 0; k--) {
+            int o = outputs.get(k).vertex();
+            if (o == from || !reached[o]) {
+                continue;
+            }
+            TraceGraph.Vertex v = g.vertex(o);
+            if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.value().numel() > 1) {
+                return o;
+            }
+            any = any < 0 ? o : any;
+        }
+        return any;
     }
 
     /**
@@ -277,11 +323,7 @@ public final class JacobianViewModel implements Decorator {
     public void computeIfNeeded() {
         if (result.get() == null && !running.get()) {
             if (output.get() < 0 && !outputs.isEmpty()) {
-                output.set(defaultOutput());
-                List<String> up = leavesUpstreamOf(output.get());
-                if (leaf.get() == null || !up.contains(leaf.get())) {
-                    leaf.set(up.isEmpty() ? null : up.get(0));
-                }
+                choose(defaultOutput());
             }
             compute();
         }

@@ -43,6 +43,9 @@ public final class SessionViewModel {
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
     private final ReadOnlyDoubleWrapper progress = new ReadOnlyDoubleWrapper(this, "progress");
     private final ReadOnlyStringWrapper status = new ReadOnlyStringWrapper(this, "status", "Ready");
+    /** A failed open or save now in the status line, and what the line said before it; null when none. */
+    private String failed;
+    private String beforeFailed;
     private final ReadOnlyObjectWrapper<RunError> error = new ReadOnlyObjectWrapper<>(this, "error");
     /** The text the error (shown or put aside) came from, and an error put aside by an edit since. */
     private String errorSource;
@@ -71,6 +74,14 @@ public final class SessionViewModel {
     public SessionViewModel(RunService service) {
         this.service = service;
         this.sweep = new SweepViewModel(service, status::set);
+        // A failed open or save is said until the user moves on (a step, a click on a node): then the
+        // status says again what it said before, about the run on screen.
+        sweep.inspection().addListener((o, a, b) -> {
+            if (failed != null && failed.equals(status.get())) {
+                status.set(beforeFailed);
+            }
+            failed = null;
+        });
         this.memory = new MemoryViewModel(sweep, service, () -> shown, p -> {
             setRemat(p);
             run();
@@ -163,6 +174,13 @@ public final class SessionViewModel {
     /** The last run shown and where its time went (bench-ui --open reads it); set once it is shown. */
     public ReadOnlyObjectProperty<Shown> lastShown() {
         return lastShown.getReadOnlyProperty();
+    }
+
+    /** Says a failed open or save in the status line, until the user moves on ({@code before} then). */
+    private void failed(String line, String before) {
+        status.set(line);
+        failed = line;
+        beforeFailed = before;
     }
 
     /** The status line. */
@@ -322,7 +340,7 @@ public final class SessionViewModel {
             }
         }
         if (problem != null) {
-            status.set("Cannot open " + path + ": " + problem);
+            failed("Cannot open " + path + ": " + problem, status.get());
             return;
         }
         openRequest++;
@@ -343,6 +361,7 @@ public final class SessionViewModel {
      */
     public void openModel(Path path) {
         int request = ++openRequest;
+        String before = status.get();
         status.set("Importing " + path.getFileName() + "…");
         service.submit(() -> ModelImport.run(path, ModelImport.Options.defaults()), (imported, failure) -> {
             if (request != openRequest) {
@@ -351,7 +370,7 @@ public final class SessionViewModel {
             if (failure != null) {
                 String why = failure instanceof io.gradscope.engine.GradscopeException ? failure.getMessage() : String.valueOf(failure);
                 String prefix = path.getFileName() + ": ";
-                status.set("Cannot open " + path + ": " + (why.startsWith(prefix) ? why.substring(prefix.length()) : why));
+                failed("Cannot open " + path + ": " + (why.startsWith(prefix) ? why.substring(prefix.length()) : why), before);
                 return;
             }
             openImported(imported);
@@ -398,7 +417,7 @@ public final class SessionViewModel {
             file.set(path);
             status.set("Saved " + path);
         } catch (IOException e) {
-            status.set("Cannot save " + path + ": " + e.getMessage());
+            failed("Cannot save " + path + ": " + e.getMessage(), status.get());
         }
     }
 

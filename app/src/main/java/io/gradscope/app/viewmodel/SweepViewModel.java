@@ -44,6 +44,9 @@ public final class SweepViewModel {
     private int layoutRequest;
     /** The vertex Find found whose sections are being opened, or -1. */
     private int revealing = -1;
+    private final StepOpenings stepOpenings = new StepOpenings();
+    /** The next layout shown is fitted (every group folded or opened at once: the graph's size changed throughout). */
+    private boolean fitNext;
 
     /** {@code report} shows a line in the status bar. */
     public SweepViewModel(RunService service, Consumer<String> report) {
@@ -104,6 +107,7 @@ public final class SweepViewModel {
         states = null; // until the layout is shown: nothing drawn to restyle
         cursor.set(-1);
         selected.set(-1);
+        stepOpenings.clear();
         recorded.set(new Sweep(run, graph));
         showLayout(drawnAt);
     }
@@ -156,13 +160,22 @@ public final class SweepViewModel {
         jumpTo(steps() - 1);
     }
 
-    /** Moves the cursor to {@code step} (-1: before the first); false when there is no such step. */
+    /**
+     * Moves the cursor to {@code step} (-1: before the first); false when there is no such step. The
+     * inspector follows the step: a node clicked before is let go (clicking a node inspects it until
+     * the next step), and folded sections holding the step's node open ({@link StepOpenings}).
+     */
     public boolean jumpTo(int step) {
         if (step < -1 || step >= steps() || step == cursor.get()) {
             return step == cursor.get() && step >= -1;
         }
         cursor.set(step);
+        selected.set(-1);
         publish();
+        Set<String> next = layout.get() == null ? null : stepOpenings.after(layout.get(), currentVertex());
+        if (next != null) {
+            relayout(next);
+        }
         return true;
     }
 
@@ -247,6 +260,7 @@ public final class SweepViewModel {
         if (recorded.get() == null || path == null) {
             return;
         }
+        stepOpenings.forget(path);
         Set<String> next = new HashSet<>(layout.get().collapsed());
         if (!next.remove(path)) {
             next.add(path);
@@ -257,6 +271,8 @@ public final class SweepViewModel {
     /** Collapses every outermost group and run of repeated blocks. */
     public void collapseAll() {
         if (recorded.get() != null) {
+            stepOpenings.clear();
+            fitNext = true;
             relayout(layout.get().source().hierarchy().outermost());
         }
     }
@@ -264,6 +280,8 @@ public final class SweepViewModel {
     /** Expands every group and unfolds every run. */
     public void expandAll() {
         if (recorded.get() != null) {
+            stepOpenings.clear();
+            fitNext = true;
             relayout(Set.of());
         }
     }
@@ -273,6 +291,7 @@ public final class SweepViewModel {
         if (recorded.get() != null) {
             Set<String> next = new HashSet<>(layout.get().collapsed());
             next.addAll(layout.get().source().hierarchy().runs());
+            fitNext = true;
             relayout(next);
         }
     }
@@ -316,6 +335,13 @@ public final class SweepViewModel {
             graphChange.set(change);
         }
         inspection.set(new Inspection(recorded.get(), mode.get(), cursor.get(), inspectedVertex()));
+    }
+
+    /** Whether the layout now shown should be fitted (Collapse/Expand All, Fold Repeats); asking clears it. */
+    public boolean takeFitRequest() {
+        boolean fit = fitNext;
+        fitNext = false;
+        return fit;
     }
 
     public int steps() {

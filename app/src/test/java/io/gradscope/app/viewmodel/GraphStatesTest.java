@@ -109,7 +109,7 @@ class GraphStatesTest {
         vm.inspection().addListener((o, a, b) -> inspections[0]++);
         vm.graphChange().addListener((o, a, b) -> looks[0]++);
         List<Runnable> commands = List.of(vm::stepForward, vm::stepForward, vm::stepBack, vm::toEnd, vm::toStart,
-                () -> vm.select(1), () -> vm.jumpTo(2), () -> vm.select(-1), () -> vm.setMode(Sweep.Mode.FORWARD), vm::stepForward);
+                () -> vm.select(1), () -> vm.jumpTo(2), () -> vm.select(1), () -> vm.select(-1), () -> vm.setMode(Sweep.Mode.FORWARD), vm::stepForward);
         for (Runnable command : commands) {
             inspections[0] = 0;
             looks[0] = 0;
