@@ -119,6 +119,11 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
+        return WinogradConv.conv(x, w, transposed, ph, pw);
+    }
+
+    @Override
     public Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
         return PoolKernels.maxPool(x, window, oh, ow);
     }
