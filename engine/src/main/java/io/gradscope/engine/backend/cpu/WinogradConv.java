@@ -50,42 +50,64 @@ final class WinogradConv {
         int th = (oh + 1) / 2;
         int tw = (ow + 1) / 2;
         int tiles = Math.multiplyExact(n, th * tw);
-        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16, c, tiles);
-        Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16, k, c);
-        Tensor m = Tensor.empty(DType.FLOAT32, x.device(), 16, k, tiles);
+        // Note [Staggered planes]: the 16 matrices of each transformed array lie an odd number of cache lines
+        // apart, not a multiple of 4 KiB: a transform writes (or reads) all 16 at once, and 16 streams in one
+        // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of about 1).
+        int vPlane = stagger((long) c * tiles);
+        int uPlane = stagger((long) k * c);
+        int mPlane = stagger((long) k * tiles);
+        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16 * vPlane);
+        Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16 * uPlane);
+        Tensor m = Tensor.empty(DType.FLOAT32, x.device(), 16 * mPlane);
         Tensor y = Tensor.empty(DType.FLOAT32, x.device(), n, k, oh, ow);
         float[] vf = v.storage().floats();
         int vo = v.offset();
         int perTile = th * tw * 16;
-        WindowKernels.planes(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, tiles, vf, vo));
+        WindowKernels.planes(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
+                vo + (p % c) * tiles + (p / c) * th * tw, vPlane));
         float[] uf = u.storage().floats();
         int uo = u.offset();
-        WindowKernels.planes(k, 16L * c, q -> WinogradTransforms.weight(w, transposed, q, k, c, uf, uo));
+        // U[ξ] is [K × C] row-major, or with transposed [C × K] (w's own order, read and written along its rows).
+        int rows = w.shape()[0];
+        int cols = w.shape()[1];
+        WindowKernels.planes(rows, 16L * cols, q -> WinogradTransforms.weight(w, transposed, q, uf, uo + q * cols, uPlane));
+        int ars = transposed ? 1 : c;
+        int acs = transposed ? k : 1;
         float[] mf = m.storage().floats();
         int mo = m.offset();
-        // The 16 products side by side on the pool, one thread each (Note [One pool]: too skinny to split well).
+        // The 16 products side by side on the pool, one thread each (Note [One pool]), each whole.
         int jobs = 2L * 16 * k * c * tiles >= PARALLEL_FLOPS ? 16 : 1;
         CpuThreads.parallelFor(jobs, t -> {
             for (int xi = t; xi < 16; xi += jobs) {
-                product(uf, uo + xi * k * c, vf, vo + xi * c * tiles, mf, mo + xi * k * tiles, k, tiles, c);
+                product(uf, uo + xi * uPlane, ars, acs, vf, vo + xi * vPlane, mf, mo + xi * mPlane, k, tiles, c);
             }
         });
         float[] yf = y.storage().floats();
         int yo = y.offset();
-        WindowKernels.planes(n * k, perTile, p -> WinogradTransforms.output(mf, mo, p / k, p % k, k, th, tw, tiles, yf,
-                yo + p * oh * ow, oh, ow));
+        WindowKernels.planes(n * k, perTile, p -> WinogradTransforms.output(mf, mo + (p % k) * tiles + (p / k) * th * tw, mPlane,
+                th, tw, yf, yo + p * oh * ow, oh, ow));
+        // Scratch, given back to the allocator's cache for the next call (not left for the collector).
+        v.storage().release();
+        u.storage().release();
+        m.storage().release();
         return y;
     }
 
-    /** C (m × n, row-major) = A (m × k) B (k × n), all contiguous, on the caller's thread. */
-    private static void product(float[] a, int ao, float[] b, int bo, float[] c, int co, int m, int n, int k) {
-        if (NativeGemm.sgemm(a, ao, k, 1, b, bo, n, 1, c, co, m, n, k, false)) {
+    /** {@code n} floats rounded up to whole 64-byte lines, an odd number of them (Note [Staggered planes]). */
+    private static int stagger(long n) {
+        long lines = (n + 15) / 16;
+        return Math.toIntExact(16 * (lines % 2 == 0 ? lines + 1 : lines));
+    }
+
+    /** C (m × n, row-major) = A (m × k, strides ars and acs) B (k × n, row-major), on the caller's thread. */
+    private static void product(float[] a, int ao, int ars, int acs, float[] b, int bo, float[] c, int co, int m, int n, int k) {
+        if (NativeGemm.sgemm(a, ao, ars, acs, b, bo, n, 1, c, co, m, n, k, false)) {
             return;
         }
         if (CpuMatmul.VECTOR) {
-            VectorGemm.sgemm(a, ao, k, 1, b, bo, n, 1, c, co, 0, m, n, k, false);
+            VectorGemm.sgemm(a, ao, ars, acs, b, bo, n, 1, c, co, 0, m, n, k, false);
         } else {
-            CpuMatmul.gemmF(a, ao, k, 1, b, bo, n, 1, c, co, 0, m, n, k);
+            CpuMatmul.gemmF(a, ao, ars, acs, b, bo, n, 1, c, co, 0, m, n, k);
         }
     }
 }

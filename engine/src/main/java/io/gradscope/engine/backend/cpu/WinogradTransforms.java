@@ -17,96 +17,104 @@ final class WinogradTransforms {
     private WinogradTransforms() {
     }
 
+    /** Per thread: the column transforms of a plane's rows, or an output tile row's half transform. */
+    private static final ThreadLocal<float[][]> SCRATCH = ThreadLocal.withInitial(() -> new float[1][0]);
+
+    private static float[] scratch(int n) {
+        float[][] s = SCRATCH.get();
+        if (s[0].length < n) {
+            s[0] = new float[n];
+        }
+        return s[0];
+    }
+
     /**
-     * {@code V[ξ, c, t] = (Bᵀ d B)[ξ]} for the tiles t of image {@code n}, channel {@code c}: d the
-     * 4x4 block of x at rows {@code 2·ty − ph ...}, columns {@code 2·tx − pw ...}, zero outside x.
+     * {@code (Bᵀ d B)[ξ]} for the tiles of image {@code n}, channel {@code c}, written at {@code vo +
+     * ξ·plane + tile} (tiles row by row): d the 4x4 block of x at rows {@code 2·ty − ph ...}, columns
+     * {@code 2·tx − pw ...}, zero outside x. Each row's half of the transform ({@code d B}, its four
+     * columns for every tile) is computed once, over a row of tiles at a time, and shared by the two
+     * tile rows that read that row; the other half is four rows' sums, a row of tiles at a time.
      */
-    static void input(Tensor x, int n, int c, int ph, int pw, int th, int tw, int tiles, float[] v, int vo) {
+    static void input(Tensor x, int n, int c, int ph, int pw, int th, int tw, float[] v, int vo, int plane) {
         int[] s = x.shape();
         int[] st = x.strides();
-        int ch = s[1];
         int h = s[2];
         int w = s[3];
         int rs = st[2];
         int cs = st[3];
         float[] xf = x.storage().floats();
         int base = x.offset() + n * st[0] + c * st[1];
-        int plane = ch * tiles; // the distance between two positions ξ
-        float[] d = new float[16];
-        int t = vo + c * tiles + n * th * tw;
+        int rows = 2 * th + 2;
+        int per = rows * tw;
+        float[] e = scratch(4 * per + 2 * (tw + 1));
+        int ev = 4 * per;
+        int od = ev + tw + 1;
+        for (int rr = 0; rr < rows; rr++) {
+            int r = rr - ph;
+            int at = rr * tw;
+            if (r < 0 || r >= h) {
+                for (int b = 0; b < 4; b++) {
+                    java.util.Arrays.fill(e, b * per + at, b * per + at + tw, 0f);
+                }
+                continue;
+            }
+            // the row's even and odd padded columns: x[2q − pw] and x[2q + 1 − pw]
+            int row = base + r * rs;
+            for (int q = 0; q <= tw; q++) {
+                int col = 2 * q - pw;
+                e[ev + q] = col >= 0 && col < w ? xf[row + col * cs] : 0f;
+                e[od + q] = col + 1 >= 0 && col + 1 < w ? xf[row + (col + 1) * cs] : 0f;
+            }
+            for (int tx = 0; tx < tw; tx++) {
+                float d0 = e[ev + tx];
+                float d1 = e[od + tx];
+                float d2 = e[ev + tx + 1];
+                float d3 = e[od + tx + 1];
+                e[at + tx] = d0 - d2;
+                e[per + at + tx] = d1 + d2;
+                e[2 * per + at + tx] = d2 - d1;
+                e[3 * per + at + tx] = d1 - d3;
+            }
+        }
         for (int ty = 0; ty < th; ty++) {
-            int r0 = 2 * ty - ph;
-            boolean rowsInside = r0 >= 0 && r0 + 3 < h;
-            for (int tx = 0; tx < tw; tx++, t++) {
-                int c0 = 2 * tx - pw;
-                if (rowsInside && c0 >= 0 && c0 + 3 < w) {
-                    int at = base + r0 * rs + c0 * cs;
-                    for (int i = 0; i < 4; i++, at += rs) {
-                        d[4 * i] = xf[at];
-                        d[4 * i + 1] = xf[at + cs];
-                        d[4 * i + 2] = xf[at + 2 * cs];
-                        d[4 * i + 3] = xf[at + 3 * cs];
-                    }
-                } else {
-                    for (int i = 0; i < 4; i++) {
-                        int r = r0 + i;
-                        for (int j = 0; j < 4; j++) {
-                            int col = c0 + j;
-                            d[4 * i + j] = r < 0 || r >= h || col < 0 || col >= w ? 0f : xf[base + r * rs + col * cs];
-                        }
-                    }
-                }
-                // Bᵀ d: rows
-                for (int j = 0; j < 4; j++) {
-                    float a0 = d[j];
-                    float a1 = d[4 + j];
-                    float a2 = d[8 + j];
-                    float a3 = d[12 + j];
-                    d[j] = a0 - a2;
-                    d[4 + j] = a1 + a2;
-                    d[8 + j] = a2 - a1;
-                    d[12 + j] = a1 - a3;
-                }
-                // (Bᵀ d) B: columns, stored at ξ = 4i + j
-                for (int i = 0; i < 4; i++) {
-                    float a0 = d[4 * i];
-                    float a1 = d[4 * i + 1];
-                    float a2 = d[4 * i + 2];
-                    float a3 = d[4 * i + 3];
-                    int o = t + 4 * i * plane;
-                    v[o] = a0 - a2;
-                    v[o + plane] = a1 + a2;
-                    v[o + 2 * plane] = a2 - a1;
-                    v[o + 3 * plane] = a1 - a3;
+            int t = vo + ty * tw;
+            for (int b = 0; b < 4; b++) {
+                int r0 = b * per + 2 * ty * tw;
+                int r1 = r0 + tw;
+                int r2 = r1 + tw;
+                int r3 = r2 + tw;
+                int o0 = t + b * plane;
+                int o1 = o0 + 4 * plane;
+                int o2 = o1 + 4 * plane;
+                int o3 = o2 + 4 * plane;
+                for (int tx = 0; tx < tw; tx++) {
+                    float a1 = e[r1 + tx];
+                    float a2 = e[r2 + tx];
+                    v[o0 + tx] = e[r0 + tx] - a2;
+                    v[o1 + tx] = a1 + a2;
+                    v[o2 + tx] = a2 - a1;
+                    v[o3 + tx] = a1 - e[r3 + tx];
                 }
             }
         }
     }
 
     /**
-     * {@code U[ξ, k, c] = (G g Gᵀ)[ξ]} for every c of output channel {@code k}; g is {@code w[k, c]},
-     * or with {@code transposed} {@code w[c, k]} flipped in both axes.
+     * {@code (G g Gᵀ)[ξ]} for every filter g of row {@code r} of the weight {@code w [R, S, 3, 3]},
+     * written at {@code uo + ξ·plane + s}: g is {@code w[r, s]}, flipped in both axes with {@code
+     * flipped} (conv_transpose's correlation).
      */
-    static void weight(Tensor w, boolean transposed, int k, int kk, int cc, float[] u, int uo) {
+    static void weight(Tensor w, boolean flipped, int r, float[] u, int uo, int plane) {
         int[] st = w.strides();
+        int cols = w.shape()[1];
         float[] wf = w.storage().floats();
-        int plane = kk * cc;
         float[] g = new float[9];
         float[] t = new float[12];
-        for (int c = 0; c < cc; c++) {
-            if (transposed) {
-                int at = w.offset() + c * st[0] + k * st[1];
-                for (int i = 0; i < 3; i++) {
-                    for (int j = 0; j < 3; j++) {
-                        g[3 * (2 - i) + 2 - j] = wf[at + i * st[2] + j * st[3]];
-                    }
-                }
-            } else {
-                int at = w.offset() + k * st[0] + c * st[1];
-                for (int i = 0; i < 3; i++) {
-                    for (int j = 0; j < 3; j++) {
-                        g[3 * i + j] = wf[at + i * st[2] + j * st[3]];
-                    }
+        for (int s = 0; s < cols; s++) {
+            int at = w.offset() + r * st[0] + s * st[1];
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) {
+                    g[flipped ? 8 - 3 * i - j : 3 * i + j] = wf[at + i * st[2] + j * st[3]];
                 }
             }
             // G g: 4 rows of 3
@@ -124,7 +132,7 @@ final class WinogradTransforms {
                 float a0 = t[3 * i];
                 float a1 = t[3 * i + 1];
                 float a2 = t[3 * i + 2];
-                int o = uo + k * cc + c + 4 * i * plane;
+                int o = uo + s + 4 * i * plane;
                 u[o] = a0;
                 u[o + plane] = 0.5f * (a0 + a1 + a2);
                 u[o + 2 * plane] = 0.5f * (a0 - a1 + a2);
@@ -134,33 +142,41 @@ final class WinogradTransforms {
     }
 
     /**
-     * The output plane of image {@code n}, channel {@code k} (contiguous {@code oh × ow} at yo): each
-     * tile's {@code Aᵀ m A} from {@code M[ξ, k, t]}, the last row or column dropped where the output
+     * One output plane (contiguous {@code oh × ow} at yo): each tile's {@code Aᵀ m A}, m read at {@code
+     * mo + ξ·plane + tile}, a row of tiles at a time, the last row or column dropped where the output
      * is odd.
      */
-    static void output(float[] m, int mo, int n, int k, int kk, int th, int tw, int tiles, float[] y, int yo, int oh, int ow) {
-        int plane = kk * tiles;
-        int t = mo + k * tiles + n * th * tw;
-        float[] r = new float[8];
+    static void output(float[] m, int mo, int plane, int th, int tw, float[] y, int yo, int oh, int ow) {
+        float[] r = scratch(8 * tw);
         for (int ty = 0; ty < th; ty++) {
-            for (int tx = 0; tx < tw; tx++, t++) {
-                // Aᵀ m: 2 rows of 4
-                for (int j = 0; j < 4; j++) {
-                    float m0 = m[t + j * plane];
-                    float m1 = m[t + (4 + j) * plane];
-                    float m2 = m[t + (8 + j) * plane];
-                    float m3 = m[t + (12 + j) * plane];
-                    r[j] = m0 + m1 + m2;
-                    r[4 + j] = m1 - m2 - m3;
+            int t = mo + ty * tw;
+            // Aᵀ m: two rows of four columns, for every tile of the row
+            for (int b = 0; b < 4; b++) {
+                int m0 = t + b * plane;
+                int m1 = m0 + 4 * plane;
+                int m2 = m1 + 4 * plane;
+                int m3 = m2 + 4 * plane;
+                int q0 = b * tw;
+                int q1 = (4 + b) * tw;
+                for (int tx = 0; tx < tw; tx++) {
+                    float a1 = m[m1 + tx];
+                    float a2 = m[m2 + tx];
+                    r[q0 + tx] = m[m0 + tx] + a1 + a2;
+                    r[q1 + tx] = a1 - a2 - m[m3 + tx];
                 }
-                int row = 2 * ty;
-                int col = 2 * tx;
-                for (int i = 0; i < 2 && row + i < oh; i++) {
-                    int o = yo + (row + i) * ow + col;
-                    y[o] = r[4 * i] + r[4 * i + 1] + r[4 * i + 2];
-                    if (col + 1 < ow) {
-                        y[o + 1] = r[4 * i + 1] - r[4 * i + 2] - r[4 * i + 3];
-                    }
+            }
+            for (int i = 0; i < 2 && 2 * ty + i < oh; i++) {
+                int o = yo + (2 * ty + i) * ow;
+                int q = 4 * i * tw;
+                int full = ow / 2;
+                for (int tx = 0; tx < full; tx++) {
+                    float a1 = r[q + tw + tx];
+                    float a2 = r[q + 2 * tw + tx];
+                    y[o + 2 * tx] = r[q + tx] + a1 + a2;
+                    y[o + 2 * tx + 1] = a1 - a2 - r[q + 3 * tw + tx];
+                }
+                if (full < tw) {
+                    y[o + 2 * full] = r[q + full] + r[q + tw + full] + r[q + 2 * tw + full];
                 }
             }
         }
