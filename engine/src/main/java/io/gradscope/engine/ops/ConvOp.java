@@ -218,9 +218,10 @@ final class ConvOp extends Op {
         Tensor dw = null;
         Tensor db = null;
         if (ctx.needsGrad(0)) {
-            if (spatial == 2 && ConvPath.fits(w, groups) && !ConvPath.im2colOnly()) {
+            if (spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
                 // NOTE: stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
-                // kernel again (W flipped and transposed), and the transposed op's own VJP and JVP beyond.
+                // kernel again (W flipped and transposed; im2col's product where it declines), and the
+                // transposed op's own VJP and JVP beyond.
                 dx = Ops.apply(new ConvTransposeOp(2, new int[] {1}, new int[] {w.ph, w.pw}, new int[] {0}, new int[] {1}, 1),
                         g, wt);
             } else {

@@ -9,6 +9,7 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Map;
 import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,12 +18,19 @@ import org.junit.jupiter.api.Test;
  * (conv_transpose2d on the same kernel) and the weight and bias gradients beside them, for odd and
  * even planes, padding 0, 1 and 2, channel counts that are not multiples of a vector, batches of two.
  * Each element may differ from the float64 sum by a few float32 roundings of the sum of its terms'
- * magnitudes (Note [Winograd's rounding]).
+ * magnitudes (Note [Winograd's rounding]). The small shapes run with {@code gradscope.conv=winograd}
+ * (by default the kernel declines planes of fewer than 128 tiles); the last one is big enough anyway.
  */
 class WinogradConvTest {
+    @AfterEach
+    void clearSwitch() {
+        System.clearProperty("gradscope.conv");
+    }
+
     /** {n, c_in, c_out, h, w, padding}. */
     private static final int[][] SHAPES = {{1, 3, 4, 5, 7, 1}, {2, 5, 6, 8, 9, 1}, {1, 17, 19, 11, 6, 1}, {2, 4, 3, 6, 6, 0},
-        {1, 3, 2, 5, 5, 2}, {1, 1, 1, 1, 1, 1}, {1, 33, 8, 7, 7, 1}, {1, 2, 5, 3, 4, 0}, {2, 70, 9, 13, 3, 1}};
+        {1, 3, 2, 5, 5, 2}, {1, 1, 1, 1, 1, 1}, {1, 33, 8, 7, 7, 1}, {1, 2, 5, 3, 4, 0}, {2, 70, 9, 13, 3, 1},
+        {1, 3, 5, 24, 23, 1}};
 
     /** A bound of this many float32 roundings of the terms' absolute sum. */
     private static final double ROUNDINGS = 16 * Math.ulp(1f);
@@ -45,6 +53,7 @@ class WinogradConvTest {
 
     @Test
     void valueAndGradientsEqualTheDirectSumInFloat64() {
+        System.setProperty("gradscope.conv", "winograd");
         Random r = new Random(32);
         for (int[] sh : SHAPES) {
             int n = sh[0], cin = sh[1], cout = sh[2], h = sh[3], w = sh[4], p = sh[5];
@@ -57,7 +66,7 @@ class WinogradConvTest {
             Tensor xt = f32(x, n, cin, h, w).setRequiresGrad(true);
             Tensor wtt = f32(wt, cout, cin, 3, 3).setRequiresGrad(true);
             Tensor bt = f32(bias, cout).setRequiresGrad(true);
-            assertNotNull(xt.backend().conv3x3(xt, wtt, false, p, p), "the CPU has a 3x3 kernel for float32");
+            assertNotNull(xt.backend().conv3x3(xt, wtt, false, p, p, true), "the CPU has a 3x3 kernel for float32");
             Tensor y = Ops.conv2d(xt, wtt, bt, new int[] {1}, new int[] {p}, new int[] {1}, 1);
             Backward.run(Ops.sum(Ops.mul(y, f32(gy, n, cout, oh, ow))));
             double[] ey = new double[gy.length];
@@ -116,6 +125,7 @@ class WinogradConvTest {
     /** conv_transpose2d with stride 1 on the same kernel against its definition: each x element times the weights it meets. */
     @Test
     void convTransposeWithStrideOneEqualsTheScatteredSum() {
+        System.setProperty("gradscope.conv", "winograd");
         Random r = new Random(33);
         for (int[] sh : new int[][] {{1, 4, 5, 6, 7, 1}, {2, 3, 17, 5, 5, 0}, {1, 9, 2, 4, 3, 2}}) {
             int n = sh[0], cin = sh[1], cout = sh[2], h = sh[3], w = sh[4], p = sh[5];
@@ -154,32 +164,35 @@ class WinogradConvTest {
         }
     }
 
-    /** -Dgradscope.conv=im2col: the same values by the old path (im2col's product), within the same bounds. */
+    /**
+     * By default the kernel takes a plane of 128 tiles or more and declines a smaller one; {@code
+     * -Dgradscope.conv=im2col} gives the same values by the old path (im2col's product), within the
+     * same bounds.
+     */
     @Test
-    void theIm2colSwitchGivesTheSameConvolution() {
+    void theKernelTakesBigPlanesAndTheIm2colSwitchGivesTheSameConvolution() {
         Random r = new Random(34);
-        float[] x = random(r, 2 * 5 * 9 * 8);
+        float[] x = random(r, 2 * 5 * 17 * 16);
         float[] wt = random(r, 7 * 5 * 9);
-        double[] fast = Ops.conv2d(f32(x, 2, 5, 9, 8), f32(wt, 7, 5, 3, 3), null, new int[] {1}, new int[] {1}, new int[] {1}, 1)
-                .toDoubleArray();
-        String before = System.getProperty("gradscope.conv");
+        Tensor big = f32(x, 2, 5, 17, 16);
+        Tensor w = f32(wt, 7, 5, 3, 3);
+        assertNotNull(big.backend().conv3x3(big, w, false, 1, 1, false), "2 x 9 x 8 tiles");
+        Tensor small = f32(random(r, 5 * 9 * 8), 1, 5, 9, 8);
+        assertTrue(small.backend().conv3x3(small, w, false, 1, 1, false) == null, "5 x 4 tiles");
+        double[] fast = Ops.conv2d(big, w, null, new int[] {1}, new int[] {1}, new int[] {1}, 1).toDoubleArray();
         System.setProperty("gradscope.conv", "im2col");
-        try {
-            assertTrue(ConvPath.im2colOnly());
-            double[] old = Ops.conv2d(f32(x, 2, 5, 9, 8), f32(wt, 7, 5, 3, 3), null, new int[] {1}, new int[] {1}, new int[] {1}, 1)
-                    .toDoubleArray();
-            double scale = 0;
-            for (double v : old) {
-                scale = Math.max(scale, Math.abs(v));
-            }
-            assertArrayEquals(old, fast, 1e-5 * scale);
-        } finally {
-            if (before == null) {
-                System.clearProperty("gradscope.conv");
-            } else {
-                System.setProperty("gradscope.conv", before);
-            }
+        assertTrue(ConvPath.im2colOnly());
+        double[] old = Ops.conv2d(big, w, null, new int[] {1}, new int[] {1}, new int[] {1}, 1).toDoubleArray();
+        double scale = 0;
+        for (double v : old) {
+            scale = Math.max(scale, Math.abs(v));
         }
+        assertArrayEquals(old, fast, 1e-5 * scale);
+        boolean same = true;
+        for (int i = 0; i < old.length; i++) {
+            same &= old[i] == fast[i];
+        }
+        assertTrue(!same, "two ways of rounding: some element differs in its last bits");
     }
 
     private static void near(double[] expected, double[] absSum, double[] actual, String what) {

@@ -119,8 +119,8 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
-        return WinogradConv.conv(x, w, transposed, ph, pw);
+    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
+        return WinogradConv.conv(x, w, transposed, ph, pw, anySize);
     }
 
     @Override

@@ -25,14 +25,25 @@ final class WinogradConv {
     private WinogradConv() {
     }
 
+    /**
+     * Fewer tiles than this (all images together) and im2col's one product is faster: the weight's
+     * transform (16 values for each 9) is paid once per call whatever the plane's size. resnet18's
+     * 3x3 layers, forward plus backward on 2 cores (scripts/bench/conv_ab.sh, least of 7): 64 channels
+     * at 56x56 (784 tiles) 9.5 against 13.2 ms, 128 at 28x28 (196) 8.3 against 9.3, 256 at 14x14 (49)
+     * 5.2 against 4.3, 512 at 7x7 (16) 25.6 against 12.4.
+     */
+    static final int MIN_TILES = 128;
+    /** Below this many elements transformed, one thread transforms them all. */
+    private static final long PARALLEL_ELEMENTS = 1L << 15;
     /** Below this many flops in the 16 products, one thread runs them all. */
     private static final long PARALLEL_FLOPS = 1L << 18;
 
     /**
      * y [N, K, H + 2ph − 2, W + 2pw − 2] = x [N, C, H, W] (any strides) correlated with the 3x3
-     * weight, or null when either is not float32 or the output would be empty.
+     * weight, or null when either is not float32, the output would be empty, or (unless {@code
+     * anySize}) it has fewer than {@link #MIN_TILES} tiles.
      */
-    static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
+    static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
         if (x.dtype() != DType.FLOAT32 || w.dtype() != DType.FLOAT32 || x.rank() != 4 || w.rank() != 4) {
             return null;
         }
@@ -50,6 +61,9 @@ final class WinogradConv {
         int th = (oh + 1) / 2;
         int tw = (ow + 1) / 2;
         int tiles = Math.multiplyExact(n, th * tw);
+        if (tiles < MIN_TILES && !anySize) {
+            return null;
+        }
         // Note [Staggered planes]: the 16 matrices of each transformed array lie an odd number of cache lines
         // apart, not a multiple of 4 KiB: a transform writes (or reads) all 16 at once, and 16 streams in one
         // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of about 1).
@@ -63,14 +77,14 @@ final class WinogradConv {
         float[] vf = v.storage().floats();
         int vo = v.offset();
         int perTile = th * tw * 16;
-        WindowKernels.planes(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
+        spread(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
                 vo + (p % c) * tiles + (p / c) * th * tw, vPlane));
         float[] uf = u.storage().floats();
         int uo = u.offset();
         // U[ξ] is [K × C] row-major, or with transposed [C × K] (w's own order, read and written along its rows).
         int rows = w.shape()[0];
         int cols = w.shape()[1];
-        WindowKernels.planes(rows, 16L * cols, q -> WinogradTransforms.weight(w, transposed, q, uf, uo + q * cols, uPlane));
+        spread(rows, 16L * cols, q -> WinogradTransforms.weight(w, transposed, q, uf, uo + q * cols, uPlane));
         int ars = transposed ? 1 : c;
         int acs = transposed ? k : 1;
         float[] mf = m.storage().floats();
@@ -84,13 +98,28 @@ final class WinogradConv {
         });
         float[] yf = y.storage().floats();
         int yo = y.offset();
-        WindowKernels.planes(n * k, perTile, p -> WinogradTransforms.output(mf, mo + (p % k) * tiles + (p / k) * th * tw, mPlane,
+        spread(n * k, perTile, p -> WinogradTransforms.output(mf, mo + (p % k) * tiles + (p / k) * th * tw, mPlane,
                 th, tw, yf, yo + p * oh * ow, oh, ow));
         // Scratch, given back to the allocator's cache for the next call (not left for the collector).
         v.storage().release();
         u.storage().release();
         m.storage().release();
         return y;
+    }
+
+    /**
+     * {@code count} planes on the pool in chunks of about 8 per thread, handed out one by one: a helper
+     * that the machine's load stalls leaves the rest of its share to the others (Note [The caller works
+     * too]), where one chunk a thread would keep everyone waiting for it.
+     */
+    private static void spread(int count, long perPlane, java.util.function.IntConsumer plane) {
+        int chunks = (long) count * perPlane < PARALLEL_ELEMENTS ? 1 : Math.min(count, 8 * CpuThreads.THREADS);
+        CpuThreads.parallelFor(chunks, t -> {
+            int p1 = (int) ((long) count * (t + 1) / chunks);
+            for (int p = (int) ((long) count * t / chunks); p < p1; p++) {
+                plane.accept(p);
+            }
+        });
     }
 
     /** {@code n} floats rounded up to whole 64-byte lines, an odd number of them (Note [Staggered planes]). */
