@@ -231,7 +231,10 @@ final class ConvOp extends Op {
                 dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
             }
         }
-        if (ctx.needsGrad(1)) {
+        if (ctx.needsGrad(1) && spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
+            // NOTE: an op of its own, so that the backend's 3x3 kernel can take it (im2col's product where it declines).
+            dw = Ops.apply(new ConvWeightGradOp(w.ph, w.pw), x, g);
+        } else if (ctx.needsGrad(1)) {
             Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;
             Tensor cols = Ops.reshape(w.isIdentity() ? x4t : Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
             Tensor perImage = Ops.matmul(g3, Ops.transpose(cols));

@@ -44,4 +44,16 @@ final class ConvPath {
         }
         return x.backend().conv3x3(x, wt, transposed, ph, pw, mode().equals("winograd"));
     }
+
+    /**
+     * The 3x3 stride-1 convolution's weight gradient {@code [K, C, 3, 3]} from x [N, C, H, W] and g
+     * [N, K, OH, OW] by the backend's kernel; null where im2col is to be used.
+     */
+    static Tensor weightGrad(Tensor x, Tensor g, int ph, int pw) {
+        String mode = mode();
+        if (mode.equals("im2col") || x.device() != g.device()) {
+            return null;
+        }
+        return x.backend().conv3x3WeightGrad(x, g, ph, pw, mode.equals("winograd"));
+    }
 }

@@ -204,6 +204,15 @@ public interface Backend extends Allocator {
     }
 
     /**
+     * The weight gradient of {@link #conv3x3} (not transposed): {@code dW [K, C, 3, 3]} with {@code
+     * dW[k, c, i, j] = Σ g[n, k, o] · x[n, c, o + (i, j) − (ph, pw)]} over images and output positions,
+     * from {@code x [N, C, H, W]} and {@code g [N, K, H + 2ph − 2, W + 2pw − 2]}. Null as {@link #conv3x3}.
+     */
+    default Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+        return null;
+    }
+
+    /**
      * Max pooling straight from {@code x [N, C, H, W]} (any strides), {@code window} as {@link #unfold}'s:
      * the new {@code max [N, C, 1, OH·OW]} and {@code index [N, C, 1, OH·OW]} (x's dtype), the kernel
      * offset {@code i·kw + j} of each window's first maximum among its positions inside x, or of its

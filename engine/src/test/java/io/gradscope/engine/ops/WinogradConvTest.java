@@ -165,6 +165,69 @@ class WinogradConvTest {
     }
 
     /**
+     * The weight gradient as an op of its own (what the convolution's VJP applies): its value against
+     * the float64 sum over images and positions, by the 3x3 kernel and by its im2col fallback, and its
+     * VJP (conv_transpose2d for x, conv2d for g, themselves on the 3x3 kernel) against float64 sums.
+     */
+    @Test
+    void theWeightGradientOpAndItsVjpEqualDirectSums() {
+        Random r = new Random(35);
+        for (String mode : new String[] {"winograd", "im2col"}) {
+            System.setProperty("gradscope.conv", mode);
+            for (int[] sh : new int[][] {{2, 5, 3, 7, 6, 1}, {1, 3, 17, 9, 9, 0}, {1, 4, 2, 5, 4, 2}}) {
+                int n = sh[0], c = sh[1], k = sh[2], h = sh[3], w = sh[4], p = sh[5];
+                int oh = h + 2 * p - 2;
+                int ow = w + 2 * p - 2;
+                float[] x = random(r, n * c * h * w);
+                float[] g = random(r, n * k * oh * ow);
+                float[] rb = random(r, k * c * 9);
+                Tensor xt = f32(x, n, c, h, w).setRequiresGrad(true);
+                Tensor gt = f32(g, n, k, oh, ow).setRequiresGrad(true);
+                Tensor dw = Ops.apply(new ConvWeightGradOp(p, p), xt, gt);
+                Backward.run(Ops.sum(Ops.mul(dw, f32(rb, k, c, 3, 3))));
+                double[] ew = new double[k * c * 9];
+                double[] ewAbs = new double[ew.length];
+                double[] ex = new double[x.length];
+                double[] exAbs = new double[x.length];
+                double[] eg = new double[g.length];
+                double[] egAbs = new double[g.length];
+                for (int b = 0; b < n; b++) {
+                    for (int co = 0; co < k; co++) {
+                        for (int a = 0; a < oh; a++) {
+                            for (int e = 0; e < ow; e++) {
+                                int gi = ((b * k + co) * oh + a) * ow + e;
+                                for (int ci = 0; ci < c; ci++) {
+                                    for (int i = 0; i < 3; i++) {
+                                        for (int j = 0; j < 3; j++) {
+                                            int ih = a - p + i;
+                                            int iw = e - p + j;
+                                            if (ih < 0 || ih >= h || iw < 0 || iw >= w) {
+                                                continue;
+                                            }
+                                            int xi = ((b * c + ci) * h + ih) * w + iw;
+                                            int wi = ((co * c + ci) * 3 + i) * 3 + j;
+                                            ew[wi] += (double) g[gi] * x[xi];
+                                            ewAbs[wi] += Math.abs((double) g[gi] * x[xi]);
+                                            ex[xi] += (double) g[gi] * rb[wi];
+                                            exAbs[xi] += Math.abs((double) g[gi] * rb[wi]);
+                                            eg[gi] += (double) x[xi] * rb[wi];
+                                            egAbs[gi] += Math.abs((double) x[xi] * rb[wi]);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                String what = mode + " " + java.util.Arrays.toString(sh);
+                near(ew, ewAbs, dw.toDoubleArray(), what + " value");
+                near(ex, exAbs, xt.grad().toDoubleArray(), what + " x gradient");
+                near(eg, egAbs, gt.grad().toDoubleArray(), what + " g gradient");
+            }
+        }
+    }
+
+    /**
      * By default the kernel takes a plane of 128 tiles or more and declines a smaller one; {@code
      * -Dgradscope.conv=im2col} gives the same values by the old path (im2col's product), within the
      * same bounds.

@@ -124,6 +124,11 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+        return WinogradConv.weightGrad(x, g, ph, pw, anySize);
+    }
+
+    @Override
     public Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
         return PoolKernels.maxPool(x, window, oh, ow);
     }

@@ -89,13 +89,8 @@ final class WinogradConv {
         int acs = transposed ? k : 1;
         float[] mf = m.storage().floats();
         int mo = m.offset();
-        // The 16 products side by side on the pool, one thread each (Note [One pool]), each whole.
-        int jobs = 2L * 16 * k * c * tiles >= PARALLEL_FLOPS ? 16 : 1;
-        CpuThreads.parallelFor(jobs, t -> {
-            for (int xi = t; xi < 16; xi += jobs) {
-                product(uf, uo + xi * uPlane, ars, acs, vf, vo + xi * vPlane, mf, mo + xi * mPlane, k, tiles, c);
-            }
-        });
+        products(xi -> product(uf, uo + xi * uPlane, ars, acs, vf, vo + xi * vPlane, tiles, 1, mf, mo + xi * mPlane, k, tiles, c),
+                2L * 16 * k * c * tiles);
         float[] yf = y.storage().floats();
         int yo = y.offset();
         spread(n * k, perTile, p -> WinogradTransforms.output(mf, mo + (p % k) * tiles + (p / k) * th * tw, mPlane,
@@ -105,6 +100,72 @@ final class WinogradConv {
         u.storage().release();
         m.storage().release();
         return y;
+    }
+
+    /**
+     * The weight gradient {@code dW [K, C, 3, 3]} of {@link #conv} (not transposed) from x [N, C, H, W]
+     * (any strides) and g [N, K, H + 2ph − 2, W + 2pw − 2] (any strides), through the same transforms
+     * read backwards: {@code dU[ξ] = D[ξ] V[ξ]ᵀ} with V x's transform and D g's tiles through the
+     * adjoint of the output transform ({@code A dy Aᵀ}), then {@code dW = Gᵀ dU G}, summed over the
+     * images by the products themselves. Null as {@link #conv}.
+     */
+    static Tensor weightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+        if (x.dtype() != DType.FLOAT32 || g.dtype() != DType.FLOAT32 || x.rank() != 4 || g.rank() != 4) {
+            return null;
+        }
+        int[] s = x.shape();
+        int n = s[0];
+        int c = s[1];
+        int k = g.shape()[1];
+        int oh = g.shape()[2];
+        int ow = g.shape()[3];
+        if (oh != s[2] + 2 * ph - 2 || ow != s[3] + 2 * pw - 2 || oh < 1 || ow < 1 || n == 0 || c == 0 || k == 0) {
+            return null;
+        }
+        int th = (oh + 1) / 2;
+        int tw = (ow + 1) / 2;
+        int tiles = Math.multiplyExact(n, th * tw);
+        if (tiles < MIN_TILES && !anySize) {
+            return null;
+        }
+        int vPlane = stagger((long) c * tiles);
+        int dPlane = stagger((long) k * tiles);
+        int uPlane = stagger((long) k * c);
+        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16 * vPlane);
+        Tensor d = Tensor.empty(DType.FLOAT32, x.device(), 16 * dPlane);
+        Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16 * uPlane);
+        Tensor dw = Tensor.empty(DType.FLOAT32, x.device(), k, c, 3, 3);
+        float[] vf = v.storage().floats();
+        int vo = v.offset();
+        int perTile = th * tw * 16;
+        spread(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
+                vo + (p % c) * tiles + (p / c) * th * tw, vPlane));
+        float[] df = d.storage().floats();
+        int dO = d.offset();
+        spread(n * k, perTile, p -> WinogradTransforms.outputAdjoint(g, p / k, p % k, th, tw, df,
+                dO + (p % k) * tiles + (p / k) * th * tw, dPlane));
+        float[] uf = u.storage().floats();
+        int uo = u.offset();
+        // dU[ξ] (K × C) = D[ξ] (K × tiles) · V[ξ]ᵀ (tiles × C): V read transposed where it lies.
+        products(xi -> product(df, dO + xi * dPlane, tiles, 1, vf, vo + xi * vPlane, 1, tiles, uf, uo + xi * uPlane, k, c, tiles),
+                2L * 16 * k * c * tiles);
+        float[] wf = dw.storage().floats();
+        int wo = dw.offset();
+        spread(k, 16L * c, q -> WinogradTransforms.weightAdjoint(uf, uo + q * c, uPlane, c, wf, wo + q * c * 9));
+        v.storage().release();
+        d.storage().release();
+        u.storage().release();
+        return dw;
+    }
+
+    /** The 16 products {@code product(ξ)} side by side on the pool, one thread each (Note [One pool]), each whole. */
+    private static void products(java.util.function.IntConsumer product, long flops) {
+        int jobs = flops >= PARALLEL_FLOPS ? 16 : 1;
+        CpuThreads.parallelFor(jobs, t -> {
+            for (int xi = t; xi < 16; xi += jobs) {
+                product.accept(xi);
+            }
+        });
     }
 
     /**
@@ -128,15 +189,16 @@ final class WinogradConv {
         return Math.toIntExact(16 * (lines % 2 == 0 ? lines + 1 : lines));
     }
 
-    /** C (m × n, row-major) = A (m × k, strides ars and acs) B (k × n, row-major), on the caller's thread. */
-    private static void product(float[] a, int ao, int ars, int acs, float[] b, int bo, float[] c, int co, int m, int n, int k) {
-        if (NativeGemm.sgemm(a, ao, ars, acs, b, bo, n, 1, c, co, m, n, k, false)) {
+    /** C (m × n, row-major) = A (m × k) B (k × n), operands of any unit-stride layout, on the caller's thread. */
+    private static void product(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs, float[] c, int co,
+                                int m, int n, int k) {
+        if (NativeGemm.sgemm(a, ao, ars, acs, b, bo, brs, bcs, c, co, m, n, k, false)) {
             return;
         }
         if (CpuMatmul.VECTOR) {
-            VectorGemm.sgemm(a, ao, ars, acs, b, bo, n, 1, c, co, 0, m, n, k, false);
+            VectorGemm.sgemm(a, ao, ars, acs, b, bo, brs, bcs, c, co, 0, m, n, k, false);
         } else {
-            CpuMatmul.gemmF(a, ao, ars, acs, b, bo, n, 1, c, co, 0, m, n, k);
+            CpuMatmul.gemmF(a, ao, ars, acs, b, bo, brs, bcs, c, co, 0, m, n, k);
         }
     }
 }

@@ -181,4 +181,76 @@ final class WinogradTransforms {
             }
         }
     }
+
+    /**
+     * The adjoint of {@link #output} for one plane of g (image {@code n}, channel {@code k}, any
+     * strides): each tile's {@code A dy Aᵀ} (dy its 2x2 block of g, zero past the plane's end), written
+     * at {@code d[dO + ξ·plane + tile]}.
+     */
+    static void outputAdjoint(Tensor g, int n, int k, int th, int tw, float[] d, int dO, int plane) {
+        int[] s = g.shape();
+        int[] st = g.strides();
+        int oh = s[2];
+        int ow = s[3];
+        float[] gf = g.storage().floats();
+        int base = g.offset() + n * st[0] + k * st[1];
+        int t = dO;
+        for (int ty = 0; ty < th; ty++) {
+            int r = 2 * ty;
+            for (int tx = 0; tx < tw; tx++, t++) {
+                int col = 2 * tx;
+                int at = base + r * st[2] + col * st[3];
+                boolean right = col + 1 < ow;
+                boolean down = r + 1 < oh;
+                float y00 = gf[at];
+                float y01 = right ? gf[at + st[3]] : 0f;
+                float y10 = down ? gf[at + st[2]] : 0f;
+                float y11 = right && down ? gf[at + st[2] + st[3]] : 0f;
+                // A dy: four rows of two, A = [1 0; 1 1; 1 −1; 0 −1]; then each row times Aᵀ
+                put(d, t, plane, y00, y01);
+                put(d, t + 4 * plane, plane, y00 + y10, y01 + y11);
+                put(d, t + 8 * plane, plane, y00 - y10, y01 - y11);
+                put(d, t + 12 * plane, plane, -y10, -y11);
+            }
+        }
+    }
+
+    /** One row (p, q) of {@code A dy} times Aᵀ: the four values p, p + q, p − q, −q, a plane apart. */
+    private static void put(float[] d, int o, int plane, float p, float q) {
+        d[o] = p;
+        d[o + plane] = p + q;
+        d[o + 2 * plane] = p - q;
+        d[o + 3 * plane] = -q;
+    }
+
+    /**
+     * The adjoint of {@link #weight} for one row k: {@code dW[k, s] = Gᵀ dU G} for every column s,
+     * dU read at {@code u[uo + ξ·plane + s]}, the 3x3 result written at {@code dw[dwo + 9s ...]}.
+     */
+    static void weightAdjoint(float[] u, int uo, int plane, int cols, float[] dw, int dwo) {
+        float[] r = new float[12];
+        for (int s = 0; s < cols; s++) {
+            // Gᵀ dU: three rows of four, Gᵀ = [1 ½ ½ 0; 0 ½ −½ 0; 0 ½ ½ 1]
+            for (int b = 0; b < 4; b++) {
+                float u0 = u[uo + s + b * plane];
+                float u1 = u[uo + s + (4 + b) * plane];
+                float u2 = u[uo + s + (8 + b) * plane];
+                float u3 = u[uo + s + (12 + b) * plane];
+                r[b] = u0 + 0.5f * (u1 + u2);
+                r[4 + b] = 0.5f * (u1 - u2);
+                r[8 + b] = 0.5f * (u1 + u2) + u3;
+            }
+            // (Gᵀ dU) G
+            int o = dwo + 9 * s;
+            for (int i = 0; i < 3; i++) {
+                float p0 = r[4 * i];
+                float p1 = r[4 * i + 1];
+                float p2 = r[4 * i + 2];
+                float p3 = r[4 * i + 3];
+                dw[o + 3 * i] = p0 + 0.5f * (p1 + p2);
+                dw[o + 3 * i + 1] = 0.5f * (p1 - p2);
+                dw[o + 3 * i + 2] = 0.5f * (p1 + p2) + p3;
+            }
+        }
+    }
 }
