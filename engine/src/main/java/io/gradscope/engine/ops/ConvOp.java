@@ -12,7 +12,10 @@ import io.gradscope.engine.tensor.Tensor;
  * existing primitives: the input's windows are unfolded (one strided copy, im2col) and multiplied by
  * the weight as one batched matmul per group. The VJP is the same two steps transposed: {@code dW} is
  * {@code G·colsᵀ} summed over the batch, {@code dx} is the fold (col2im) of {@code Wᵀ·G}; with unfold and
- * fold being ops themselves, it can be differentiated again.
+ * fold being ops themselves, it can be differentiated again. A 3x3 window with stride 1, no dilation
+ * and one group goes to the backend's 3x3 kernel instead where it has one ({@link ConvPath}: Winograd's
+ * F(2x2, 3x3) on the CPU for float32), and its VJP then applies {@code conv_transpose2d(g, W)} for dx and
+ * {@link ConvWeightGradOp} for dW, ops that take the same kernel (float64 keeps the composition above).
  */
 final class ConvOp extends Op {
     private final int spatial;

@@ -227,6 +227,30 @@ class WinogradConvTest {
         }
     }
 
+    /** x without its batch axis ([C, H, W]): the same value and gradients as with a batch of one. */
+    @Test
+    void anUnbatchedInputGivesWhatABatchOfOneGives() {
+        System.setProperty("gradscope.conv", "winograd");
+        Random r = new Random(36);
+        float[] x = random(r, 3 * 6 * 5);
+        float[] wt = random(r, 4 * 3 * 9);
+        double[][] got = new double[2][];
+        double[][] gx = new double[2][];
+        double[][] gw = new double[2][];
+        for (int way = 0; way < 2; way++) {
+            Tensor xt = (way == 0 ? f32(x, 3, 6, 5) : f32(x, 1, 3, 6, 5)).setRequiresGrad(true);
+            Tensor wtt = f32(wt, 4, 3, 3, 3).setRequiresGrad(true);
+            Tensor y = Ops.conv2d(xt, wtt, null, new int[] {1}, new int[] {1}, new int[] {1}, 1);
+            Backward.run(Ops.sum(Ops.mul(y, y)));
+            got[way] = y.toDoubleArray();
+            gx[way] = xt.grad().toDoubleArray();
+            gw[way] = wtt.grad().toDoubleArray();
+        }
+        assertArrayEquals(got[1], got[0]);
+        assertArrayEquals(gx[1], gx[0]);
+        assertArrayEquals(gw[1], gw[0]);
+    }
+
     /**
      * By default the kernel takes a plane of 128 tiles or more and declines a smaller one; {@code
      * -Dgradscope.conv=im2col} gives the same values by the old path (im2col's product), within the
