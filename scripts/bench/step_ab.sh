@@ -9,7 +9,7 @@ cd "$root"
 cp="app/target/gradscope-app-0.1.0-SNAPSHOT.jar:app/target/lib/*"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-javac -nowarn -cp "$cp" -d "$work" scripts/bench/step_ab/StepAB.java
+javac -nowarn -cp "$cp" -d "$work" scripts/bench/step_ab/StepAB.java scripts/bench/step_breakdown/StepBreakdown.java
 flags=" $(grep -m1 '^flags' /proc/cpuinfo || true) "
 case "$flags" in *" avx512f "*) core=SkylakeX ;; *" avx2 "*) core=Haswell ;; *) core="" ;; esac
 OPENBLAS_CORETYPE="${OPENBLAS_CORETYPE:-$core}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}" exec java -XX:+UseParallelGC -XX:+UseTransparentHugePages ${JAVA_OPTS:-} --add-modules jdk.incubator.vector \

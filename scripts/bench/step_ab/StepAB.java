@@ -1,21 +1,9 @@
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.onnx.GeneratedWeights;
-import io.gradscope.engine.onnx.OnnxImport;
 import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.program.RunOptions;
-import io.gradscope.engine.tensor.DType;
-import io.gradscope.engine.tensor.Tensor;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Random;
 
 /**
  * A bench model's training step (as scripts/bench/step_breakdown.sh runs it) under two settings of
@@ -28,30 +16,10 @@ public final class StepAB {
         String[] modes = System.getProperty("modes", "im2col,auto").split(",");
         String model = args.length > 0 ? args[0] : "resnet18_224";
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 20;
-        Path dir = Files.createTempDirectory("breakdown");
-        Path stripped = dir.resolve("stripped.onnx");
-        Files.copy(Path.of("app/src/main/resources/io/gradscope/app/cli/bench/" + model + ".onnx"), stripped);
-        Path full = GeneratedWeights.fill(stripped, dir.resolve("model.onnx"));
-        Path out = dir.resolve("import");
-        OnnxImport.Result r = OnnxImport.run(full, out, new OnnxImport.Options("sum", Map.of(), true));
-        Program p = Program.load(r.program());
-        Map<String, Tensor> leaves = new HashMap<>();
-        try (var files = Files.list(out.resolve("params"))) {
-            for (Path f : files.toList()) {
-                Tensor t = Npy.read(f);
-                leaves.put(f.getFileName().toString().replaceFirst("\\.npy$", ""), t.dtype() == DType.INT64 ? t : t.to(DType.FLOAT32));
-            }
-        }
-        String input = r.inputs().get("input");
-        int[] shape = p.check(DType.FLOAT32).stream().filter(l -> l.name().equals(input)).findFirst().orElseThrow().shape();
-        Random rnd = new Random(21);
-        double[] x = new double[Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = rnd.nextGaussian();
-        }
-        leaves.put(input, Tensor.fromDoubles(DType.FLOAT32, x, shape));
-        RunOptions options = new RunOptions(DType.FLOAT32, 0, leaves);
-        MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
+        StepBreakdown.Step step = StepBreakdown.load(model);
+        Program p = step.program();
+        RunOptions options = step.options();
+        MemoryOptions memory = step.memory();
         List<List<Double>> times = new ArrayList<>();
         for (String m : modes) {
             times.add(new ArrayList<>());

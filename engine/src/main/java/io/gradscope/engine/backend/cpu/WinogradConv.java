@@ -70,15 +70,13 @@ final class WinogradConv {
         int vPlane = stagger((long) c * tiles);
         int uPlane = stagger((long) k * c);
         int mPlane = stagger((long) k * tiles);
-        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16 * vPlane);
+        Tensor v = inputTransform(x, ph, pw, th, tw, vPlane);
         Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16 * uPlane);
         Tensor m = Tensor.empty(DType.FLOAT32, x.device(), 16 * mPlane);
         Tensor y = Tensor.empty(DType.FLOAT32, x.device(), n, k, oh, ow);
         float[] vf = v.storage().floats();
         int vo = v.offset();
         int perTile = th * tw * 16;
-        spread(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
-                vo + (p % c) * tiles + (p / c) * th * tw, vPlane));
         float[] uf = u.storage().floats();
         int uo = u.offset();
         // U[ξ] is [K × C] row-major, or with transposed [C × K] (w's own order, read and written along its rows).
@@ -131,15 +129,13 @@ final class WinogradConv {
         int vPlane = stagger((long) c * tiles);
         int dPlane = stagger((long) k * tiles);
         int uPlane = stagger((long) k * c);
-        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16 * vPlane);
+        Tensor v = inputTransform(x, ph, pw, th, tw, vPlane);
         Tensor d = Tensor.empty(DType.FLOAT32, x.device(), 16 * dPlane);
         Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16 * uPlane);
         Tensor dw = Tensor.empty(DType.FLOAT32, x.device(), k, c, 3, 3);
         float[] vf = v.storage().floats();
         int vo = v.offset();
         int perTile = th * tw * 16;
-        spread(n * c, perTile, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
-                vo + (p % c) * tiles + (p / c) * th * tw, vPlane));
         float[] df = d.storage().floats();
         int dO = d.offset();
         spread(n * k, perTile, p -> WinogradTransforms.outputAdjoint(g, p / k, p % k, th, tw, df,
@@ -156,6 +152,19 @@ final class WinogradConv {
         d.storage().release();
         u.storage().release();
         return dw;
+    }
+
+    /** x's tiles transformed, {@code V[ξ]} ([C × tiles], images one after another) at {@code ξ·plane}: scratch to release. */
+    private static Tensor inputTransform(Tensor x, int ph, int pw, int th, int tw, int plane) {
+        int n = x.shape()[0];
+        int c = x.shape()[1];
+        int tiles = n * th * tw;
+        Tensor v = Tensor.empty(DType.FLOAT32, x.device(), 16 * plane);
+        float[] vf = v.storage().floats();
+        int vo = v.offset();
+        spread(n * c, th * tw * 16, p -> WinogradTransforms.input(x, p / c, p % c, ph, pw, th, tw, vf,
+                vo + (p % c) * tiles + (p / c) * th * tw, plane));
+        return v;
     }
 
     /** The 16 products {@code product(ξ)} side by side on the pool, one thread each (Note [One pool]), each whole. */
