@@ -13,9 +13,9 @@ import io.gradscope.engine.tensor.Tensor;
  *
  * <p>Note [Winograd's rounding]: the transforms' coefficients are 0, ±1 and ±1/2, so each output is
  * the same sum as the direct convolution's with a few more roundings (the filter's halvings are
- * exact, the input transform adds up to four elements); the error stays within a few ulps of the
- * output's magnitude times √(9·C), the direct product's own order. WinogradConvTest checks it against
- * float64 direct sums.
+ * exact, the input transform adds up to four elements before the products): WinogradConvTest holds
+ * each element within 16 float32 roundings of the absolute sum of its terms against float64 direct
+ * sums, and WinogradModelTest resnet18's float32 gradients within 4x the im2col run's error.
  *
  * <p>With {@code transposed}, the weight is {@code [C, K, 3, 3]} read as its flipped transpose:
  * {@code conv_transpose2d} with stride 1 and padding p is the correlation with {@code flip(Wᵀ)} and
@@ -28,9 +28,10 @@ final class WinogradConv {
     /**
      * Fewer tiles than this (all images together) and im2col's one product is faster: the weight's
      * transform (16 values for each 9) is paid once per call whatever the plane's size. resnet18's
-     * 3x3 layers, forward plus backward on 2 cores (scripts/bench/conv_ab.sh, least of 7): 64 channels
-     * at 56x56 (784 tiles) 9.5 against 13.2 ms, 128 at 28x28 (196) 8.3 against 9.3, 256 at 14x14 (49)
-     * 5.2 against 4.3, 512 at 7x7 (16) 25.6 against 12.4.
+     * 3x3 layers, forward plus backward on 2 cores (scripts/bench/conv_ab.sh, least of 7, against
+     * im2col): 64 channels at 56x56 (784 tiles) 6.9 against 13.4 ms, 128 at 28x28 (196) 7.4 against
+     * 8.2; with the kernel on every size (before the weight gradient took it), 256 at 14x14 (49) 5.2
+     * against 4.3, 512 at 7x7 (16) 25.6 against 12.4.
      */
     static final int MIN_TILES = 128;
     /** Below this many elements transformed, one thread transforms them all. */
@@ -66,7 +67,7 @@ final class WinogradConv {
         }
         // Note [Staggered planes]: the 16 matrices of each transformed array lie an odd number of cache lines
         // apart, not a multiple of 4 KiB: a transform writes (or reads) all 16 at once, and 16 streams in one
-        // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of about 1).
+        // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of 2-3).
         int vPlane = stagger((long) c * tiles);
         int uPlane = stagger((long) k * c);
         int mPlane = stagger((long) k * tiles);
