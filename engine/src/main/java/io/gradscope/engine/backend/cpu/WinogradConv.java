@@ -34,6 +34,8 @@ final class WinogradConv {
      * against 4.3, 512 at 7x7 (16) 25.6 against 12.4.
      */
     static final int MIN_TILES = 128;
+    /** About this many floats of transformed tiles (all 16 matrices) a block (Note [Blocks of tile rows]): 512 KiB. */
+    private static final long BLOCK_ELEMENTS = 1L << 17;
     /** Below this many elements transformed, one thread transforms them all. */
     private static final long PARALLEL_ELEMENTS = 1L << 15;
     /** Below this many flops in the 16 products, one thread runs them all. */
@@ -68,16 +70,9 @@ final class WinogradConv {
         // Note [Staggered planes]: the 16 matrices of each transformed array lie an odd number of cache lines
         // apart, not a multiple of 4 KiB: a transform writes (or reads) all 16 at once, and 16 streams in one
         // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of 2-3).
-        int vPlane = stagger((long) c * tiles);
         int uPlane = stagger((long) k * c);
-        int mPlane = stagger((long) k * tiles);
-        Tensor v = inputTransform(x, ph, pw, th, tw, vPlane);
         Tensor u = Tensor.empty(DType.FLOAT32, x.device(), 16 * uPlane);
-        Tensor m = Tensor.empty(DType.FLOAT32, x.device(), 16 * mPlane);
         Tensor y = Tensor.empty(DType.FLOAT32, x.device(), n, k, oh, ow);
-        float[] vf = v.storage().floats();
-        int vo = v.offset();
-        int perTile = th * tw * 16;
         float[] uf = u.storage().floats();
         int uo = u.offset();
         // U[ξ] is [K × C] row-major, or with transposed [C × K] (w's own order, read and written along its rows).
@@ -86,19 +81,71 @@ final class WinogradConv {
         spread(rows, 16L * cols, q -> WinogradTransforms.weight(w, transposed, q, uf, uo + q * cols, uPlane));
         int ars = transposed ? 1 : c;
         int acs = transposed ? k : 1;
-        float[] mf = m.storage().floats();
-        int mo = m.offset();
-        products(xi -> product(uf, uo + xi * uPlane, ars, acs, vf, vo + xi * vPlane, tiles, 1, mf, mo + xi * mPlane, k, tiles, c),
-                2L * 16 * k * c * tiles);
+        // Note [Blocks of tile rows]: each thread takes a block of tile rows through all three steps (x's
+        // transform, the 16 products, the output's) on its own scratch, which stays in its cache: the
+        // transformed tiles of a whole plane made a round trip through memory between steps, and the
+        // transforms were bound by it. resnet18's step in turns with the phase-by-phase version
+        // (scripts/bench/step_ab.sh): 0.97, 0.97 and 1.01 of its time on 2 cores, 1.05 on one.
+        int rowsAll = n * th;
+        int blocks = Math.min(rowsAll, Math.max(2 * CpuThreads.THREADS, (int) (16L * tiles * Math.max(c, k) / BLOCK_ELEMENTS)));
         float[] yf = y.storage().floats();
         int yo = y.offset();
-        spread(n * k, perTile, p -> WinogradTransforms.output(mf, mo + (p % k) * tiles + (p / k) * th * tw, mPlane,
-                th, tw, yf, yo + p * oh * ow, oh, ow));
+        boolean par = 2L * 16 * k * c * tiles >= PARALLEL_FLOPS;
+        CpuThreads.parallelFor(par ? blocks : 1, b -> {
+            for (int bb = par ? b : 0; bb < (par ? b + 1 : blocks); bb++) {
+                int r0 = (int) ((long) rowsAll * bb / blocks);
+                int r1 = (int) ((long) rowsAll * (bb + 1) / blocks);
+                block(x, ph, pw, th, tw, r0, r1, c, k, uf, uo, uPlane, ars, acs, yf, yo, oh, ow);
+            }
+        });
         // Scratch, given back to the allocator's cache for the next call (not left for the collector).
-        v.storage().release();
         u.storage().release();
-        m.storage().release();
         return y;
+    }
+
+    /** Per thread: a block's transformed tiles and products (Note [Blocks of tile rows]). */
+    private static final ThreadLocal<float[][]> BLOCK = ThreadLocal.withInitial(() -> new float[2][0]);
+
+    /**
+     * Tile rows {@code r0 ≤ r < r1} of all images (row r: image r / th, tile row r % th) through x's
+     * transform, the 16 products with U and the output's transform, on the calling thread.
+     */
+    private static void block(Tensor x, int ph, int pw, int th, int tw, int r0, int r1, int c, int k, float[] uf, int uo,
+                              int uPlane, int ars, int acs, float[] yf, int yo, int oh, int ow) {
+        int bt = (r1 - r0) * tw;
+        int vPlane = stagger((long) c * bt);
+        int mPlane = stagger((long) k * bt);
+        float[][] scratch = BLOCK.get();
+        if (scratch[0].length < 16 * vPlane) {
+            scratch[0] = new float[16 * vPlane];
+        }
+        if (scratch[1].length < 16 * mPlane) {
+            scratch[1] = new float[16 * mPlane];
+        }
+        float[] v = scratch[0];
+        float[] m = scratch[1];
+        for (int r = r0; r < r1; ) {
+            int img = r / th;
+            int end = Math.min(r1, (img + 1) * th);
+            int at = (r - r0) * tw;
+            for (int ch = 0; ch < c; ch++) {
+                WinogradTransforms.input(x, img, ch, ph, pw, r - img * th, end - img * th, tw, v, at + ch * bt, vPlane);
+            }
+            r = end;
+        }
+        for (int xi = 0; xi < 16; xi++) {
+            product(uf, uo + xi * uPlane, ars, acs, v, xi * vPlane, bt, 1, m, xi * mPlane, k, bt, c);
+        }
+        for (int r = r0; r < r1; ) {
+            int img = r / th;
+            int end = Math.min(r1, (img + 1) * th);
+            int at = (r - r0) * tw;
+            for (int q = 0; q < k; q++) {
+                WinogradTransforms.output(m, at + q * bt, mPlane, r - img * th, end - img * th, tw, yf,
+                        yo + (img * k + q) * oh * ow, oh, ow);
+            }
+            r = end;
+        }
     }
 
     /**

@@ -36,6 +36,12 @@ final class WinogradTransforms {
      * tile rows that read that row; the other half is four rows' sums, a row of tiles at a time.
      */
     static void input(Tensor x, int n, int c, int ph, int pw, int th, int tw, float[] v, int vo, int plane) {
+        input(x, n, c, ph, pw, 0, th, tw, v, vo, plane);
+    }
+
+    /** {@link #input} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at vo. */
+    static void input(Tensor x, int n, int c, int ph, int pw, int ty0, int ty1, int tw, float[] v, int vo, int plane) {
+        int th = ty1 - ty0;
         int[] s = x.shape();
         int[] st = x.strides();
         int h = s[2];
@@ -50,7 +56,7 @@ final class WinogradTransforms {
         int ev = 4 * per;
         int od = ev + tw + 1;
         for (int rr = 0; rr < rows; rr++) {
-            int r = rr - ph;
+            int r = rr + 2 * ty0 - ph;
             int at = rr * tw;
             if (r < 0 || r >= h) {
                 for (int b = 0; b < 4; b++) {
@@ -147,9 +153,14 @@ final class WinogradTransforms {
      * is odd.
      */
     static void output(float[] m, int mo, int plane, int th, int tw, float[] y, int yo, int oh, int ow) {
+        output(m, mo, plane, 0, th, tw, y, yo, oh, ow);
+    }
+
+    /** {@link #output} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at mo. */
+    static void output(float[] m, int mo, int plane, int ty0, int ty1, int tw, float[] y, int yo, int oh, int ow) {
         float[] r = scratch(8 * tw);
-        for (int ty = 0; ty < th; ty++) {
-            int t = mo + ty * tw;
+        for (int ty = ty0; ty < ty1; ty++) {
+            int t = mo + (ty - ty0) * tw;
             // Aᵀ m: two rows of four columns, for every tile of the row
             for (int b = 0; b < 4; b++) {
                 int m0 = t + b * plane;
