@@ -37,30 +37,10 @@ public final class StepBreakdown {
     public static void main(String[] args) throws Exception {
         String model = args.length > 0 ? args[0] : "resnet18_224";
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 10;
-        Path dir = Files.createTempDirectory("breakdown");
-        Path stripped = dir.resolve("stripped.onnx");
-        Files.copy(Path.of("app/src/main/resources/io/gradscope/app/cli/bench/" + model + ".onnx"), stripped);
-        Path full = GeneratedWeights.fill(stripped, dir.resolve("model.onnx"));
-        Path out = dir.resolve("import");
-        OnnxImport.Result r = OnnxImport.run(full, out, new OnnxImport.Options("sum", Map.of(), true));
-        Program p = Program.load(r.program());
-        Map<String, Tensor> leaves = new HashMap<>();
-        try (var files = Files.list(out.resolve("params"))) {
-            for (Path f : files.toList()) {
-                Tensor t = Npy.read(f);
-                leaves.put(f.getFileName().toString().replaceFirst("\\.npy$", ""), t.dtype() == DType.INT64 ? t : t.to(DType.FLOAT32));
-            }
-        }
-        String input = r.inputs().get("input");
-        int[] shape = p.check(DType.FLOAT32).stream().filter(l -> l.name().equals(input)).findFirst().orElseThrow().shape();
-        Random rnd = new Random(21);
-        double[] x = new double[Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
-        for (int i = 0; i < x.length; i++) {
-            x[i] = rnd.nextGaussian();
-        }
-        leaves.put(input, Tensor.fromDoubles(DType.FLOAT32, x, shape));
-        RunOptions options = new RunOptions(DType.FLOAT32, 0, leaves);
-        MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
+        Step step = load(model);
+        Program p = step.program();
+        RunOptions options = step.options();
+        MemoryOptions memory = step.memory();
         OpObservers.install(OpObserver.TRACE + 1, (op, ctx, o, mode) -> {
             if (!on) {
                 return;
@@ -100,6 +80,37 @@ public final class StepBreakdown {
                 totals.get(totals.size() / 2), totals.get(0), steps, sum);
         print("by op", BY_NAME, steps, 40);
         print("by op and shapes", BY_KEY, steps, Integer.parseInt(System.getProperty("rows", "40")));
+    }
+
+    /** A bench model's program with its generated weights and a random input, and how the bench runs it. */
+    record Step(Program program, RunOptions options, MemoryOptions memory) {
+    }
+
+    /** The bench's model (bench/NAME.onnx, weights generated) imported, float32, as `bench` runs it. */
+    static Step load(String model) throws java.io.IOException {
+        Path dir = Files.createTempDirectory("breakdown");
+        Path stripped = dir.resolve("stripped.onnx");
+        Files.copy(Path.of("app/src/main/resources/io/gradscope/app/cli/bench/" + model + ".onnx"), stripped);
+        Path full = GeneratedWeights.fill(stripped, dir.resolve("model.onnx"));
+        Path out = dir.resolve("import");
+        OnnxImport.Result r = OnnxImport.run(full, out, new OnnxImport.Options("sum", Map.of(), true));
+        Program p = Program.load(r.program());
+        Map<String, Tensor> leaves = new HashMap<>();
+        try (var files = Files.list(out.resolve("params"))) {
+            for (Path f : files.toList()) {
+                Tensor t = Npy.read(f);
+                leaves.put(f.getFileName().toString().replaceFirst("\\.npy$", ""), t.dtype() == DType.INT64 ? t : t.to(DType.FLOAT32));
+            }
+        }
+        String input = r.inputs().get("input");
+        int[] shape = p.check(DType.FLOAT32).stream().filter(l -> l.name().equals(input)).findFirst().orElseThrow().shape();
+        Random rnd = new Random(21);
+        double[] x = new double[Arrays.stream(shape).reduce(1, (a, b) -> a * b)];
+        for (int i = 0; i < x.length; i++) {
+            x[i] = rnd.nextGaussian();
+        }
+        leaves.put(input, Tensor.fromDoubles(DType.FLOAT32, x, shape));
+        return new Step(p, new RunOptions(DType.FLOAT32, 0, leaves), new MemoryOptions(RematPolicy.SEGMENTS, false));
     }
 
     static void add(Map<String, double[]> m, String key, double ms) {

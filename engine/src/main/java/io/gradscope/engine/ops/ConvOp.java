@@ -12,7 +12,10 @@ import io.gradscope.engine.tensor.Tensor;
  * existing primitives: the input's windows are unfolded (one strided copy, im2col) and multiplied by
  * the weight as one batched matmul per group. The VJP is the same two steps transposed: {@code dW} is
  * {@code G·colsᵀ} summed over the batch, {@code dx} is the fold (col2im) of {@code Wᵀ·G}; with unfold and
- * fold being ops themselves, it can be differentiated again.
+ * fold being ops themselves, it can be differentiated again. A 3x3 window with stride 1, no dilation
+ * and one group goes to the backend's 3x3 kernel instead where it has one ({@link ConvPath}: Winograd's
+ * F(2x2, 3x3) on the CPU for float32), and its VJP then applies {@code conv_transpose2d(g, W)} for dx and
+ * {@link ConvWeightGradOp} for dW, ops that take the same kernel (float64 keeps the composition above).
  */
 final class ConvOp extends Op {
     private final int spatial;
@@ -161,6 +164,10 @@ final class ConvOp extends Op {
         int[] xs = x.shape();
         int cout = wt.shape()[0];
         int k = wt.shape()[1] * w.size();
+        Tensor direct = spatial == 2 ? ConvPath.direct(w, groups, x, wt, false, w.ph, w.pw) : null;
+        if (direct != null) {
+            return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, bias(in[2], cout)) : direct;
+        }
         // A 1x1 window with stride 1 and no padding reads x where it lies: its columns are x itself.
         Tensor cols = w.isIdentity() && x.isContiguous() ? x.viewReshape(new int[] {xs[0], xs[1], 1, 1, xs[2], xs[3]})
                 : w.unfold(x, 0);
@@ -170,10 +177,14 @@ final class ConvOp extends Op {
                 cols.viewReshape(new int[] {xs[0], groups, k, l}));
         y = y.viewReshape(new int[] {xs[0], cout, cs[4], cs[5]});
         if (in.length == 3) {
-            Tensor b = in[2];
-            y = Raw.binary(BinaryKind.ADD, y, b.asStrided(new int[] {cout, 1, 1}, new int[] {b.strides()[0], 0, 0}, b.offset()));
+            y = Raw.binary(BinaryKind.ADD, y, bias(in[2], cout));
         }
         return spatial == 1 ? y.viewReshape(new int[] {xs[0], cout, cs[5]}) : y;
+    }
+
+    /** The bias [C_out] as a [C_out, 1, 1] view that broadcasts over an output's planes. */
+    private static Tensor bias(Tensor b, int cout) {
+        return b.asStrided(new int[] {cout, 1, 1}, new int[] {b.strides()[0], 0, 0}, b.offset());
     }
 
     @Override
@@ -210,12 +221,23 @@ final class ConvOp extends Op {
         Tensor dw = null;
         Tensor db = null;
         if (ctx.needsGrad(0)) {
-            Tensor w3 = Ops.reshape(wt, groups, cout / groups, k);
-            Tensor dcols = Ops.reshape(Ops.matmul(Ops.transpose(w3), g3), x4[0], x4[1] * w.size(), l);
-            dx = w.isIdentity() ? Ops.reshape(dcols, x4) : Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), dcols);
-            dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
+            if (spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
+                // NOTE: stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
+                // kernel again (W flipped and transposed; im2col's product where it declines), and the
+                // transposed op's own VJP and JVP beyond.
+                dx = Ops.apply(new ConvTransposeOp(2, new int[] {1}, new int[] {w.ph, w.pw}, new int[] {0}, new int[] {1}, 1),
+                        g, wt);
+            } else {
+                Tensor w3 = Ops.reshape(wt, groups, cout / groups, k);
+                Tensor dcols = Ops.reshape(Ops.matmul(Ops.transpose(w3), g3), x4[0], x4[1] * w.size(), l);
+                dx = w.isIdentity() ? Ops.reshape(dcols, x4) : Ops.apply(new FoldOps.Fold(w, x4[2], x4[3]), dcols);
+                dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
+            }
         }
-        if (ctx.needsGrad(1)) {
+        if (ctx.needsGrad(1) && spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
+            // NOTE: an op of its own, so that the backend's 3x3 kernel can take it (im2col's product where it declines).
+            dw = Ops.apply(new ConvWeightGradOp(w.ph, w.pw), x, g);
+        } else if (ctx.needsGrad(1)) {
             Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;
             Tensor cols = Ops.reshape(w.isIdentity() ? x4t : Ops.apply(new FoldOps.Unfold(w), x4t), x4[0], groups, k, l);
             Tensor perImage = Ops.matmul(g3, Ops.transpose(cols));

@@ -115,6 +115,12 @@ final class ConvTransposeOp extends Op {
         int n = x.shape()[0];
         int cin = x.shape()[1];
         int cout = out[1];
+        // Stride 1 and no output padding: the correlation with the flipped, transposed weight, padded 2 − p.
+        Tensor direct = spatial == 2 && outputPadding[0] == 0 && outputPadding[outputPadding.length - 1] == 0
+                ? ConvPath.direct(w, groups, x, wt, true, 2 - w.ph, 2 - w.pw) : null;
+        if (direct != null) {
+            return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1})) : direct;
+        }
         int l = (int) (Shapes.numel(x.shape()) / ((long) n * cin));
         Tensor x3 = x.reshapeOrCopy(new int[] {n, groups, cin / groups, l});
         Tensor w3 = wt.reshapeOrCopy(new int[] {groups, cin / groups, (cout / groups) * w.size()});

@@ -191,6 +191,28 @@ public interface Backend extends Allocator {
     }
 
     /**
+     * A 3x3 convolution with stride 1, no dilation and one group, by a kernel of the backend's own
+     * (the CPU's: Winograd's F(2x2, 3x3) on float32): {@code x [N, C, H, W]} correlated with
+     * {@code w [K, C, 3, 3]} into a new {@code [N, K, H + 2ph − 2, W + 2pw − 2]}; with {@code
+     * transposed}, {@code w [C, K, 3, 3]} flipped in both kernel axes (conv_transpose2d with stride 1
+     * and padding 2 − ph, 2 − pw). Null where the backend has no such kernel for these tensors, or,
+     * unless {@code anySize}, where it expects im2col's product to be faster (the caller multiplies
+     * im2col's columns).
+     */
+    default Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
+        return null;
+    }
+
+    /**
+     * The weight gradient of {@link #conv3x3} (not transposed): {@code dW [K, C, 3, 3]} with {@code
+     * dW[k, c, i, j] = Σ g[n, k, o] · x[n, c, o + (i, j) − (ph, pw)]} over images and output positions,
+     * from {@code x [N, C, H, W]} and {@code g [N, K, H + 2ph − 2, W + 2pw − 2]}. Null as {@link #conv3x3}.
+     */
+    default Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+        return null;
+    }
+
+    /**
      * Max pooling straight from {@code x [N, C, H, W]} (any strides), {@code window} as {@link #unfold}'s:
      * the new {@code max [N, C, 1, OH·OW]} and {@code index [N, C, 1, OH·OW]} (x's dtype), the kernel
      * offset {@code i·kw + j} of each window's first maximum among its positions inside x, or of its

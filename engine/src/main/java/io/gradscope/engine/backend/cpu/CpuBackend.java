@@ -119,6 +119,16 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
+        return WinogradConv.conv(x, w, transposed, ph, pw, anySize);
+    }
+
+    @Override
+    public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+        return WinogradConv.weightGrad(x, g, ph, pw, anySize);
+    }
+
+    @Override
     public Tensor[] maxPool(Tensor x, int[] window, int oh, int ow) {
         return PoolKernels.maxPool(x, window, oh, ow);
     }

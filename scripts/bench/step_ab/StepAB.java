@@ -1,0 +1,62 @@
+import io.gradscope.engine.program.MemoryOptions;
+import io.gradscope.engine.program.Program;
+import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.program.RunOptions;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A bench model's training step (as scripts/bench/step_breakdown.sh runs it) under two settings of
+ * gradscope.conv in turns, step by step in one JVM, so that the machine's load falls on both alike:
+ * the median ms of each and the median of the pairs' ratios. -Dmodes=A,B (default im2col,auto).
+ * Usage: scripts/bench/step_ab.sh [MODEL] [PAIRS]
+ */
+public final class StepAB {
+    public static void main(String[] args) throws Exception {
+        String[] modes = System.getProperty("modes", "im2col,auto").split(",");
+        String model = args.length > 0 ? args[0] : "resnet18_224";
+        int steps = args.length > 1 ? Integer.parseInt(args[1]) : 20;
+        StepBreakdown.Step step = StepBreakdown.load(model);
+        Program p = step.program();
+        RunOptions options = step.options();
+        MemoryOptions memory = step.memory();
+        List<List<Double>> times = new ArrayList<>();
+        for (String m : modes) {
+            times.add(new ArrayList<>());
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int s = 0; s < steps + 3; s++) {
+            double[] pair = new double[modes.length];
+            for (int i = 0; i < modes.length; i++) {
+                // Each pair in the other order than the one before: neither setting always runs first.
+                int which = s % 2 == 0 ? i : modes.length - 1 - i;
+                System.setProperty("gradscope.conv", modes[which]);
+                long t0 = System.nanoTime();
+                ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
+                pair[which] = (System.nanoTime() - t0) / 1e6;
+                if (run.gradients() != null) {
+                    run.gradients().byNode().values().forEach(g -> g.storage().release());
+                }
+            }
+            if (s >= 3) {
+                for (int i = 0; i < modes.length; i++) {
+                    times.get(i).add(pair[i]);
+                }
+                ratios.add(pair[modes.length - 1] / pair[0]);
+            }
+        }
+        StringBuilder line = new StringBuilder(model + ", " + steps + " pairs:");
+        for (int i = 0; i < modes.length; i++) {
+            line.append(String.format(" %s median %.1f ms (min %.1f);", modes[i], median(times.get(i)),
+                    times.get(i).stream().mapToDouble(Double::doubleValue).min().orElse(0)));
+        }
+        line.append(String.format(" %s / %s median of the pairs' ratios %.3f", modes[modes.length - 1], modes[0], median(ratios)));
+        System.out.println(line);
+    }
+
+    static double median(List<Double> v) {
+        List<Double> s = new ArrayList<>(v);
+        s.sort(null);
+        return s.get(s.size() / 2);
+    }
+}
