@@ -57,8 +57,7 @@ class NarrowWindowTest extends WindowFixture {
             assertEquals(full, shown.replace("\n", " ").trim(), "the step's description, as drawn");
             assertTrue(stage.getMinWidth() >= 1000 && stage.getMinHeight() >= 650, "the smallest window: " + stage.getMinWidth() + " x " + stage.getMinHeight());
         } finally {
-            robot.interact(() -> stage.setHeight(height));
-            restoreWidth(robot, width);
+            restoreSize(robot, width, height);
         }
     }
 }

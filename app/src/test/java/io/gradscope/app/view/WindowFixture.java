@@ -135,9 +135,15 @@ abstract class WindowFixture extends ApplicationTest {
      * the window is not shown after it.
      */
     void restoreWidth(FxRobot robot, double width) {
+        restoreSize(robot, width, stage.getHeight());
+    }
+
+    /** As {@link #restoreWidth}, for a test that narrowed the window and made it shorter too. */
+    void restoreSize(FxRobot robot, double width, double height) {
         robot.interact(() -> {
             stage.hide();
             stage.setWidth(width);
+            stage.setHeight(height);
         });
     }
 
