@@ -102,7 +102,7 @@ public final class SweepViewModel {
 
     /** Shows a finished run: the sweep starts before its first step, nothing selected, every group expanded. */
     public void show(ProgramRun run, TraceGraph graph, GraphLayout.Result drawnAt) {
-        pause();
+        playing.set(false); // (not pause(): nothing of the old run opens)
         layoutRequest++;
         states = null; // until the layout is shown: nothing drawn to restyle
         cursor.set(-1);
@@ -172,11 +172,23 @@ public final class SweepViewModel {
         cursor.set(step);
         selected.set(-1);
         publish();
+        // Playing fast, a new layout each time the steps enter a section would be asked again before the
+        // last one came (10,000 nodes of unfolded blocks at 20 steps/s showed the folded box throughout):
+        // the sections open where the play pauses.
+        if (!playing.get() || speed.get() <= OPEN_WHILE_PLAYING) {
+            openForStep();
+        }
+        return true;
+    }
+
+    /** The fastest play (steps a second) at which each step opens the folded sections holding its node. */
+    static final double OPEN_WHILE_PLAYING = 4;
+
+    private void openForStep() {
         Set<String> next = layout.get() == null ? null : stepOpenings.after(layout.get(), currentVertex());
         if (next != null) {
             relayout(next);
         }
-        return true;
     }
 
     /** Selects a vertex (-1: none); the inspector shows it instead of the current step's. */
@@ -240,7 +252,11 @@ public final class SweepViewModel {
     }
 
     public void pause() {
+        boolean was = playing.get();
         playing.set(false);
+        if (was && recorded.get() != null) {
+            openForStep();
+        }
     }
 
     public void togglePlaying() {

@@ -66,4 +66,28 @@ class SteppingShowsTheNodeTest {
         vm.toEnd();
         assertFalse(vm.layout().get().collapsed().contains(section), "the user's opened section stays open");
     }
+
+    @Test
+    void playingFastOpensTheSectionWhereThePlayPauses() {
+        SessionViewModel session = new SessionViewModel(RunService.direct());
+        session.openText("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200));
+        SweepViewModel vm = session.sweep();
+        java.util.Set<String> foldedAtOpen = java.util.Set.copyOf(vm.layout().get().collapsed());
+        vm.setSpeed(20);
+        vm.play();
+        for (int i = 0; i < 3; i++) {
+            vm.stepForward();
+        }
+        assertEquals(foldedAtOpen, java.util.Set.copyOf(vm.layout().get().collapsed()),
+                "at 20 steps a second no new layout each step (it would be asked again before it came)");
+        int v = vm.currentVertex();
+        vm.pause();
+        assertEquals("v" + v, vm.keyOf(v), "paused: the step's node is drawn, its sections opened");
+        vm.setSpeed(2);
+        vm.play();
+        vm.stepForward();
+        int w = vm.currentVertex();
+        assertEquals("v" + w, vm.keyOf(w), "playing slowly, each step opens its sections");
+        vm.pause();
+    }
 }
