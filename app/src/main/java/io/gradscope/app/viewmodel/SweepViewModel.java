@@ -289,7 +289,13 @@ public final class SweepViewModel {
         if (recorded.get() != null) {
             stepOpenings.clear();
             fitNext = true;
-            relayout(layout.get().source().hierarchy().outermost());
+            // Every level: the outermost groups, and the sections and runs inside them (folded only the outermost,
+            // a section opened afterwards showed all its sub-sections open).
+            var h = layout.get().source().hierarchy();
+            Set<String> all = new HashSet<>(h.outermost());
+            all.addAll(h.sections());
+            all.addAll(h.runs());
+            relayout(all);
         }
     }
 

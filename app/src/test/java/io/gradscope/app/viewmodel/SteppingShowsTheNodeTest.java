@@ -90,4 +90,18 @@ class SteppingShowsTheNodeTest {
         assertEquals("v" + w, vm.keyOf(w), "playing slowly, each step opens its sections");
         vm.pause();
     }
+
+    @Test
+    void collapseAllFoldsEveryLevel() {
+        SessionViewModel session = new SessionViewModel(RunService.direct());
+        session.openText("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200));
+        SweepViewModel vm = session.sweep();
+        Hierarchy h = vm.layout().get().source().hierarchy();
+        assertTrue(h.sections().size() > h.outermost().size(), "sections inside sections: " + h.sections().size());
+        vm.expandAll();
+        assertTrue(vm.layout().get().collapsed().isEmpty());
+        vm.collapseAll();
+        assertTrue(vm.layout().get().collapsed().containsAll(h.sections()), "every section folded, the inner ones too");
+        assertTrue(vm.layout().get().collapsed().containsAll(h.outermost()));
+    }
 }
