@@ -187,6 +187,9 @@ public final class SweepViewModel {
     private void openForStep() {
         Set<String> next = layout.get() == null ? null : stepOpenings.after(layout.get(), currentVertex());
         if (next != null) {
+            // Back before the first step, what the steps opened folds back: the whole outline again, fitted
+            // (the view stayed where the opened section had been, the graph small in a corner).
+            fitNext |= cursor.get() < 0;
             relayout(next);
         }
     }

@@ -104,4 +104,18 @@ class SteppingShowsTheNodeTest {
         assertTrue(vm.layout().get().collapsed().containsAll(h.sections()), "every section folded, the inner ones too");
         assertTrue(vm.layout().get().collapsed().containsAll(h.outermost()));
     }
+
+    @Test
+    void backAtTheStartTheOutlineIsFittedAgain() {
+        SessionViewModel session = new SessionViewModel(RunService.direct());
+        session.openText("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200));
+        SweepViewModel vm = session.sweep();
+        vm.takeFitRequest();
+        for (int i = 0; i < 3; i++) {
+            vm.stepForward();
+        }
+        assertFalse(vm.takeFitRequest(), "a step into a section keeps the view (it follows the node)");
+        vm.toStart();
+        assertTrue(vm.takeFitRequest(), "before the first step, the sections folded back: fitted");
+    }
 }
