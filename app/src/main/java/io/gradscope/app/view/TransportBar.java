@@ -63,6 +63,10 @@ public final class TransportBar extends HBox {
         speed.valueProperty().addListener((o, a, b) -> vm.setSpeed(b.doubleValue()));
         Label speedLabel = new Label();
         speedLabel.textProperty().bind(speed.valueProperty().asString(java.util.Locale.ROOT, "%.1f steps/s"));
+        speedLabel.setId("transport-speed");
+        // Play/Pause and "1.1"/"20.0 steps/s" keep one width each: the controls after them no longer shift.
+        play.setStyle("-fx-pref-width: 5.2em;");
+        speedLabel.setStyle("-fx-pref-width: 6.6em;");
         where.setId("transport-where");
         Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);

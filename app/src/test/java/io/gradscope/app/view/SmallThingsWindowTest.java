@@ -92,4 +92,27 @@ class SmallThingsWindowTest extends WindowFixture {
             assertFalse(readFx(s[0]::isShowing), i == 0 ? "Esc closes it" : "Ctrl+W closes it");
         }
     }
+
+    @Test
+    void theTransportBarsControlsKeepTheirPlaceWhenPlayingAndAtAnySpeed(FxRobot robot) {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        javafx.scene.Node step = robot.lookup(".button").match((javafx.scene.Node n) -> n instanceof javafx.scene.control.Labeled l
+                && "Step ▶".equals(l.getText())).query();
+        javafx.scene.Node speedLabel = robot.lookup("#transport-speed").query();
+        javafx.scene.control.Slider speed = robot.lookup(".slider").queryAs(javafx.scene.control.Slider.class);
+        robot.interact(() -> speed.setValue(1.1));
+        settleLayout(robot);
+        double stepAt = readFx(() -> step.localToScene(step.getLayoutBounds()).getMinX());
+        double labelEnd = readFx(() -> speedLabel.localToScene(speedLabel.getLayoutBounds()).getMaxX());
+        robot.interact(() -> {
+            speed.setValue(20);
+            sweep().play();
+        });
+        settleLayout(robot);
+        double stepPlaying = readFx(() -> step.localToScene(step.getLayoutBounds()).getMinX());
+        double labelEndFast = readFx(() -> speedLabel.localToScene(speedLabel.getLayoutBounds()).getMaxX());
+        robot.interact(() -> sweep().pause());
+        assertEquals(stepAt, stepPlaying, 0.5, "Step stays where it was when Play becomes Pause");
+        assertEquals(labelEnd, labelEndFast, 0.5, "the speed's label keeps its width from 1.1 to 20.0 steps/s");
+    }
 }
