@@ -41,6 +41,17 @@ final class WinogradConv {
     /** Below this many flops in the 16 products, one thread runs them all. */
     private static final long PARALLEL_FLOPS = 1L << 18;
 
+    /** The 2x2 output tiles of an [oh, ow] plane, rows and columns of them, and how many in N images. */
+    private record Tiles(int rows, int cols, int count) {
+        /** Null where there are fewer than {@link #MIN_TILES} (unless {@code anySize}): im2col is faster there. */
+        static Tiles of(int n, int oh, int ow, boolean anySize) {
+            int rows = (oh + 1) / 2;
+            int cols = (ow + 1) / 2;
+            int count = Math.multiplyExact(n, rows * cols);
+            return count < MIN_TILES && !anySize ? null : new Tiles(rows, cols, count);
+        }
+    }
+
     /**
      * y [N, K, H + 2ph − 2, W + 2pw − 2] = x [N, C, H, W] (any strides) correlated with the 3x3
      * weight, or null when either is not float32, the output would be empty, or (unless {@code
@@ -61,12 +72,13 @@ final class WinogradConv {
         if (oh < 1 || ow < 1 || n == 0 || c == 0 || k == 0) {
             return null;
         }
-        int th = (oh + 1) / 2;
-        int tw = (ow + 1) / 2;
-        int tiles = Math.multiplyExact(n, th * tw);
-        if (tiles < MIN_TILES && !anySize) {
+        Tiles t = Tiles.of(n, oh, ow, anySize);
+        if (t == null) {
             return null;
         }
+        int th = t.rows();
+        int tw = t.cols();
+        int tiles = t.count();
         // Note [Staggered planes]: the 16 matrices of each transformed array lie an odd number of cache lines
         // apart, not a multiple of 4 KiB: a transform writes (or reads) all 16 at once, and 16 streams in one
         // L1 set thrashed it (the 512-channel weight transform took 20-30 ms instead of 2-3).
@@ -168,12 +180,13 @@ final class WinogradConv {
         if (oh != s[2] + 2 * ph - 2 || ow != s[3] + 2 * pw - 2 || oh < 1 || ow < 1 || n == 0 || c == 0 || k == 0) {
             return null;
         }
-        int th = (oh + 1) / 2;
-        int tw = (ow + 1) / 2;
-        int tiles = Math.multiplyExact(n, th * tw);
-        if (tiles < MIN_TILES && !anySize) {
+        Tiles t = Tiles.of(n, oh, ow, anySize);
+        if (t == null) {
             return null;
         }
+        int th = t.rows();
+        int tw = t.cols();
+        int tiles = t.count();
         int vPlane = stagger((long) c * tiles);
         int dPlane = stagger((long) k * tiles);
         int uPlane = stagger((long) k * c);
