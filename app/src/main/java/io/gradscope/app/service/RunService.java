@@ -238,7 +238,22 @@ public final class RunService {
         boolean nothingToPlan = request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.NONE
                 || (request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.SEGMENTS && !program.hasCheckpointBlocks());
         return !nothingToPlan || options.device() != Device.CPU || request.tangent() != null
-                || request.source().chars().filter(c -> c == '\n').count() <= PREDICT_LINES;
+                || atMostLines(request.source(), PREDICT_LINES);
+    }
+
+    /**
+     * Whether {@code text} has at most {@code n} line breaks. Found with indexOf (an intrinsic, fast in a
+     * JVM that has compiled nothing yet): a stream over the characters of a 10,000-line program was 6% of
+     * the first open's worker samples.
+     */
+    static boolean atMostLines(String text, int n) {
+        int count = 0;
+        for (int i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) {
+            if (++count > n) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

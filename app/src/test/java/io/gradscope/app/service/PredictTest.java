@@ -31,4 +31,14 @@ class PredictTest {
         assertEquals(-1, r.run().memory().predictedPeak());
         assertTrue(r.run().timeline().peakBytes() > 0);
     }
+
+    @Test
+    void lineBreaksAreCountedExactlyAtTheBoundary() {
+        for (String text : new String[] {"", "a", "\n", "a\nb", "a\n\nb\n", "\n\n\n", "x\ny\nz"}) {
+            long breaks = text.chars().filter(c -> c == '\n').count();
+            for (int n = 0; n <= 4; n++) {
+                assertEquals(breaks <= n, RunService.atMostLines(text, n), "'" + text.replace("\n", "\\n") + "' at most " + n);
+            }
+        }
+    }
 }
