@@ -75,6 +75,7 @@ final class EngineWarmUp {
     /** The warm-up's program: each common elementwise op, the operators and a product, repeated. */
     static String program() {
         String[] ops = {"tanh(%s)", "relu(%s)", "sigmoid(%s)", "sin(%s)", "cos(%s)", "gelu(%s)", "exp(-%s * %s)",
+            "softplus(%s)", "abs(%s)", "log(1 + %s * %s)", "sqrt(1 + %s * %s)",
             "%s * 0.5 + %s", "%s - %s / 2", "%s / (1 + %s * %s)"};
         StringBuilder p = new StringBuilder("x = input(4, 8)\nh0 = x\n");
         int n = 0;
