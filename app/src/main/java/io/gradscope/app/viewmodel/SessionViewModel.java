@@ -156,6 +156,32 @@ public final class SessionViewModel {
         return v.line() <= lines.length ? NodeOrigin.parse(lines[v.line() - 1]) : java.util.Optional.empty();
     }
 
+    /**
+     * The 1-based line of the text now that holds line {@code line} of the run on screen: the same line
+     * while the text is the one that ran, else where the edits since moved it ({@link LineMap}); 0 when
+     * there is no run, or that line was changed or removed since: the text holds no line of that node.
+     */
+    public int textLine(int line) {
+        if (shown == null || line < 1) {
+            return 0;
+        }
+        String now = source.get();
+        if (now.equals(shown.source())) {
+            return line;
+        }
+        if (lineMap == null || mappedText != now || mappedRun != shown) {
+            lineMap = LineMap.between(shown.source(), now);
+            mappedText = now;
+            mappedRun = shown;
+        }
+        return lineMap.map(line);
+    }
+
+    /** The lines of the run on screen in the text now, for the text and run it was made for. */
+    private LineMap lineMap;
+    private String mappedText;
+    private RunService.Request mappedRun;
+
     public ReadOnlyObjectProperty<DType> dtype() {
         return dtype.getReadOnlyProperty();
     }
