@@ -115,7 +115,7 @@ public final class ProgramEditor extends BorderPane {
         }
         area.moveTo(line - 1, 0);
         area.selectLine();
-        area.showParagraphInViewport(line - 1);
+        bringIntoView(line - 1);
     }
 
     public CodeArea area() {
@@ -181,8 +181,16 @@ public final class ProgramEditor extends BorderPane {
         currentLine = line;
         restyle(previous);
         restyle(line);
-        if (scroll && line >= 0 && line < area.getParagraphs().size() && !area.isFocused()) {
-            area.showParagraphInViewport(line);
+        if (scroll && line >= 0 && line < area.getParagraphs().size()) {
+            bringIntoView(line);
+        }
+    }
+
+    /** Scrolls line {@code line} (0-based) into view, and back to its start if the view is scrolled sideways. */
+    private void bringIntoView(int line) {
+        area.showParagraphInViewport(line);
+        if (area.getEstimatedScrollX() > 0) {
+            area.scrollXToPixel(0);
         }
     }
 
