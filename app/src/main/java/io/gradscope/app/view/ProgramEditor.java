@@ -88,10 +88,29 @@ public final class ProgramEditor extends BorderPane {
         });
         vm.error().addListener((o, a, e) -> showError(e));
         SweepViewModel sweep = vm.sweep();
-        sweep.inspection().addListener((o, a, b) -> followStep(true));
+        sweep.inspection().addListener((o, a, b) -> followStep(!typingWhilePlaying()));
+        area.addEventFilter(javafx.scene.input.KeyEvent.KEY_TYPED, e -> {
+            if (!e.getCharacter().isEmpty() && !e.isShortcutDown()) {
+                typedAt = System.nanoTime();
+            }
+        });
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
     }
+
+    /**
+     * Whether the user is typing in the editor while the sweep plays: then the steps do not move the view
+     * (each would take it away from the caret, and the next key back to it).
+     */
+    private boolean typingWhilePlaying() {
+        return vm.sweep().playing().get() && area.isFocused() && typedAt != NEVER && System.nanoTime() - typedAt < TYPING_NANOS;
+    }
+
+    /** How long after the last character typed the user counts as typing. */
+    static final long TYPING_NANOS = 1_500_000_000L;
+    private static final long NEVER = Long.MIN_VALUE;
+    /** When a character was last typed into the editor ({@link System#nanoTime}), or {@link #NEVER}. */
+    private long typedAt = NEVER;
 
     /** Puts the program opened in the text (unless it is there already): it starts the undo history. */
     private void showOpened() {

@@ -37,6 +37,31 @@ class StepScrollsEditorWindowTest extends WindowFixture {
     }
 
     @Test
+    void playingWhileTheUserTypesLeavesTheViewAtTheCaret(FxRobot robot) {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        CodeArea area = window.editor().area();
+        scrolledToLineEnd(robot, area, 12);
+        robot.write(" ");
+        double x = readFx(area::getEstimatedScrollX);
+        // A step of the play just after the key (taken here: at 0.1 steps/s the play's own comes after the test).
+        robot.interact(() -> {
+            sweep().setSpeed(0.1);
+            sweep().play();
+            sweep().stepForward();
+        });
+        settleLayout(robot);
+        WaitForAsyncUtils.waitForFxEvents();
+        assertTrue(window.editor().currentLine() > 0, "the step's line is highlighted");
+        assertEquals(x, readFx(area::getEstimatedScrollX), 0.5, "the view stays at the caret");
+        // Not playing, the same step moves the view.
+        robot.interact(() -> {
+            sweep().pause();
+            sweep().stepForward();
+        });
+        assertStepLineInView(robot, area, "a step, not playing");
+    }
+
+    @Test
     void aStepScrollsToItsLineInALongProgramWhileTheEditorHasTheFocus(FxRobot robot) {
         StringBuilder text = new StringBuilder("x = param(4)\nh0 = tanh(x)\n");
         int n = 150;
