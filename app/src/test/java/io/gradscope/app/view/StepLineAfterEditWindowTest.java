@@ -38,6 +38,8 @@ class StepLineAfterEditWindowTest extends WindowFixture {
         robot.write("# a note\n# another\n");
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(List.of(before + 2), highlighted(area));
+        // The inspector names the line where it is now, at once, and the one that ran.
+        assertTrue(inspectorOp(robot).endsWith(" · line " + (before + 2) + " (" + before + " when run)"), inspectorOp(robot));
         // Every step of the backward pass marks the line holding its statement, or, for a statement
         // edited since, none.
         int edited = 13; // "logits = h @ W2 + b2" in the file: changed below
@@ -61,6 +63,7 @@ class StepLineAfterEditWindowTest extends WindowFixture {
             List<Integer> lines = highlighted(area);
             if (line == edited || line <= 0) {
                 assertEquals(List.of(), lines, "step " + step + " of line " + line + ": no line is its");
+                assertTrue(line <= 0 || inspectorOp(robot).endsWith(" · line " + edited + " when run (edited since)"), inspectorOp(robot));
                 unmarked += line == edited ? 1 : 0;
             } else {
                 assertEquals(List.of(line + 2), lines, "step " + step + " of line " + line);
@@ -76,6 +79,11 @@ class StepLineAfterEditWindowTest extends WindowFixture {
         }
         robot.interact(() -> sweep().jumpTo(1));
         assertEquals(List.of(before), highlighted(area));
+        assertTrue(inspectorOp(robot).endsWith(" · line " + before), inspectorOp(robot));
+    }
+
+    private static String inspectorOp(FxRobot robot) {
+        return readFx(() -> robot.lookup("#inspector-op").queryAs(javafx.scene.control.Label.class).getText());
     }
 
     /** The 1-based lines whose paragraphs carry the step's highlight now. */
