@@ -8,7 +8,6 @@ import javafx.scene.control.Button;
 import javafx.scene.control.Label;
 import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
-import org.fxmisc.richtext.CodeArea;
 
 /**
  * The alert over the graph when a value or a gradient is not finite: where it was born, and
@@ -21,7 +20,8 @@ public final class FindingBar extends HBox {
     /** Set when the only non-finite values are infinities the program absorbs: a note, not an alarm. */
     private static final javafx.css.PseudoClass ABSORBED = javafx.css.PseudoClass.getPseudoClass("absorbed");
 
-    public FindingBar(DiagnosticsViewModel vm, CodeArea editor) {
+    /** {@code showLine} selects a line of the run on screen in the editor (where it is in the text now). */
+    public FindingBar(DiagnosticsViewModel vm, java.util.function.IntConsumer showLine) {
         super(8);
         setId("finding-bar");
         getStyleClass().add("finding-bar");
@@ -38,7 +38,7 @@ public final class FindingBar extends HBox {
         vm.finite().addListener((o, a, r) -> show(r));
         vm.jump().addListener((o, a, j) -> {
             if (j != null) {
-                showLine(editor, j.line(), j.column());
+                showLine.accept(j.line());
                 text.setText(text.getText().split("\n")[0] + "\nWhy: " + j.why());
             }
         });
@@ -62,17 +62,6 @@ public final class FindingBar extends HBox {
                     + vm.propagatorCount() + (vm.propagatorCount() == 1 ? " node passes" : " nodes pass") + " it on"
                     + (vm.harm() != null ? "; " + vm.harm() : "") + ".");
         }
-    }
-
-    /** Selects a program line in the editor and scrolls to it. */
-    static void showLine(CodeArea editor, int line, int column) {
-        int p = line - 1;
-        if (p < 0 || p >= editor.getParagraphs().size()) {
-            return;
-        }
-        editor.showParagraphInViewport(p);
-        editor.selectRange(p, 0, p, editor.getParagraph(p).length());
-        editor.requestFollowCaret();
     }
 
     public Label text() {

@@ -83,6 +83,12 @@ public final class GraphPanel extends StackPane {
         vm.layout().addListener((o, a, b) -> {
             if (b != null) {
                 show(a, b);
+            } else {
+                // The run was let go (another text opened): nothing of it stays drawn.
+                scene = null;
+                drawnRun = null;
+                map.setScene(null);
+                redraw();
             }
         });
         vm.graphChange().addListener((o, a, change) -> restyle(change));

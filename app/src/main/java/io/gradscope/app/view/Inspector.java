@@ -78,6 +78,37 @@ public final class Inspector extends ScrollPane {
         refresh();
     }
 
+    /** Where the lines of the run are in the text now (1-based; 0: changed since); the run's own until {@link #followText}. */
+    private java.util.function.IntUnaryOperator textLine = java.util.function.IntUnaryOperator.identity();
+    /** The vertex whose op and line are shown, or null. */
+    private TraceGraph.Vertex shownLine;
+
+    /**
+     * Names a node's line where it is in the text now ({@code textLine}: 1-based, 0 for a line changed or
+     * removed since the run), named again whenever {@code text} changes.
+     */
+    public void followText(java.util.function.IntUnaryOperator textLine, javafx.beans.Observable text) {
+        this.textLine = textLine;
+        text.addListener(o -> {
+            if (shownLine != null) {
+                showOp();
+            }
+        });
+    }
+
+    /** The op and its line: "op · matmul · line 14", "· line 14 (12 when run)", "· line 12 when run (edited since)". */
+    private void showOp() {
+        TraceGraph.Vertex v = shownLine;
+        String kind = v.kind().name().toLowerCase(java.util.Locale.ROOT);
+        String line = "";
+        if (v.line() > 0) {
+            int now = textLine.applyAsInt(v.line());
+            line = now == v.line() ? " · line " + now : now > 0 ? " · line " + now + " (" + v.line() + " when run)"
+                    : " · line " + v.line() + " when run (edited since)";
+        }
+        op.setText((kind.equals(v.op()) ? kind : kind + " · " + v.op()) + line);
+    }
+
     /** The recomputed answer for the vertex, when the run did not retain what it shows; else null. */
     private OnDemandViewModel.Answer recomputed(int vertex) {
         return recompute == null ? null : recompute.answerFor(vertex);
@@ -126,6 +157,7 @@ public final class Inspector extends ScrollPane {
         refreshes++;
         int id = vm.inspectedVertex();
         TraceGraph.Vertex v = vm.vertex(id);
+        shownLine = null;
         if (v == null) {
             name.setText(vm.recorded().get() == null ? "No run yet" : "Step or click a node");
             op.setText("");
@@ -141,8 +173,8 @@ public final class Inspector extends ScrollPane {
         Tensor t = v.value();
         OnDemandViewModel.Answer again = recomputed(id);
         name.setText(v.title());
-        String kind = v.kind().name().toLowerCase(java.util.Locale.ROOT);
-        op.setText((kind.equals(v.op()) ? kind : kind + " · " + v.op()) + (v.line() > 0 ? " · line " + v.line() : ""));
+        shownLine = v;
+        showOp();
         rule.setText(v.rule() == null || v.rule().isEmpty() ? "" : "VJP: " + v.rule());
         layout.setText("shape " + Shapes.str(t.shape()) + "   strides " + Shapes.str(t.strides()) + "   " + t.dtype());
         showKept(value, t, again == null ? null : again.value(), again);

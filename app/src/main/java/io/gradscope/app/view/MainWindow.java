@@ -73,7 +73,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         menus = new Menus(vm, graph, exporter, this::window, this, recent);
         menus.bar().getMenus().add(1, EditMenu.of(editor.area(), () -> getScene() == null ? null : getScene().getFocusOwner()));
         menus.bar().getMenus().add(DebugMenu.of(vm, side, nodeMenu::expandSelected));
-        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor.area())));
+        setTop(new VBox(menus.bar(), new RunToolBar(vm, graph), new FindingBar(vm.diagnostics(), editor::showLine)));
         // Diagnoses colour the graph: the overlay's fill, or the node's mark (NaN origin, failed check).
         graph.addDecorator(vm.memory().recomputed()); // recomputed nodes outlined; diagnoses over them
         graph.addDecorator(vm.diagnostics());
@@ -83,6 +83,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
+        inspector.followText(vm::textLine, vm.source());
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
         // Narrowed, the panes give way down to where they still show what matters: the editor's first
         // columns, the graph, every tab of the side panel (none in an overflow menu).

@@ -47,9 +47,13 @@ final class OverviewMap extends StackPane {
         return enabled;
     }
 
-    /** Draws a new layout in small. */
+    /** Draws a new layout in small (null: none, the map hidden). */
     void setScene(GraphScene s) {
         scene = s;
+        if (s == null) {
+            setVisible(false); // no graph: no map
+            return;
+        }
         GraphLayout.Result l = s.layout();
         scale = Math.min((MAX_W - 2 * pad) / Math.max(1, l.width()), (MAX_H - 2 * pad) / Math.max(1, l.height()));
         double w = l.width() * scale + 2 * pad;

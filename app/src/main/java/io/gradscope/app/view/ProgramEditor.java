@@ -15,6 +15,7 @@ import javafx.scene.layout.HBox;
 import org.fxmisc.flowless.VirtualizedScrollPane;
 import org.fxmisc.richtext.CodeArea;
 import org.fxmisc.richtext.LineNumberFactory;
+import org.fxmisc.richtext.model.PlainTextChange;
 
 /**
  * The program's text with line numbers. A failed run marks its line and shows the same message as
@@ -63,10 +64,15 @@ public final class ProgramEditor extends BorderPane {
         area.textProperty().addListener((o, a, b) -> markCombining(b));
         area.replaceText(vm.source().get());
         area.getUndoManager().forgetHistory();
-        area.textProperty().addListener((o, a, b) -> {
-            if (!b.equals(vm.source().get())) {
-                vm.edit(b);
+        // Each change of the text, in this order: the marks move with their lines, the session hears of the
+        // edit (which may put the error aside), the step's line is found again in the new text.
+        area.plainTextChanges().subscribe(change -> {
+            moveMarks(change);
+            String text = area.getText();
+            if (!text.equals(vm.source().get())) {
+                vm.edit(text);
             }
+            followStep(false);
         });
         vm.source().addListener((o, a, b) -> {
             if (!b.equals(area.getText())) {
@@ -82,13 +88,29 @@ public final class ProgramEditor extends BorderPane {
         });
         vm.error().addListener((o, a, e) -> showError(e));
         SweepViewModel sweep = vm.sweep();
-        sweep.inspection().addListener((o, a, b) -> {
-            TraceGraph.Vertex v = sweep.vertex(sweep.inspectedVertex());
-            showCurrent(v == null ? -1 : v.line() - 1);
+        sweep.inspection().addListener((o, a, b) -> followStep(!typingWhilePlaying()));
+        area.addEventFilter(javafx.scene.input.KeyEvent.KEY_TYPED, e -> {
+            if (!e.getCharacter().isEmpty() && !e.isShortcutDown()) {
+                typedAt = System.nanoTime();
+            }
         });
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
     }
+
+    /**
+     * Whether the user is typing in the editor while the sweep plays: then the steps do not move the view
+     * (each would take it away from the caret, and the next key back to it).
+     */
+    private boolean typingWhilePlaying() {
+        return vm.sweep().playing().get() && area.isFocused() && typedAt != NEVER && System.nanoTime() - typedAt < TYPING_NANOS;
+    }
+
+    /** How long after the last character typed the user counts as typing. */
+    static final long TYPING_NANOS = 1_500_000_000L;
+    private static final long NEVER = Long.MIN_VALUE;
+    /** When a character was last typed into the editor ({@link System#nanoTime}), or {@link #NEVER}. */
+    private long typedAt = NEVER;
 
     /** Puts the program opened in the text (unless it is there already): it starts the undo history. */
     private void showOpened() {
@@ -101,14 +123,18 @@ public final class ProgramEditor extends BorderPane {
         }
     }
 
-    /** Selects line {@code line} (1-based) and scrolls it into view; other numbers do nothing. */
+    /**
+     * Selects line {@code line} (1-based) of the run on screen where it is in the text now, and scrolls it
+     * into view; a line changed or removed since, or no line, does nothing.
+     */
     public void showLine(int line) {
+        line = vm.textLine(line);
         if (line < 1 || line > area.getParagraphs().size()) {
             return;
         }
         area.moveTo(line - 1, 0);
         area.selectLine();
-        area.showParagraphInViewport(line - 1);
+        bringIntoView(line - 1);
     }
 
     public CodeArea area() {
@@ -158,14 +184,74 @@ public final class ProgramEditor extends BorderPane {
         area.setParagraphStyle(line, styles);
     }
 
-    private void showCurrent(int line) {
+    /**
+     * Highlights the line of the node inspected, where it is in the text now (scrolled into view when
+     * {@code scroll}). Edited since the run, a line of the run moves with the edits above it; a line that
+     * was changed or removed is not highlighted: no line of the text now is that node's.
+     */
+    private void followStep(boolean scroll) {
+        SweepViewModel sweep = vm.sweep();
+        TraceGraph.Vertex v = sweep.vertex(sweep.inspectedVertex());
+        showCurrent(v == null ? -1 : vm.textLine(v.line()) - 1, scroll);
+    }
+
+    private void showCurrent(int line, boolean scroll) {
         int previous = currentLine;
         currentLine = line;
         restyle(previous);
         restyle(line);
-        if (line >= 0 && line < area.getParagraphs().size() && !area.isFocused()) {
-            area.showParagraphInViewport(line);
+        if (scroll && line >= 0 && line < area.getParagraphs().size()) {
+            bringIntoView(line);
         }
+    }
+
+    /** Scrolls line {@code line} (0-based) into view, and back to its start if the view is scrolled sideways. */
+    private void bringIntoView(int line) {
+        area.showParagraphInViewport(line);
+        if (area.getEstimatedScrollX() > 0) {
+            area.scrollXToPixel(0);
+        }
+    }
+
+    /**
+     * Moves the marked lines (the error's, the step's) with a change of the text: the paragraphs before it
+     * keep their place, those after it move by the lines it added or removed. A mark inside the change is
+     * taken off whichever of the changed paragraphs carries its style now (the area may have given it to
+     * either half of a split line); the mark is then set again from the new text, if it is still there.
+     */
+    private void moveMarks(PlainTextChange change) {
+        int start = area.offsetToPosition(change.getPosition(), org.fxmisc.richtext.model.TwoDimensional.Bias.Forward).getMajor();
+        int removed = newlines(change.getRemoved());
+        int inserted = newlines(change.getInserted());
+        boolean inside = false;
+        int[] marks = {currentLine, errorLine};
+        for (int i = 0; i < marks.length; i++) {
+            if (marks[i] >= start && marks[i] <= start + removed) {
+                inside = true;
+                marks[i] = -1;
+            } else if (marks[i] > start + removed) {
+                marks[i] += inserted - removed;
+            }
+        }
+        currentLine = marks[0];
+        errorLine = marks[1];
+        if (inside) {
+            for (int p = start; p <= start + inserted && p < area.getParagraphs().size(); p++) {
+                if (!area.getParagraph(p).getParagraphStyle().isEmpty()) {
+                    area.setParagraphStyle(p, List.of());
+                }
+            }
+            restyle(currentLine);
+            restyle(errorLine);
+        }
+    }
+
+    private static int newlines(String s) {
+        int n = 0;
+        for (int i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) {
+            n++;
+        }
+        return n;
     }
 
     private void showError(RunError e) {

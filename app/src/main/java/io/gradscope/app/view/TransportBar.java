@@ -57,6 +57,14 @@ public final class TransportBar extends HBox {
         play.setId("play");
         Button step = button("Step ▶", "Step forward (→)", vm::stepForward);
         Button end = button("End ▶|", "Jump to the end (End)", vm::toEnd);
+        start.setId("transport-start");
+        back.setId("transport-back");
+        step.setId("transport-step");
+        end.setId("transport-end");
+        // Nothing to step before a run, nor after another text is opened until a run of it succeeds.
+        for (javafx.scene.control.ButtonBase b : java.util.List.of(fwd, bwd, start, back, play, step, end)) {
+            b.disableProperty().bind(vm.recorded().isNull());
+        }
         Slider speed = new Slider(0.5, 20, vm.speed().get());
         speed.setPrefWidth(110);
         speed.setTooltip(new Tooltip("Steps per second while playing"));

@@ -154,9 +154,11 @@ public final class ComparisonViewModel {
     }
 
     /** A new run is on screen ({@code before} was): it becomes the previous run, and the comparison goes. */
-    void reset(Sweep before) {
+    void reset(Sweep before, Sweep now) {
         request++;
-        previous = before != null ? before : previous;
+        // Another text opened lets go of the run on screen (now null): a run of the old text is no
+        // "previous run" of the new one.
+        previous = now == null ? null : before != null ? before : previous;
         comparing.set(false);
         diffByVertex.clear();
         comparison.set(null);

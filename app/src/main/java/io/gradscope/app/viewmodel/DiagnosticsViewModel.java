@@ -273,7 +273,7 @@ public final class DiagnosticsViewModel implements Decorator {
 
     private void recorded(Sweep before, Sweep now) {
         checks.reset();
-        comparisons.reset(before);
+        comparisons.reset(before, now);
         finite.reset();
         overlays.reset();
         changed();

@@ -70,6 +70,8 @@ public final class SessionViewModel {
     private RunService.Request shown;
     /** Counts opens: an import that finishes after a later open is dropped. */
     private int openRequest;
+    /** Counts the texts opened (files, examples, imported models): a run of an earlier one is not shown. */
+    private int textsOpened;
 
     public SessionViewModel(RunService service) {
         this.service = service;
@@ -153,6 +155,32 @@ public final class SessionViewModel {
         String[] lines = shown.source().split("\n", -1);
         return v.line() <= lines.length ? NodeOrigin.parse(lines[v.line() - 1]) : java.util.Optional.empty();
     }
+
+    /**
+     * The 1-based line of the text now that holds line {@code line} of the run on screen: the same line
+     * while the text is the one that ran, else where the edits since moved it ({@link LineMap}); 0 when
+     * there is no run, or that line was changed or removed since: the text holds no line of that node.
+     */
+    public int textLine(int line) {
+        if (shown == null || line < 1) {
+            return 0;
+        }
+        String now = source.get();
+        if (now.equals(shown.source())) {
+            return line;
+        }
+        if (lineMap == null || mappedText != now || mappedRun != shown) {
+            lineMap = LineMap.between(shown.source(), now);
+            mappedText = now;
+            mappedRun = shown;
+        }
+        return lineMap.map(line);
+    }
+
+    /** The lines of the run on screen in the text now, for the text and run it was made for. */
+    private LineMap lineMap;
+    private String mappedText;
+    private RunService.Request mappedRun;
 
     public ReadOnlyObjectProperty<DType> dtype() {
         return dtype.getReadOnlyProperty();
@@ -316,6 +344,7 @@ public final class SessionViewModel {
         model.set(null);
         imported = null;
         fileName.set(name);
+        dropShown();
         saved.set(text);
         source.set(text);
         derivatives.opened(text);
@@ -349,6 +378,7 @@ public final class SessionViewModel {
         model.set(null);
         imported = null;
         file.set(path);
+        dropShown();
         saved.set(text);
         source.set(text);
         derivatives.opened(text);
@@ -385,10 +415,25 @@ public final class SessionViewModel {
         model.set(imported.model());
         this.imported = imported;
         fileName.set(imported.model().getFileName().toString());
+        dropShown();
         saved.set(imported.text());
         source.set(imported.text());
         derivatives.opened(imported.text());
         run();
+    }
+
+    /**
+     * Another text replaces the one on screen: the run of the old text goes at once, with its error
+     * (they name the old text's lines), so that the new text never stands beside them, whether its own
+     * run then succeeds, fails to parse or fails to run. Until a run of it succeeds there is nothing to step.
+     */
+    private void dropShown() {
+        textsOpened++;
+        shown = null;
+        staleError = null;
+        errorSource = null;
+        error.set(null);
+        sweep.clear();
     }
 
     /** Saves to the file the text came from; false when it has none (ask where, then {@link #saveTo}). */
@@ -428,6 +473,7 @@ public final class SessionViewModel {
         }
         sweep.pause();
         String name = fileName.get();
+        int opening = textsOpened;
         running.set(true);
         // The program's path, not only its name: a leaf's init="file:..." is relative to the program's folder.
         String program = file.get() != null ? file.get().toString() : name;
@@ -451,6 +497,9 @@ public final class SessionViewModel {
 
                     @Override
                     public void succeeded(RunService.Result r) {
+                        if (ranBeforeOpen(opening)) {
+                            return;
+                        }
                         long showStart = System.nanoTime();
                         running.set(false);
                         error.set(null);
@@ -472,6 +521,9 @@ public final class SessionViewModel {
 
                     @Override
                     public void failed(RunError e) {
+                        if (ranBeforeOpen(opening)) {
+                            return;
+                        }
                         running.set(false);
                         sweep.pause();
                         staleError = null;
@@ -485,10 +537,27 @@ public final class SessionViewModel {
 
                     @Override
                     public void cancelled() {
+                        if (ranBeforeOpen(opening)) {
+                            return;
+                        }
                         running.set(false);
                         status.set("Run cancelled");
                     }
                 });
+    }
+
+    /**
+     * Whether a run that just ended was of a text since replaced by another opened while it ran: its
+     * result is not shown beside the new text, and the new text runs now (its own run was not started
+     * while this one went).
+     */
+    private boolean ranBeforeOpen(int opening) {
+        if (opening == textsOpened) {
+            return false;
+        }
+        running.set(false);
+        run();
+        return true;
     }
 
     /** " · 1.2 GiB of values not retained (--retain fit, 1.5 GiB kept at most), recomputed when inspected", or "" when all are kept. */

@@ -113,6 +113,31 @@ public final class SweepViewModel {
     }
 
     /**
+     * Lets go of the run shown: nothing is recorded, laid out, selected or steppable until the next
+     * {@link #show}. A program opened in place of another drops the other's run at once, so that a new
+     * text that fails to parse or run never stands beside a graph of the old one (its steps named lines
+     * the new text does not have). Every listener of {@link #recorded()}, {@link #layout()} and
+     * {@link #inspection()} takes null as "no run".
+     */
+    public void clear() {
+        playing.set(false); // (not pause(): nothing of the old run opens)
+        layoutRequest++; // a layout still being made for the old run is dropped
+        revealing = -1;
+        states = null;
+        cursor.set(-1);
+        selected.set(-1);
+        stepOpenings.clear();
+        fitNext = false;
+        foundKey.set(null);
+        if (recorded.get() == null && layout.get() == null) {
+            return;
+        }
+        recorded.set(null);
+        layout.set(null);
+        publish();
+    }
+
+    /**
      * Switches the pass, keeping the place: the cursor moves to the step of the new pass that is about
      * the same vertex (forward step of logits → backward step of logits); a vertex the new pass never
      * reaches keeps the step number (within the new pass's steps).

@@ -226,6 +226,45 @@ class SessionViewModelTest {
     }
 
     @Test
+    void anotherTextOpenedDropsTheRunBeforeEvenWhenItsOwnFails() {
+        SessionViewModel vm = session();
+        vm.sweep().jumpTo(2);
+        vm.openText("bad.grad", "a = param(3)\nb = rleu(a)\nloss = sum(b)\n");
+        assertEquals(2, vm.error().get().line());
+        assertNull(vm.sweep().recorded().get(), "chain.grad's run is not shown beside bad.grad");
+        assertNull(vm.sweep().layout().get());
+        assertEquals(-1, vm.sweep().cursor().get());
+        assertNull(vm.sweep().inspection().get().sweep());
+        assertFalse(vm.sweep().stepForward(), "nothing to step");
+        assertTrue(vm.onnxOrigin(0).isEmpty());
+        // An edit that runs brings a run back; a file that does not open leaves the text and its run alone.
+        vm.edit(CHAIN);
+        vm.run();
+        Sweep good = vm.sweep().recorded().get();
+        assertTrue(good != null && good.graph().size() == 5);
+        vm.open(java.nio.file.Path.of("no-such-file.grad"));
+        assertSame(good, vm.sweep().recorded().get());
+    }
+
+    @Test
+    void aRunOfATextReplacedWhileItRanIsNotShownAndTheNewTextRuns() {
+        // The worker's jobs wait here until the test runs them; the UI thread is this one.
+        java.util.List<Runnable> work = new java.util.ArrayList<>();
+        SessionViewModel vm = new SessionViewModel(new RunService(work::add, Runnable::run));
+        vm.openText("chain.grad", CHAIN);
+        String other = "a = param(3)\nloss = sum(a)\n";
+        vm.openText("other.grad", other);
+        assertEquals(1, work.size(), "one run at a time: other.grad waits for chain.grad's");
+        work.remove(0).run();
+        assertNull(vm.sweep().recorded().get(), "chain.grad's run is not shown beside other.grad's text");
+        assertTrue(vm.running().get(), "other.grad runs now");
+        assertEquals(1, work.size());
+        work.remove(0).run();
+        assertFalse(vm.running().get());
+        assertEquals(List.of("a"), vm.sweep().recorded().get().run().leaves().stream().map(l -> l.name()).toList(), "other.grad's run");
+    }
+
+    @Test
     void withoutAGpuCudaFallsBackToTheCpuWithANotice() {
         org.junit.jupiter.api.Assumptions.assumeFalse(io.gradscope.engine.tensor.Backends.cudaAvailable(), "a GPU is present");
         SessionViewModel vm = new SessionViewModel(RunService.direct());
