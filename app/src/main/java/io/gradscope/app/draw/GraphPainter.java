@@ -108,6 +108,17 @@ public final class GraphPainter {
         }
     }
 
+    /**
+     * Whether node {@code i} of the scene is drawn with a label at scale {@code k} (in full or its
+     * name or op): false when its box is too small on screen to hold one at {@link #MIN_FONT}.
+     */
+    public static boolean labelled(Pen pen, GraphScene s, int i, double k) {
+        double[] b = s.boxes[i];
+        double w = b[2] * k;
+        double h = b[3] * k;
+        return w >= 1.5 && h >= 1.5 && fit(pen, s.labels[i], s.briefs[i], s.looks[i].bold(), w, h, k, new double[1]) != null;
+    }
+
     /** The label that fits a box w × h pixels at scale k: full, shrunk to fit, brief, or none; and its size. */
     static String fit(Pen pen, String full, String brief, boolean bold, double w, double h, double k, double[] size) {
         double font = TextWidth.SIZE * k;
