@@ -198,7 +198,10 @@ public final class GraphPanel extends StackPane {
             return;
         }
         camera.resize(canvas.getWidth(), canvas.getHeight());
-        camera.fit(FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened));
+        // A part of the graph goes beside the overview map, which shows while part is out of view.
+        double[] corner = map.enabled().get() ? new double[] {map.getPrefWidth() + MAP_MARGIN, map.getPrefHeight() + MAP_MARGIN} : null;
+        FitTarget.Shown shown = FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened, corner);
+        camera.fit(shown.target(), shown.area());
         overviewByHand = false;
         redraw();
     }
@@ -315,6 +318,7 @@ public final class GraphPanel extends StackPane {
         boolean whole = scene != null && camera.shows(scene.layout().bounds());
         boolean fitted = scene != null && camera.isFitTo(scene.layout().bounds());
         camera.resize(canvas.getWidth(), canvas.getHeight());
+        map.setPane(canvas.getWidth(), canvas.getHeight());
         if (whole && !camera.shows(scene.layout().bounds()) || fitted && !camera.isFitTo(scene.layout().bounds())) {
             fitPending = true;
         }

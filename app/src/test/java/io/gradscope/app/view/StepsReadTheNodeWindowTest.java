@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.cli.BenchUiPrograms;
 import io.gradscope.app.draw.Camera;
-import io.gradscope.app.draw.GraphPainter;
-import io.gradscope.app.draw.Pen;
 import javafx.geometry.Bounds;
 import org.junit.jupiter.api.Test;
 import org.testfx.api.FxRobot;
@@ -119,52 +117,7 @@ class StepsReadTheNodeWindowTest extends WindowFixture {
         assertFalse(map.isVisible() && m.intersects(px[0], px[1], px[2], px[3]), when + ": the step's node under the map");
     }
 
-    /** Whether the painter, drawing the view as it is, writes text inside node {@code key}. */
-    static boolean labelDrawn(GraphPanel panel, String key) {
-        boolean[] found = {false};
-        Pen measure = new FxPen(panel.canvas().getGraphicsContext2D());
-        Pen pen = new Pen() {
-            private String node;
-
-            @Override
-            public void fillRect(double x, double y, double w, double h, String color) {
-            }
-
-            @Override
-            public void strokeRect(double x, double y, double w, double h, String color, double width, boolean dashed) {
-            }
-
-            @Override
-            public void polyline(double[] xy, String color, double width) {
-            }
-
-            @Override
-            public void fillPolygon(double[] xy, String color) {
-            }
-
-            @Override
-            public void text(String s, double x, double y, double size, boolean bold, String color) {
-                if (key.equals(node) && !s.isBlank() && size >= GraphPainter.MIN_FONT) {
-                    found[0] = true;
-                }
-            }
-
-            @Override
-            public double textWidth(String s, double size, boolean bold) {
-                return measure.textWidth(s, size, bold);
-            }
-
-            @Override
-            public void begin(String kind, String id) {
-                node = "node".equals(kind) ? id : null;
-            }
-
-            @Override
-            public void end() {
-                node = null;
-            }
-        };
-        GraphPainter.paint(pen, panel.scene(), GraphPainter.View.of(panel.camera()));
-        return found[0];
+    private static boolean labelDrawn(GraphPanel panel, String key) {
+        return DrawnText.labelOf(panel, key);
     }
 }
