@@ -67,7 +67,7 @@ public final class GraphPainter {
                 pen.fillRect(x, y, b.w() * k, b.h() * k, Looks.RUN_FILL);
             }
             pen.strokeRect(x, y, b.w() * k, b.h() * k, run ? Looks.RUN_STROKE : Looks.BOX_STROKE, Math.max(0.5, Math.min(1.5, k)), true);
-            title(pen, g.name(), x, y, b.w() * k, k);
+            title(pen, g.name(), x, y, b.w() * k, k, v);
             pen.end();
         }
         // Plain edges first, lit ones over them.
@@ -152,16 +152,24 @@ public final class GraphPainter {
         }
     }
 
-    private static void title(Pen pen, String name, double x, double y, double w, double k) {
+    /**
+     * A container's title, in the band at the top of its box, within the part of the band in the
+     * viewport: a section wider than the view, opened by Find or a step, had its title start off
+     * screen at the box's left edge. The band holds nothing else, so the title may slide along it.
+     */
+    private static void title(Pen pen, String name, double x, double y, double w, double k, View v) {
         double sz = Math.max(TITLE_SIZE * k, MIN_FONT);
         double band = 30 * k;
         if (band < sz) { // a title in the band as tall as its letters still reads: at Fit on a large program, often the only one
             return;
         }
         double left = Math.max(3, 8 * k);
-        String shown = titleThatFits(pen, name, sz, w - 2 * left);
+        // The viewport (not the part being redrawn), so a step's partial redraw puts the title where the whole one did.
+        double from = Math.max(x, 0);
+        double to = Math.min(x + w, v.vw());
+        String shown = titleThatFits(pen, name, sz, to - from - 2 * left);
         if (shown != null) {
-            pen.text(shown, x + left, y + band / 2, sz, true, Looks.BOX_TITLE);
+            pen.text(shown, from + left, y + band / 2, sz, true, Looks.BOX_TITLE);
         }
     }
 
