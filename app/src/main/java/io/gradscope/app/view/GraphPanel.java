@@ -52,7 +52,7 @@ public final class GraphPanel extends StackPane {
     private double pressY;
     private boolean dragged;
     private final java.util.List<Decorator> decorators = new java.util.ArrayList<>();
-    /** The step whose node the view last followed (run, pass, cursor), or null. */
+    /** The step whose node the view last followed (run, pass, cursor, the key drawn for it), or null. */
     private StepAt followed;
     /**
      * Whether the user zoomed out by hand (wheel, −) to where the step's node has no label: a view
@@ -60,8 +60,11 @@ public final class GraphPanel extends StackPane {
      */
     private boolean overviewByHand;
 
-    /** A step: which run, which pass, which cursor. */
-    private record StepAt(Sweep run, Sweep.Mode mode, int cursor) {
+    /**
+     * A step as drawn: which run, pass and cursor, and the node drawn for it (its folded section's,
+     * then its own once the step opened the section: followed anew).
+     */
+    private record StepAt(Sweep run, Sweep.Mode mode, int cursor, String key) {
     }
 
     public GraphPanel(SweepViewModel vm) {
@@ -407,7 +410,7 @@ public final class GraphPanel extends StackPane {
         if (i < 0 || canvas.getWidth() <= 0) {
             return false;
         }
-        StepAt step = new StepAt(vm.recorded().get(), vm.mode().get(), vm.cursor().get());
+        StepAt step = new StepAt(vm.recorded().get(), vm.mode().get(), vm.cursor().get(), key);
         boolean newStep = !step.equals(followed);
         followed = step;
         if (newStep && !overviewByHand && camera.scale() < 1 && !labelled(i)) {
