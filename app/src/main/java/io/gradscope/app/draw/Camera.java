@@ -66,21 +66,46 @@ public final class Camera {
 
     /** Shows all of {@code b}: centred, as large as fits (at most {@link #FIT_MAX_SCALE}). */
     public void fit(GraphLayout.Box b) {
-        scale = fitScale(b);
-        cx = b.cx();
-        cy = b.cy();
+        fit(b, viewport());
+    }
+
+    /**
+     * Shows all of {@code b} inside {@code area}, a part of the viewport (pixels: the room beside
+     * the overview map): centred there, as large as fits (at most {@link #FIT_MAX_SCALE}).
+     */
+    public void fit(GraphLayout.Box b, GraphLayout.Box area) {
+        scale = fitScale(b, area);
+        cx = b.cx() - (area.cx() - width / 2) / scale;
+        cy = b.cy() - (area.cy() - height / 2) / scale;
     }
 
     /** Whether the view is what {@link #fit} of {@code b} gives at the viewport's size (not zoomed or moved since). */
     public boolean isFitTo(GraphLayout.Box b) {
-        return Math.abs(scale - fitScale(b)) <= 1e-9 * scale && Math.abs(cx - b.cx()) < 1e-6 && Math.abs(cy - b.cy()) < 1e-6;
+        return isFitTo(b, viewport());
+    }
+
+    /** Whether the view is what {@link #fit(GraphLayout.Box, GraphLayout.Box)} of {@code b} into {@code area} gives. */
+    public boolean isFitTo(GraphLayout.Box b, GraphLayout.Box area) {
+        double s = fitScale(b, area);
+        return Math.abs(scale - s) <= 1e-9 * scale && Math.abs(cx - (b.cx() - (area.cx() - width / 2) / s)) < 1e-6
+                && Math.abs(cy - (b.cy() - (area.cy() - height / 2) / s)) < 1e-6;
     }
 
     /** The scale {@link #fit} of {@code b} gives at the viewport's size. */
     double fitScale(GraphLayout.Box b) {
-        double w = Math.max(1, width - 2 * FIT_MARGIN);
-        double h = Math.max(1, height - 2 * FIT_MARGIN);
+        return fitScale(b, viewport());
+    }
+
+    /** The scale at which {@code b} fits {@code area} (pixels) with {@link #FIT_MARGIN} round it. */
+    double fitScale(GraphLayout.Box b, GraphLayout.Box area) {
+        double w = Math.max(1, area.w() - 2 * FIT_MARGIN);
+        double h = Math.max(1, area.h() - 2 * FIT_MARGIN);
         return clamp(Math.min(FIT_MAX_SCALE, Math.min(w / Math.max(b.w(), 1), h / Math.max(b.h(), 1))));
+    }
+
+    /** The whole viewport, in pixels. */
+    public GraphLayout.Box viewport() {
+        return new GraphLayout.Box(0, 0, width, height);
     }
 
     /** Zooms by {@code factor} (above 1: in) keeping the layout point under pixel (px, py) where it is. */

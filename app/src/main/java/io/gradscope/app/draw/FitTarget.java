@@ -23,16 +23,31 @@ public final class FitTarget {
     private FitTarget() {
     }
 
+    /** What Fit shows ({@code target}, layout units) and where on screen ({@code area}, the viewport's pixels). */
+    public record Shown(GraphLayout.Box target, GraphLayout.Box area) {
+    }
+
     /**
-     * The area Fit shows.
+     * The area Fit shows, with the whole viewport to show it in.
      *
      * @param anchor the drawn box of the node followed, or null
      * @param lastOpened the section the user opened last (its path), or null
      */
     public static GraphLayout.Box choose(Camera camera, GraphLayout.Result r, GraphLayout.Box anchor, String lastOpened) {
+        return choose(camera, r, anchor, lastOpened, null).target();
+    }
+
+    /**
+     * The area Fit shows and where. The whole graph fills the viewport (nothing is out of view, so no
+     * overview map is shown); a part of it leaves {@code corner} free, the bottom-right corner the
+     * map takes while part of the graph is out of view ({width, height} in pixels; null: none): it
+     * goes beside the map or above it, whichever shows it larger.
+     */
+    public static Shown choose(Camera camera, GraphLayout.Result r, GraphLayout.Box anchor, String lastOpened, double[] corner) {
         GraphLayout.Box all = r.bounds();
+        Shown whole = new Shown(all, camera.viewport());
         if (camera.fitScale(all) >= READABLE_SCALE || r.groups().isEmpty()) {
-            return all;
+            return whole;
         }
         List<GraphLayout.Box> around = around(r, anchor);
         if (around.isEmpty() && lastOpened != null) {
@@ -43,23 +58,34 @@ public final class FitTarget {
             }
         }
         if (around.isEmpty()) {
-            return all;
+            return whole;
         }
         GraphLayout.Box target = around.get(around.size() - 1);
         for (GraphLayout.Box b : around) {
-            if (camera.fitScale(b) >= READABLE_SCALE) {
+            if (camera.fitScale(b, room(camera, b, corner)) >= READABLE_SCALE) {
                 target = b;
                 break;
             }
         }
-        if (camera.fitScale(target) < READABLE_SCALE) {
+        GraphLayout.Box area = room(camera, target, corner);
+        if (camera.fitScale(target, area) < READABLE_SCALE) {
             // Even the innermost is too large to read whole (1,999 repeated blocks unfolded into a
             // grid): its beginning at 1:1, as a long document opens at its top; the overview map
             // shows where that is.
-            target = new GraphLayout.Box(target.x(), target.y(), Math.min(target.w(), camera.width() - 2 * Camera.FIT_MARGIN),
-                    Math.min(target.h(), camera.height() - 2 * Camera.FIT_MARGIN));
+            target = new GraphLayout.Box(target.x(), target.y(), Math.min(target.w(), area.w() - 2 * Camera.FIT_MARGIN),
+                    Math.min(target.h(), area.h() - 2 * Camera.FIT_MARGIN));
         }
-        return camera.isFitTo(target) ? all : target;
+        return camera.isFitTo(target, area) ? whole : new Shown(target, area);
+    }
+
+    /** The part of the viewport a part of the graph is fitted into: beside or above the corner, whichever shows {@code b} larger. */
+    private static GraphLayout.Box room(Camera camera, GraphLayout.Box b, double[] corner) {
+        if (corner == null) {
+            return camera.viewport();
+        }
+        GraphLayout.Box beside = new GraphLayout.Box(0, 0, Math.max(1, camera.width() - corner[0]), camera.height());
+        GraphLayout.Box above = new GraphLayout.Box(0, 0, camera.width(), Math.max(1, camera.height() - corner[1]));
+        return camera.fitScale(b, beside) >= camera.fitScale(b, above) ? beside : above;
     }
 
     /** The opened sections whose boxes hold {@code b}, outermost first. */

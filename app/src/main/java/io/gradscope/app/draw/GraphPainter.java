@@ -67,7 +67,7 @@ public final class GraphPainter {
                 pen.fillRect(x, y, b.w() * k, b.h() * k, Looks.RUN_FILL);
             }
             pen.strokeRect(x, y, b.w() * k, b.h() * k, run ? Looks.RUN_STROKE : Looks.BOX_STROKE, Math.max(0.5, Math.min(1.5, k)), true);
-            title(pen, g.name(), x, y, b.w() * k, k);
+            title(pen, g.name(), x, y, b.w() * k, k, v);
             pen.end();
         }
         // Plain edges first, lit ones over them.
@@ -108,6 +108,17 @@ public final class GraphPainter {
         }
     }
 
+    /**
+     * Whether node {@code i} of the scene is drawn with a label at scale {@code k} (in full or its
+     * name or op): false when its box is too small on screen to hold one at {@link #MIN_FONT}.
+     */
+    public static boolean labelled(Pen pen, GraphScene s, int i, double k) {
+        double[] b = s.boxes[i];
+        double w = b[2] * k;
+        double h = b[3] * k;
+        return w >= 1.5 && h >= 1.5 && fit(pen, s.labels[i], s.briefs[i], s.looks[i].bold(), w, h, k, new double[1]) != null;
+    }
+
     /** The label that fits a box w × h pixels at scale k: full, shrunk to fit, brief, or none; and its size. */
     static String fit(Pen pen, String full, String brief, boolean bold, double w, double h, double k, double[] size) {
         double font = TextWidth.SIZE * k;
@@ -141,16 +152,24 @@ public final class GraphPainter {
         }
     }
 
-    private static void title(Pen pen, String name, double x, double y, double w, double k) {
+    /**
+     * A container's title, in the band at the top of its box, within the part of the band in the
+     * viewport: a section wider than the view, opened by Find or a step, had its title start off
+     * screen at the box's left edge. The band holds nothing else, so the title may slide along it.
+     */
+    private static void title(Pen pen, String name, double x, double y, double w, double k, View v) {
         double sz = Math.max(TITLE_SIZE * k, MIN_FONT);
         double band = 30 * k;
         if (band < sz) { // a title in the band as tall as its letters still reads: at Fit on a large program, often the only one
             return;
         }
         double left = Math.max(3, 8 * k);
-        String shown = titleThatFits(pen, name, sz, w - 2 * left);
+        // The viewport (not the part being redrawn), so a step's partial redraw puts the title where the whole one did.
+        double from = Math.max(x, 0);
+        double to = Math.min(x + w, v.vw());
+        String shown = titleThatFits(pen, name, sz, to - from - 2 * left);
         if (shown != null) {
-            pen.text(shown, x + left, y + band / 2, sz, true, Looks.BOX_TITLE);
+            pen.text(shown, from + left, y + band / 2, sz, true, Looks.BOX_TITLE);
         }
     }
 

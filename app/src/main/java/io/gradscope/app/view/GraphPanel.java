@@ -52,6 +52,20 @@ public final class GraphPanel extends StackPane {
     private double pressY;
     private boolean dragged;
     private final java.util.List<Decorator> decorators = new java.util.ArrayList<>();
+    /** The step whose node the view last followed (run, pass, cursor, the key drawn for it), or null. */
+    private StepAt followed;
+    /**
+     * Whether the user zoomed out by hand (wheel, −) to where the step's node has no label: a view
+     * over the whole sweep, which steps then pan and do not zoom back in, until Fit or a zoom in.
+     */
+    private boolean overviewByHand;
+
+    /**
+     * A step as drawn: which run, pass and cursor, and the node drawn for it (its folded section's,
+     * then its own once the step opened the section: followed anew).
+     */
+    private record StepAt(Sweep run, Sweep.Mode mode, int cursor, String key) {
+    }
 
     public GraphPanel(SweepViewModel vm) {
         this.vm = vm;
@@ -76,6 +90,7 @@ public final class GraphPanel extends StackPane {
         canvas.addEventHandler(MouseEvent.MOUSE_CLICKED, this::click);
         canvas.addEventHandler(ScrollEvent.SCROLL, e -> {
             camera.zoomAt(Math.pow(ZOOM_STEP, e.getDeltaY() / 40), e.getX(), e.getY());
+            zoomedByHand(e.getDeltaY() > 0);
             keepFollowedClear();
             redraw();
             e.consume();
@@ -181,6 +196,7 @@ public final class GraphPanel extends StackPane {
         }
         camera.resize(canvas.getWidth(), canvas.getHeight());
         camera.fit(scene.layout().bounds());
+        overviewByHand = false;
         redraw();
     }
 
@@ -191,18 +207,24 @@ public final class GraphPanel extends StackPane {
             return;
         }
         camera.resize(canvas.getWidth(), canvas.getHeight());
-        camera.fit(FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened));
+        // A part of the graph goes beside the overview map, which shows while part is out of view.
+        double[] corner = map.enabled().get() ? new double[] {map.getPrefWidth() + MAP_MARGIN, map.getPrefHeight() + MAP_MARGIN} : null;
+        FitTarget.Shown shown = FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened, corner);
+        camera.fit(shown.target(), shown.area());
+        overviewByHand = false;
         redraw();
     }
 
     public void zoomIn() {
         camera.zoom(ZOOM_STEP);
+        zoomedByHand(true);
         keepFollowedClear();
         redraw();
     }
 
     public void zoomOut() {
         camera.zoom(1 / ZOOM_STEP);
+        zoomedByHand(false);
         keepFollowedClear();
         redraw();
     }
@@ -222,6 +244,7 @@ public final class GraphPanel extends StackPane {
     public void reveal(String key) {
         if (scene != null && key != null && scene.indexOf(key) >= 0 && camera.scale() < READABLE_SCALE) {
             camera.setScale(1);
+            overviewByHand = false;
         }
         centerOn(key);
     }
@@ -304,6 +327,7 @@ public final class GraphPanel extends StackPane {
         boolean whole = scene != null && camera.shows(scene.layout().bounds());
         boolean fitted = scene != null && camera.isFitTo(scene.layout().bounds());
         camera.resize(canvas.getWidth(), canvas.getHeight());
+        map.setPane(canvas.getWidth(), canvas.getHeight());
         if (whole && !camera.shows(scene.layout().bounds()) || fitted && !camera.isFitTo(scene.layout().bounds())) {
             fitPending = true;
         }
@@ -341,7 +365,11 @@ public final class GraphPanel extends StackPane {
             Set<String> changed = ViewKeeping.changed(before, after);
             noteOpened(changed, after);
             if (followed >= 0 && after.source().hierarchy().chain(followed).stream().anyMatch(changed::contains)) {
-                keepInView(vm.keyOf(followed));
+                if (followed == vm.currentVertex()) {
+                    followStep();
+                } else {
+                    keepInView(vm.keyOf(followed));
+                }
             }
         }
         redraw();
@@ -371,9 +399,46 @@ public final class GraphPanel extends StackPane {
 
     /** Keeps the current step's node in view while stepping. */
     private void followCurrent() {
-        if (keepInView(vm.keyOf(vm.currentVertex()))) {
+        if (followStep()) {
             redraw();
         }
+    }
+
+    /**
+     * Keeps the current step's node in view (clear of the overview map); on a step not followed yet
+     * whose node is drawn too small to carry a label (at Fit on a large graph, a speck), zooms in to
+     * 1:1 centred on it, as Find does. A view where it can be read keeps its scale, and so does the
+     * user's own zoom out over the sweep; true when the view moved.
+     */
+    private boolean followStep() {
+        String key = vm.keyOf(vm.currentVertex());
+        int i = scene == null || key == null ? -1 : scene.indexOf(key);
+        if (i < 0 || canvas.getWidth() <= 0) {
+            return false;
+        }
+        StepAt step = new StepAt(vm.recorded().get(), vm.mode().get(), vm.cursor().get(), key);
+        boolean newStep = !step.equals(followed);
+        followed = step;
+        if (newStep && !overviewByHand && camera.scale() < 1 && !labelled(i)) {
+            camera.setScale(1);
+            centerOn(key);
+            return true;
+        }
+        return keepInView(key);
+    }
+
+    /** Whether drawn node {@code i} gets a label at the view's scale. */
+    private boolean labelled(int i) {
+        return GraphPainter.labelled(new FxPen(canvas.getGraphicsContext2D()), scene, i, camera.scale());
+    }
+
+    /**
+     * After the user's zoom: a zoom out that leaves the step's node without a label is a view over the
+     * sweep the steps keep; a zoom in ends it.
+     */
+    private void zoomedByHand(boolean in) {
+        int i = scene == null ? -1 : scene.indexOf(vm.keyOf(vm.currentVertex()));
+        overviewByHand = !in && (overviewByHand || i >= 0 && !labelled(i));
     }
 
     /** Pans so that a drawn node is in view and clear of the overview map (while it is shown); true when it moved. */

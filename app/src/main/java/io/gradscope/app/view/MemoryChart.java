@@ -29,6 +29,12 @@ final class MemoryChart extends Region {
 
     static final double LEFT = 58;
     private static final double RIGHT = 10;
+    /**
+     * The narrowest the chart is left by the table beside it (MemoryPanel): the y axis' numbers, a plot where
+     * the peak's label and the caption fit. At 1024 × 700 the table left it 110 px, the axis' caption
+     * cut to "- - reserve" and the peak's label running off the right edge.
+     */
+    static final double MIN_WIDTH = LEFT + 80 + RIGHT;
     /** The legend's row height: the plot starts below its one or two rows. */
     private static final double LEGEND_ROW = 16;
     private static final Font TEXT = Font.font(10);
@@ -43,6 +49,12 @@ final class MemoryChart extends Region {
     private MemoryOverlay overlay;
     private int cursor = -1;
     private int draws;
+    /** The text drawn last time, with where (tests: nothing runs off the chart). */
+    private final List<Placed> texts = new java.util.ArrayList<>();
+
+    /** A piece of text as drawn: its horizontal extent and its vertical middle. */
+    record Placed(String text, double x0, double x1, double y) {
+    }
     /** Where the plot starts: below the legend, which takes two rows when one is too narrow. */
     private double top = 22;
 
@@ -144,6 +156,7 @@ final class MemoryChart extends Region {
         GraphicsContext g = canvas.getGraphicsContext2D();
         double w = canvas.getWidth();
         double h = canvas.getHeight();
+        texts.clear();
         g.clearRect(0, 0, w, h);
         g.setFill(Color.WHITE);
         g.fillRect(0, 0, w, h);
@@ -189,7 +202,7 @@ final class MemoryChart extends Region {
             double x1 = xOf(Math.max(sp.from(), sp.to() - 1));
             String name = sp.phase().name().toLowerCase(java.util.Locale.ROOT);
             if (textWidth(name) + 6 <= x1 - x0) {
-                g.fillText(name, x0 + 3, top + 2);
+                text(g, name, x0 + 3, top + 2);
             }
         }
         // The stacked areas, one column of pixels at a time (the largest moment within each column).
@@ -254,7 +267,7 @@ final class MemoryChart extends Region {
             g.setFill(Color.web("#c0392b"));
             g.fillPolygon(new double[] {x - 5, x + 5, x}, new double[] {y - 9, y - 9, y - 1}, 3);
             // Under the phases' names, on a light box: legible over the areas and the cursor.
-            label(g, "peak " + HeapLimit.human(tl.peakBytes()), x, top + 15, x > w / 2);
+            label(g, x, top + 15, x > w / 2, "peak " + HeapLimit.human(tl.peakBytes()), HeapLimit.human(tl.peakBytes()));
         }
         if (overlay != null) {
             drawOverlay(g, plotW, plotH, max, w);
@@ -268,20 +281,22 @@ final class MemoryChart extends Region {
         g.setFill(Color.gray(0.25));
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.CENTER);
-        g.fillText(HeapLimit.human(max), LEFT - 4, top + 6);
-        g.fillText("0", LEFT - 4, top + plotH);
+        text(g, HeapLimit.human(max), LEFT - 4, top + 6);
+        text(g, "0", LEFT - 4, top + plotH);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
         // The axis's name goes first when the line is too narrow for it and the lines' key.
         String compared = overlay == null ? "" : "   — " + overlay.policy();
         String caption = "trace events →   - - reserved" + compared + (overlay == null ? "" : " (compared)");
         for (String shorter : new String[] {"- - reserved" + compared + (overlay == null ? "" : " (compared)"),
-            "- - reserved" + compared}) {
+            "- - reserved" + compared, "- - reserved", ""}) {
             if (textWidth(caption) > w - LEFT) {
                 caption = shorter;
             }
         }
-        g.fillText(caption, LEFT, top + plotH + 3);
+        if (!caption.isEmpty()) {
+            text(g, caption, LEFT, top + plotH + 3);
+        }
         legend(g, w);
     }
 
@@ -307,15 +322,25 @@ final class MemoryChart extends Region {
         double y = top + plotH - plotH * overlay.peak() / max;
         g.setFill(OVERLAY);
         g.fillOval(x - 4, y - 4, 8, 8);
-        String text = overlay.policy() + " peak " + HeapLimit.human(overlay.peak());
-        label(g, text, x, Math.max(top + 30, y - 15), x > w / 2);
+        label(g, x, Math.max(top + 30, y - 15), x > w / 2, overlay.policy() + " peak " + HeapLimit.human(overlay.peak()),
+                HeapLimit.human(overlay.peak()));
     }
 
     /**
-     * {@code text} in the current fill on a light box, its top at {@code y}, beside the line at
-     * {@code x}: to its left when {@code left}, else to its right.
+     * The first of {@code texts} that fits the plot's width (none when none does: a narrow chart drops
+     * "peak" and keeps the size), in the current fill on a light box, its top at {@code y}, beside
+     * the line at {@code x}: to its left when {@code left}, else to its right.
      */
-    private void label(GraphicsContext g, String text, double x, double y, boolean left) {
+    private void label(GraphicsContext g, double x, double y, boolean left, String... texts) {
+        String text = null;
+        for (String t : texts) {
+            if (text == null && textWidth(t) <= getWidth() - LEFT - 6) {
+                text = t;
+            }
+        }
+        if (text == null) {
+            return;
+        }
         javafx.scene.paint.Paint ink = g.getFill();
         double tw = textWidth(text);
         double x0 = labelX(x, tw, left, getWidth());
@@ -324,7 +349,7 @@ final class MemoryChart extends Region {
         g.setFill(ink);
         g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
-        g.fillText(text, x0, y);
+        text(g, text, x0, y);
     }
 
     /**
@@ -334,6 +359,28 @@ final class MemoryChart extends Region {
     static double labelX(double x, double tw, boolean left, double width) {
         double x0 = left ? x - 6 - tw : x + 6;
         return Math.max(LEFT + 3, Math.min(x0, width - tw - 3));
+    }
+
+    /** What the chart wrote when last drawn (tests). */
+    List<Placed> texts() {
+        return List.copyOf(texts);
+    }
+
+    /** Writes {@code s} at (x, y) as the context's alignment and baseline place it, and notes where. */
+    private void text(GraphicsContext g, String s, double x, double y) {
+        double tw = textWidth(s);
+        double x0 = switch (g.getTextAlign()) {
+            case RIGHT -> x - tw;
+            case CENTER -> x - tw / 2;
+            default -> x;
+        };
+        double mid = switch (g.getTextBaseline()) {
+            case TOP -> y + 6;
+            case BOTTOM -> y - 6;
+            default -> y;
+        };
+        texts.add(new Placed(s, x0, x0 + tw, mid));
+        g.fillText(s, x, y);
     }
 
     /** The width of {@code s} in the chart's font. */
@@ -404,7 +451,7 @@ final class MemoryChart extends Region {
             g.setFill(colour(STACK[i]));
             g.fillRect(x, y, 10, 10);
             g.setFill(Color.gray(0.2));
-            g.fillText(legendName(STACK[i]), x + 13, y + 5);
+            text(g, legendName(STACK[i]), x + 13, y + 5);
         }
     }
 }

@@ -85,6 +85,8 @@ public final class MemoryPanel extends BorderPane {
         setCenter(chart);
         buildTable();
         setRight(tableBox);
+        // The table gives way to the chart's narrowest (a BorderPane would give the chart what is left).
+        tableBox.maxWidthProperty().bind(widthProperty().subtract(MemoryChart.MIN_WIDTH));
         vm.track().addListener((o, a, t) -> show(t));
         vm.cursorEvent().addListener((o, a, b) -> chart.cursor(b.intValue()));
         show(vm.track().get());

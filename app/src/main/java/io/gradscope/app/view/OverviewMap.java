@@ -20,6 +20,11 @@ import javafx.scene.paint.Color;
 final class OverviewMap extends StackPane {
     static final double MAX_W = 200;
     static final double MAX_H = 150;
+    /**
+     * The most of the graph pane's width, and of its height, the map takes: at 1024 × 700 the map
+     * at its full size took a third of the pane's width and covered what Fit and the steps showed.
+     */
+    static final double MAX_PANE_FRACTION = 0.25;
     private final Canvas base = new Canvas();
     private final Canvas overlay = new Canvas();
     private final Camera camera;
@@ -27,6 +32,9 @@ final class OverviewMap extends StackPane {
     private GraphScene scene;
     private double scale = 1;
     private double pad = 4;
+    /** The pane's size (width, height) the map is sized for. */
+    private double paneW = Double.MAX_VALUE;
+    private double paneH = Double.MAX_VALUE;
     /** Whether the user shows the map (View → Overview Map): kept for the session, whatever is opened. */
     private final BooleanProperty enabled = new SimpleBooleanProperty(true);
 
@@ -47,6 +55,19 @@ final class OverviewMap extends StackPane {
         return enabled;
     }
 
+    /** Sizes the map for a graph pane of {@code w} × {@code h} pixels (at most {@link #MAX_PANE_FRACTION} of each). */
+    void setPane(double w, double h) {
+        if (w == paneW && h == paneH) {
+            return;
+        }
+        paneW = w;
+        paneH = h;
+        if (scene != null) {
+            setScene(scene);
+            update();
+        }
+    }
+
     /** Draws a new layout in small (null: none, the map hidden). */
     void setScene(GraphScene s) {
         scene = s;
@@ -55,7 +76,10 @@ final class OverviewMap extends StackPane {
             return;
         }
         GraphLayout.Result l = s.layout();
-        scale = Math.min((MAX_W - 2 * pad) / Math.max(1, l.width()), (MAX_H - 2 * pad) / Math.max(1, l.height()));
+        // The drawing, within its 1 px border.
+        double maxW = Math.max(4 * pad, Math.min(MAX_W, Math.floor(MAX_PANE_FRACTION * paneW) - 2));
+        double maxH = Math.max(4 * pad, Math.min(MAX_H, Math.floor(MAX_PANE_FRACTION * paneH) - 2));
+        scale = Math.min((maxW - 2 * pad) / Math.max(1, l.width()), (maxH - 2 * pad) / Math.max(1, l.height()));
         double w = l.width() * scale + 2 * pad;
         double h = l.height() * scale + 2 * pad;
         for (Canvas c : new Canvas[] {base, overlay}) {

@@ -58,6 +58,15 @@ public final class SidePanel extends TabPane {
         });
         // Jumping to a node (an origin) shows its inspector.
         vm.diagnostics().jump().addListener((o, a, b) -> getSelectionModel().select(node));
+        // The tab bar, focused after a click on a tab's title, took ↑ and ↓ to pick the tab before or
+        // after, wrapping round: ↓ on Jacobian showed Node, as if on its own. A tab changes when the
+        // user picks one (a click, Ctrl+Tab); ← → step the sweep (MainWindow's keys), ↑ ↓ do nothing here.
+        addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getTarget() == this && !e.isShortcutDown()
+                    && (e.getCode() == javafx.scene.input.KeyCode.UP || e.getCode() == javafx.scene.input.KeyCode.DOWN)) {
+                e.consume();
+            }
+        });
     }
 
     private static Tab tab(String title, String id) {

@@ -80,6 +80,29 @@ class FitTargetTest {
     }
 
     @Test
+    void aSectionIsFittedBesideTheOverviewMapsCornerAndFitAgainShowsEverything() {
+        Camera c = camera();
+        c.fit(r.bounds());
+        double[] corner = {120, 90};
+        GraphLayout.Box anchor = r.nodes().get(innerNodes.iterator().next()).box();
+        FitTarget.Shown shown = FitTarget.choose(c, r, anchor, null, corner);
+        assertFalse(shown.target().equals(r.bounds()), "a section, not everything");
+        c.fit(shown.target(), shown.area());
+        GraphLayout.Box t = shown.target();
+        double x0 = c.toPxX(t.x());
+        double y0 = c.toPxY(t.y());
+        double x1 = c.toPxX(t.x() + t.w());
+        double y1 = c.toPxY(t.y() + t.h());
+        assertTrue(x0 >= -1e-6 && y0 >= -1e-6 && x1 <= c.width() + 1e-6 && y1 <= c.height() + 1e-6, "in view: " + x0 + ", " + y0 + " to " + x1 + ", " + y1);
+        assertTrue(x1 <= c.width() - corner[0] + 1e-6 || y1 <= c.height() - corner[1] + 1e-6,
+                "clear of the corner from " + (c.width() - corner[0]) + ", " + (c.height() - corner[1]) + ": the section to " + x1 + ", " + y1);
+        Set<String> unlabelled = new TreeSet<>(innerNodes);
+        unlabelled.removeAll(ReadableAtFitTest.labelled(paint(c), "node"));
+        assertTrue(unlabelled.isEmpty(), "unlabelled beside the map: " + unlabelled);
+        assertEquals(r.bounds(), FitTarget.choose(c, r, anchor, null, corner).target(), "Fit again: everything");
+    }
+
+    @Test
     void withNoNodeFollowedFitShowsTheSectionOpenedLast() {
         Camera c = camera();
         GraphLayout.Box target = FitTarget.choose(c, r, null, inner);

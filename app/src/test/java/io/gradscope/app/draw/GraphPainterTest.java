@@ -118,4 +118,45 @@ class GraphPainterTest {
         assertEquals(Looks.VISITED_STROKE, Looks.node("op", Sweep.State.VISITED, false).stroke());
         assertEquals(Looks.PENDING_FILL, Looks.node("param", Sweep.State.PENDING, false).fill(), "an unreached parameter is dim");
     }
+
+    @Test
+    void labelledSaysWhetherThePainterWritesInTheNode() {
+        TraceGraph g = Programs.graph("chain.grad", Programs.residualChain(30));
+        GraphScene scene = new GraphScene(g, GraphLayout.layout(g, Set.of()));
+        int both = 0;
+        for (double k : SCALES) {
+            RecordingPen pen = new RecordingPen();
+            GraphPainter.paint(pen, scene, GraphPainter.View.whole(scene.layout(), k, 10));
+            Set<String> written = new java.util.HashSet<>();
+            pen.texts.forEach(t -> written.add(t.owner()));
+            for (int i = 0; i < scene.size(); i++) {
+                boolean labelled = GraphPainter.labelled(pen, scene, i, k);
+                assertEquals(written.contains("node:" + scene.key(i)), labelled, scene.key(i) + " at " + k);
+                both += labelled ? 1 : 0;
+            }
+        }
+        assertTrue(both > 0 && both < SCALES.length * scene.size(), "labelled at some scales, not at others");
+    }
+
+    @Test
+    void aSectionStartingLeftOfTheViewHasItsTitleInTheViewWhereverThePartRedrawn() {
+        TraceGraph g = Programs.graph("chain.grad", Programs.residualChain(30));
+        GraphScene scene = new GraphScene(g, GraphLayout.layout(g, Set.of()));
+        GraphLayout.GroupBox outer = scene.layout().groups().stream()
+                .max(java.util.Comparator.comparingDouble(b -> b.box().w() * b.box().h())).orElseThrow();
+        GraphLayout.Box b = outer.box();
+        // Scale 1, the box's left edge 150 px left of a 400 x 300 view, its top 20 px down.
+        double ox = -b.x() - 150;
+        double oy = -b.y() + 20;
+        assertTrue(b.w() > 300, "the box reaches into the view: " + b);
+        GraphPainter.View view = new GraphPainter.View(1, ox, oy, 400, 300);
+        RecordingPen whole = new RecordingPen();
+        GraphPainter.paint(whole, scene, view);
+        RecordingPen.Text title = whole.texts.stream().filter(t -> t.owner().equals("group:" + outer.path())).findFirst().orElseThrow();
+        assertTrue(title.x() >= 0 && title.x() + title.width() <= 400, "the title in the view: " + title);
+        RecordingPen part = new RecordingPen();
+        GraphPainter.paint(part, scene, view.clip(100, 0, 300, 100));
+        RecordingPen.Text again = part.texts.stream().filter(t -> t.owner().equals("group:" + outer.path())).findFirst().orElseThrow();
+        assertEquals(title, again, "a step's partial redraw writes it where the whole one did");
+    }
 }
