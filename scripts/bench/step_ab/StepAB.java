@@ -7,12 +7,14 @@ import java.util.List;
 
 /**
  * A bench model's training step (as scripts/bench/step_breakdown.sh runs it) under two settings of
- * gradscope.conv in turns, step by step in one JVM, so that the machine's load falls on both alike:
- * the median ms of each and the median of the pairs' ratios. -Dmodes=A,B (default im2col,auto).
+ * a system property in turns, step by step in one JVM, so that the machine's load falls on both alike:
+ * the median ms of each and the median of the pairs' ratios. -Dprop=NAME (default gradscope.conv),
+ * -Dmodes=A,B (default im2col,auto); e.g. -Dprop=gradscope.windows -Dmodes=plain,fast.
  * Usage: scripts/bench/step_ab.sh [MODEL] [PAIRS]
  */
 public final class StepAB {
     public static void main(String[] args) throws Exception {
+        String prop = System.getProperty("prop", "gradscope.conv");
         String[] modes = System.getProperty("modes", "im2col,auto").split(",");
         String model = args.length > 0 ? args[0] : "resnet18_224";
         int steps = args.length > 1 ? Integer.parseInt(args[1]) : 20;
@@ -30,7 +32,7 @@ public final class StepAB {
             for (int i = 0; i < modes.length; i++) {
                 // Each pair in the other order than the one before: neither setting always runs first.
                 int which = s % 2 == 0 ? i : modes.length - 1 - i;
-                System.setProperty("gradscope.conv", modes[which]);
+                System.setProperty(prop, modes[which]);
                 long t0 = System.nanoTime();
                 ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
                 pair[which] = (System.nanoTime() - t0) / 1e6;
@@ -45,7 +47,7 @@ public final class StepAB {
                 ratios.add(pair[modes.length - 1] / pair[0]);
             }
         }
-        StringBuilder line = new StringBuilder(model + ", " + steps + " pairs:");
+        StringBuilder line = new StringBuilder(model + ", " + steps + " pairs of " + prop + ":");
         for (int i = 0; i < modes.length; i++) {
             line.append(String.format(" %s median %.1f ms (min %.1f);", modes[i], median(times.get(i)),
                     times.get(i).stream().mapToDouble(Double::doubleValue).min().orElse(0)));

@@ -41,6 +41,10 @@ final class WinogradTransforms {
 
     /** {@link #input} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at vo. */
     static void input(Tensor x, int n, int c, int ph, int pw, int ty0, int ty1, int tw, float[] v, int vo, int plane) {
+        if (CpuMatmul.VECTOR && WindowKernels.fast()) {
+            VectorTransforms.input(x, n, c, ph, pw, ty0, ty1, tw, v, vo, plane);
+            return;
+        }
         int th = ty1 - ty0;
         int[] s = x.shape();
         int[] st = x.strides();
@@ -158,6 +162,10 @@ final class WinogradTransforms {
 
     /** {@link #output} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at mo. */
     static void output(float[] m, int mo, int plane, int ty0, int ty1, int tw, float[] y, int yo, int oh, int ow) {
+        if (CpuMatmul.VECTOR && WindowKernels.fast()) {
+            VectorTransforms.output(m, mo, plane, ty0, ty1, tw, y, yo, oh, ow);
+            return;
+        }
         float[] r = scratch(8 * tw);
         for (int ty = ty0; ty < ty1; ty++) {
             int t = mo + (ty - ty0) * tw;
