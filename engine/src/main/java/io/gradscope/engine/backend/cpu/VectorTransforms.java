@@ -7,22 +7,28 @@ import jdk.incubator.vector.VectorSpecies;
 /**
  * {@link WinogradTransforms}' input transform and the first half of its output transform with the
  * Vector API, along a row of tiles: the same adds in the same order as the plain loops, so the
- * same bits (VectorTransformsTest checks both against each other and against float64 sums). Loaded
+ * same bits (FastWindowsTest checks both against each other and against float64 sums). Loaded
  * only when the module is present ({@link CpuMatmul#VECTOR}); {@code -Dgradscope.windows=plain}
  * keeps the plain loops ({@link WindowKernels#fast}, read at each call, to compare in one JVM:
  * scripts/bench/step_ab.sh).
  *
- * <p>Note [Vector transforms]: the plain loops read and write the same scratch array, or two
- * float arrays the JIT cannot prove apart, so it left them scalar: in a steady resnet18 step (perf,
- * 2 cores) the input transform alone was 8% of the samples, the output's 3%. Vectors of 8 lanes
- * (256 bits, AVX2 and AVX-512 alike): a row of tiles is 28 at 56x56 and 14 at 28x28, so wider
- * vectors would leave most of it to the scalar tail.
+ * <p>Note [Vector transforms]: in a steady resnet18 step (perf, 2 cores) the plain input transform
+ * alone was 8% of the samples, the output's 3%; timed alone on 64 channels at 56x56, the input
+ * transform takes 0.37 ms here against 0.73 (0.33 against 0.41 at 128 x 28x28, whose rows of 14
+ * tiles are shorter than a vector of 16), the output's 0.23 against 0.35. Vectors of the
+ * preferred width, as the engine's other kernels: with 8-lane vectors (256 bits, so that a row of
+ * 14 tiles at 28x28 would use one) the compiled step boxed every vector (173 MB allocated a step
+ * against 3 MB, resnet18 1.2-1.5x slower than on the plain loops; a transform timed alone ran twice
+ * as fast): the 256-bit classes' generic methods, compiled on their own before the JIT reached
+ * these loops, were too big to inline, the same failure as Note [Inlined write-back] in VectorGemm.
+ * Each vector loop is also a small method of its own. The last tw mod lanes tiles of a row, and
+ * rows shorter than a vector, take the plain loop.
  */
 final class VectorTransforms {
     private VectorTransforms() {
     }
 
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int L = S.length();
 
     /** Per thread: the row halves of the input transform, or the output's half transform. */
@@ -81,57 +87,65 @@ final class VectorTransforms {
                 e[ev + q] = col >= 0 && col < w ? xf[row + col * cs] : 0f;
                 e[od + q] = col + 1 >= 0 && col + 1 < w ? xf[row + (col + 1) * cs] : 0f;
             }
-            int tx = 0;
-            for (; tx < full; tx += L) {
-                FloatVector d0 = FloatVector.fromArray(S, e, ev + tx);
-                FloatVector d1 = FloatVector.fromArray(S, e, od + tx);
-                FloatVector d2 = FloatVector.fromArray(S, e, ev + tx + 1);
-                FloatVector d3 = FloatVector.fromArray(S, e, od + tx + 1);
-                d0.sub(d2).intoArray(e, at + tx);
-                d1.add(d2).intoArray(e, per + at + tx);
-                d2.sub(d1).intoArray(e, 2 * per + at + tx);
-                d1.sub(d3).intoArray(e, 3 * per + at + tx);
-            }
-            for (; tx < tw; tx++) {
-                float d0 = e[ev + tx];
-                float d1 = e[od + tx];
-                float d2 = e[ev + tx + 1];
-                float d3 = e[od + tx + 1];
-                e[at + tx] = d0 - d2;
-                e[per + at + tx] = d1 + d2;
-                e[2 * per + at + tx] = d2 - d1;
-                e[3 * per + at + tx] = d1 - d3;
-            }
+            rowHalves(e, ev, od, at, per, tw, full);
         }
         for (int ty = 0; ty < th; ty++) {
             int t = vo + ty * tw;
             for (int b = 0; b < 4; b++) {
-                int r0 = b * per + 2 * ty * tw;
-                int r1 = r0 + tw;
-                int r2 = r1 + tw;
-                int r3 = r2 + tw;
-                int o0 = t + b * plane;
-                int o1 = o0 + 4 * plane;
-                int o2 = o1 + 4 * plane;
-                int o3 = o2 + 4 * plane;
-                int tx = 0;
-                for (; tx < full; tx += L) {
-                    FloatVector a1 = FloatVector.fromArray(S, e, r1 + tx);
-                    FloatVector a2 = FloatVector.fromArray(S, e, r2 + tx);
-                    FloatVector.fromArray(S, e, r0 + tx).sub(a2).intoArray(v, o0 + tx);
-                    a1.add(a2).intoArray(v, o1 + tx);
-                    a2.sub(a1).intoArray(v, o2 + tx);
-                    a1.sub(FloatVector.fromArray(S, e, r3 + tx)).intoArray(v, o3 + tx);
-                }
-                for (; tx < tw; tx++) {
-                    float a1 = e[r1 + tx];
-                    float a2 = e[r2 + tx];
-                    v[o0 + tx] = e[r0 + tx] - a2;
-                    v[o1 + tx] = a1 + a2;
-                    v[o2 + tx] = a2 - a1;
-                    v[o3 + tx] = a1 - e[r3 + tx];
-                }
+                tileColumns(e, b * per + 2 * ty * tw, tw, v, t + b * plane, plane, full);
             }
+        }
+    }
+
+    /** One input row's half transform {@code d B} for every tile of the row, from its even and odd columns. */
+    private static void rowHalves(float[] e, int ev, int od, int at, int per, int tw, int full) {
+        int tx = 0;
+        for (; tx < full; tx += L) {
+            FloatVector d0 = FloatVector.fromArray(S, e, ev + tx);
+            FloatVector d1 = FloatVector.fromArray(S, e, od + tx);
+            FloatVector d2 = FloatVector.fromArray(S, e, ev + tx + 1);
+            FloatVector d3 = FloatVector.fromArray(S, e, od + tx + 1);
+            d0.sub(d2).intoArray(e, at + tx);
+            d1.add(d2).intoArray(e, per + at + tx);
+            d2.sub(d1).intoArray(e, 2 * per + at + tx);
+            d1.sub(d3).intoArray(e, 3 * per + at + tx);
+        }
+        for (; tx < tw; tx++) {
+            float d0 = e[ev + tx];
+            float d1 = e[od + tx];
+            float d2 = e[ev + tx + 1];
+            float d3 = e[od + tx + 1];
+            e[at + tx] = d0 - d2;
+            e[per + at + tx] = d1 + d2;
+            e[2 * per + at + tx] = d2 - d1;
+            e[3 * per + at + tx] = d1 - d3;
+        }
+    }
+
+    /** Column b of {@code Bᵀ (d B)} for a row of tiles: four rows of halves (r0 and the next three, tw apart) into four planes. */
+    private static void tileColumns(float[] e, int r0, int tw, float[] v, int o0, int plane, int full) {
+        int r1 = r0 + tw;
+        int r2 = r1 + tw;
+        int r3 = r2 + tw;
+        int o1 = o0 + 4 * plane;
+        int o2 = o1 + 4 * plane;
+        int o3 = o2 + 4 * plane;
+        int tx = 0;
+        for (; tx < full; tx += L) {
+            FloatVector a1 = FloatVector.fromArray(S, e, r1 + tx);
+            FloatVector a2 = FloatVector.fromArray(S, e, r2 + tx);
+            FloatVector.fromArray(S, e, r0 + tx).sub(a2).intoArray(v, o0 + tx);
+            a1.add(a2).intoArray(v, o1 + tx);
+            a2.sub(a1).intoArray(v, o2 + tx);
+            a1.sub(FloatVector.fromArray(S, e, r3 + tx)).intoArray(v, o3 + tx);
+        }
+        for (; tx < tw; tx++) {
+            float a1 = e[r1 + tx];
+            float a2 = e[r2 + tx];
+            v[o0 + tx] = e[r0 + tx] - a2;
+            v[o1 + tx] = a1 + a2;
+            v[o2 + tx] = a2 - a1;
+            v[o3 + tx] = a1 - e[r3 + tx];
         }
     }
 
@@ -143,25 +157,7 @@ final class VectorTransforms {
             int t = mo + (ty - ty0) * tw;
             // Aᵀ m: two rows of four columns, for every tile of the row
             for (int b = 0; b < 4; b++) {
-                int m0 = t + b * plane;
-                int m1 = m0 + 4 * plane;
-                int m2 = m1 + 4 * plane;
-                int m3 = m2 + 4 * plane;
-                int q0 = b * tw;
-                int q1 = (4 + b) * tw;
-                int tx = 0;
-                for (; tx < full; tx += L) {
-                    FloatVector a1 = FloatVector.fromArray(S, m, m1 + tx);
-                    FloatVector a2 = FloatVector.fromArray(S, m, m2 + tx);
-                    FloatVector.fromArray(S, m, m0 + tx).add(a1).add(a2).intoArray(r, q0 + tx);
-                    a1.sub(a2).sub(FloatVector.fromArray(S, m, m3 + tx)).intoArray(r, q1 + tx);
-                }
-                for (; tx < tw; tx++) {
-                    float a1 = m[m1 + tx];
-                    float a2 = m[m2 + tx];
-                    r[q0 + tx] = m[m0 + tx] + a1 + a2;
-                    r[q1 + tx] = a1 - a2 - m[m3 + tx];
-                }
+                columnHalves(m, t + b * plane, plane, r, b * tw, (4 + b) * tw, tw, full);
             }
             for (int i = 0; i < 2 && 2 * ty + i < oh; i++) {
                 int o = yo + (2 * ty + i) * ow;
@@ -177,6 +173,26 @@ final class VectorTransforms {
                     y[o + 2 * pairs] = r[q + pairs] + r[q + tw + pairs] + r[q + 2 * tw + pairs];
                 }
             }
+        }
+    }
+
+    /** Column b of {@code Aᵀ m} for a row of tiles: m's four planes from m0 into the two rows q0 and q1 of r. */
+    private static void columnHalves(float[] m, int m0, int plane, float[] r, int q0, int q1, int tw, int full) {
+        int m1 = m0 + 4 * plane;
+        int m2 = m1 + 4 * plane;
+        int m3 = m2 + 4 * plane;
+        int tx = 0;
+        for (; tx < full; tx += L) {
+            FloatVector a1 = FloatVector.fromArray(S, m, m1 + tx);
+            FloatVector a2 = FloatVector.fromArray(S, m, m2 + tx);
+            FloatVector.fromArray(S, m, m0 + tx).add(a1).add(a2).intoArray(r, q0 + tx);
+            a1.sub(a2).sub(FloatVector.fromArray(S, m, m3 + tx)).intoArray(r, q1 + tx);
+        }
+        for (; tx < tw; tx++) {
+            float a1 = m[m1 + tx];
+            float a2 = m[m2 + tx];
+            r[q0 + tx] = m[m0 + tx] + a1 + a2;
+            r[q1 + tx] = a1 - a2 - m[m3 + tx];
         }
     }
 }
