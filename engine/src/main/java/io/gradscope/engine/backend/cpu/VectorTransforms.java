@@ -21,8 +21,9 @@ import jdk.incubator.vector.VectorSpecies;
  * against 3 MB, resnet18 1.2-1.5x slower than on the plain loops; a transform timed alone ran twice
  * as fast): the 256-bit classes' generic methods, compiled on their own before the JIT reached
  * these loops, were too big to inline, the same failure as Note [Inlined write-back] in VectorGemm.
- * Each vector loop is also a small method of its own. The last tw mod lanes tiles of a row, and
- * rows shorter than a vector, take the plain loop.
+ * Each vector loop is also a small method of its own. Where a row of tiles is no multiple of the
+ * lanes, its last vector overlaps the one before (writing the same values again); rows shorter
+ * than a vector take the plain loop.
  */
 final class VectorTransforms {
     private VectorTransforms() {
@@ -61,7 +62,6 @@ final class VectorTransforms {
         // q in [qlo, qhi): both 2q − pw and 2q + 1 − pw inside the row
         int qlo = Math.min(tw + 1, (pw + 1) / 2);
         int qhi = Math.max(qlo, Math.min(tw + 1, (w + pw) / 2));
-        int full = tw - tw % L;
         for (int rr = 0; rr < rows; rr++) {
             int r = rr + 2 * ty0 - ph;
             int at = rr * tw;
@@ -87,30 +87,34 @@ final class VectorTransforms {
                 e[ev + q] = col >= 0 && col < w ? xf[row + col * cs] : 0f;
                 e[od + q] = col + 1 >= 0 && col + 1 < w ? xf[row + (col + 1) * cs] : 0f;
             }
-            rowHalves(e, ev, od, at, per, tw, full);
+            rowHalves(e, ev, od, at, per, tw);
         }
         for (int ty = 0; ty < th; ty++) {
             int t = vo + ty * tw;
             for (int b = 0; b < 4; b++) {
-                tileColumns(e, b * per + 2 * ty * tw, tw, v, t + b * plane, plane, full);
+                tileColumns(e, b * per + 2 * ty * tw, tw, v, t + b * plane, plane);
             }
         }
     }
 
     /** One input row's half transform {@code d B} for every tile of the row, from its even and odd columns. */
-    private static void rowHalves(float[] e, int ev, int od, int at, int per, int tw, int full) {
-        int tx = 0;
-        for (; tx < full; tx += L) {
-            FloatVector d0 = FloatVector.fromArray(S, e, ev + tx);
-            FloatVector d1 = FloatVector.fromArray(S, e, od + tx);
-            FloatVector d2 = FloatVector.fromArray(S, e, ev + tx + 1);
-            FloatVector d3 = FloatVector.fromArray(S, e, od + tx + 1);
-            d0.sub(d2).intoArray(e, at + tx);
-            d1.add(d2).intoArray(e, per + at + tx);
-            d2.sub(d1).intoArray(e, 2 * per + at + tx);
-            d1.sub(d3).intoArray(e, 3 * per + at + tx);
+    private static void rowHalves(float[] e, int ev, int od, int at, int per, int tw) {
+        if (tw >= L) {
+            // the last vector overlaps the one before where tw is no multiple of L: the same values written again
+            for (int i = 0; i < tw; i += L) {
+                int tx = Math.min(i, tw - L);
+                FloatVector d0 = FloatVector.fromArray(S, e, ev + tx);
+                FloatVector d1 = FloatVector.fromArray(S, e, od + tx);
+                FloatVector d2 = FloatVector.fromArray(S, e, ev + tx + 1);
+                FloatVector d3 = FloatVector.fromArray(S, e, od + tx + 1);
+                d0.sub(d2).intoArray(e, at + tx);
+                d1.add(d2).intoArray(e, per + at + tx);
+                d2.sub(d1).intoArray(e, 2 * per + at + tx);
+                d1.sub(d3).intoArray(e, 3 * per + at + tx);
+            }
+            return;
         }
-        for (; tx < tw; tx++) {
+        for (int tx = 0; tx < tw; tx++) {
             float d0 = e[ev + tx];
             float d1 = e[od + tx];
             float d2 = e[ev + tx + 1];
@@ -123,23 +127,26 @@ final class VectorTransforms {
     }
 
     /** Column b of {@code Bᵀ (d B)} for a row of tiles: four rows of halves (r0 and the next three, tw apart) into four planes. */
-    private static void tileColumns(float[] e, int r0, int tw, float[] v, int o0, int plane, int full) {
+    private static void tileColumns(float[] e, int r0, int tw, float[] v, int o0, int plane) {
         int r1 = r0 + tw;
         int r2 = r1 + tw;
         int r3 = r2 + tw;
         int o1 = o0 + 4 * plane;
         int o2 = o1 + 4 * plane;
         int o3 = o2 + 4 * plane;
-        int tx = 0;
-        for (; tx < full; tx += L) {
-            FloatVector a1 = FloatVector.fromArray(S, e, r1 + tx);
-            FloatVector a2 = FloatVector.fromArray(S, e, r2 + tx);
-            FloatVector.fromArray(S, e, r0 + tx).sub(a2).intoArray(v, o0 + tx);
-            a1.add(a2).intoArray(v, o1 + tx);
-            a2.sub(a1).intoArray(v, o2 + tx);
-            a1.sub(FloatVector.fromArray(S, e, r3 + tx)).intoArray(v, o3 + tx);
+        if (tw >= L) {
+            for (int i = 0; i < tw; i += L) {
+                int tx = Math.min(i, tw - L);
+                FloatVector a1 = FloatVector.fromArray(S, e, r1 + tx);
+                FloatVector a2 = FloatVector.fromArray(S, e, r2 + tx);
+                FloatVector.fromArray(S, e, r0 + tx).sub(a2).intoArray(v, o0 + tx);
+                a1.add(a2).intoArray(v, o1 + tx);
+                a2.sub(a1).intoArray(v, o2 + tx);
+                a1.sub(FloatVector.fromArray(S, e, r3 + tx)).intoArray(v, o3 + tx);
+            }
+            return;
         }
-        for (; tx < tw; tx++) {
+        for (int tx = 0; tx < tw; tx++) {
             float a1 = e[r1 + tx];
             float a2 = e[r2 + tx];
             v[o0 + tx] = e[r0 + tx] - a2;
@@ -152,12 +159,11 @@ final class VectorTransforms {
     /** {@link WinogradTransforms#output(float[], int, int, int, int, int, float[], int, int, int)}, its first half vectorized. */
     static void output(float[] m, int mo, int plane, int ty0, int ty1, int tw, float[] y, int yo, int oh, int ow) {
         float[] r = scratch(8 * tw);
-        int full = tw - tw % L;
         for (int ty = ty0; ty < ty1; ty++) {
             int t = mo + (ty - ty0) * tw;
             // Aᵀ m: two rows of four columns, for every tile of the row
             for (int b = 0; b < 4; b++) {
-                columnHalves(m, t + b * plane, plane, r, b * tw, (4 + b) * tw, tw, full);
+                columnHalves(m, t + b * plane, plane, r, b * tw, (4 + b) * tw, tw);
             }
             for (int i = 0; i < 2 && 2 * ty + i < oh; i++) {
                 int o = yo + (2 * ty + i) * ow;
@@ -177,18 +183,21 @@ final class VectorTransforms {
     }
 
     /** Column b of {@code Aᵀ m} for a row of tiles: m's four planes from m0 into the two rows q0 and q1 of r. */
-    private static void columnHalves(float[] m, int m0, int plane, float[] r, int q0, int q1, int tw, int full) {
+    private static void columnHalves(float[] m, int m0, int plane, float[] r, int q0, int q1, int tw) {
         int m1 = m0 + 4 * plane;
         int m2 = m1 + 4 * plane;
         int m3 = m2 + 4 * plane;
-        int tx = 0;
-        for (; tx < full; tx += L) {
-            FloatVector a1 = FloatVector.fromArray(S, m, m1 + tx);
-            FloatVector a2 = FloatVector.fromArray(S, m, m2 + tx);
-            FloatVector.fromArray(S, m, m0 + tx).add(a1).add(a2).intoArray(r, q0 + tx);
-            a1.sub(a2).sub(FloatVector.fromArray(S, m, m3 + tx)).intoArray(r, q1 + tx);
+        if (tw >= L) {
+            for (int i = 0; i < tw; i += L) {
+                int tx = Math.min(i, tw - L);
+                FloatVector a1 = FloatVector.fromArray(S, m, m1 + tx);
+                FloatVector a2 = FloatVector.fromArray(S, m, m2 + tx);
+                FloatVector.fromArray(S, m, m0 + tx).add(a1).add(a2).intoArray(r, q0 + tx);
+                a1.sub(a2).sub(FloatVector.fromArray(S, m, m3 + tx)).intoArray(r, q1 + tx);
+            }
+            return;
         }
-        for (; tx < tw; tx++) {
+        for (int tx = 0; tx < tw; tx++) {
             float a1 = m[m1 + tx];
             float a2 = m[m2 + tx];
             r[q0 + tx] = m[m0 + tx] + a1 + a2;
