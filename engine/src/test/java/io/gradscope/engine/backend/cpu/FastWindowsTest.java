@@ -98,8 +98,8 @@ class FastWindowsTest {
                 // image by image, the tile rows in two calls (a block's rows, as the forward takes them)
                 for (int ch = 0; ch < c; ch++) {
                     int split = th / 2;
-                    VectorTransforms.input(xt, img, ch, ph, pw, 0, split, tw, fast, ch * tiles, plane);
-                    VectorTransforms.input(xt, img, ch, ph, pw, split, th, tw, fast, ch * tiles + split * tw, plane);
+                    WinogradTransforms.input(xt, img, ch, ph, pw, 0, split, tw, fast, ch * tiles, plane);
+                    WinogradTransforms.input(xt, img, ch, ph, pw, split, th, tw, fast, ch * tiles + split * tw, plane);
                     System.setProperty("gradscope.windows", "plain");
                     WinogradTransforms.input(xt, img, ch, ph, pw, th, tw, plain, ch * tiles, plane);
                     System.clearProperty("gradscope.windows");
@@ -146,8 +146,8 @@ class FastWindowsTest {
             float[] fast = new float[oh * ow];
             float[] plain = new float[oh * ow];
             int split = th / 2;
-            VectorTransforms.output(m, 0, plane, 0, split, tw, fast, 0, oh, ow);
-            VectorTransforms.output(m, split * tw, plane, split, th, tw, fast, 0, oh, ow);
+            WinogradTransforms.output(m, 0, plane, 0, split, tw, fast, 0, oh, ow);
+            WinogradTransforms.output(m, split * tw, plane, split, th, tw, fast, 0, oh, ow);
             System.setProperty("gradscope.windows", "plain");
             WinogradTransforms.output(m, 0, plane, th, tw, plain, 0, oh, ow);
             System.clearProperty("gradscope.windows");
