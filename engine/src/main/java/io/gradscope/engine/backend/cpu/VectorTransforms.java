@@ -5,24 +5,23 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The inner loops of {@link WinogradTransforms}' input transform and of the first half of its output
- * transform with the Vector API, along a row of tiles of at least {@link #LANES}: the same adds in the
- * same order as the plain loops, so the same bits (FastWindowsTest checks both against each other and against float64 sums). Loaded
- * only when the module is present ({@link CpuMatmul#VECTOR}); {@code -Dgradscope.windows=plain}
- * keeps the plain loops ({@link WindowKernels#fast}, read at each call, to compare in one JVM:
- * scripts/bench/step_ab.sh).
+ * transform with the Vector API, along a row of at least {@link #LANES} tiles: the same adds in the
+ * same order as the plain loops, so the same bits (FastWindowsTest checks both against each other
+ * and against float64 sums). Loaded only when the module is present ({@link CpuMatmul#VECTOR});
+ * {@code -Dgradscope.windows=plain} keeps the plain loops ({@link WindowKernels#fast}, read at each
+ * call, to compare in one JVM: scripts/bench/step_ab.sh).
  *
  * <p>Note [Vector transforms]: in a steady resnet18 step (perf, 2 cores) the plain input transform
- * alone was 8% of the samples, the output's 3%; timed alone on 64 channels at 56x56, the input
- * transform takes 0.37 ms here against 0.73 (0.33 against 0.41 at 128 x 28x28, whose rows of 14
- * tiles are shorter than a vector of 16), the output's 0.23 against 0.35. Vectors of the
- * preferred width, as the engine's other kernels: with 8-lane vectors (256 bits, so that a row of
- * 14 tiles at 28x28 would use one) the compiled step boxed every vector (173 MB allocated a step
- * against 3 MB, resnet18 1.2-1.5x slower than on the plain loops; a transform timed alone ran twice
- * as fast): the 256-bit classes' generic methods, compiled on their own before the JIT reached
- * these loops, were too big to inline, the same failure as Note [Inlined write-back] in VectorGemm.
- * Each vector loop is also a small method of its own. Where a row of tiles is no multiple of the
- * lanes, its last vector overlaps the one before (writing the same values again); rows shorter
- * than a vector take the plain loops.
+ * alone was 8% of the samples, the output's 3%. Timed alone on 64 channels at 56x56, the input
+ * transform takes 0.26 ms with these loops against 0.76, the output's 0.17 against 0.32; at 28x28
+ * the rows of 14 tiles are shorter than a vector of 16 and keep the plain loops. Vectors of the
+ * preferred width, as the engine's other kernels: with 8-lane vectors (256 bits, so that those
+ * rows would take one too) the compiled step boxed every vector, 173 MB allocated a step against 3
+ * MB and resnet18 1.2-1.5x slower than on the plain loops, though a transform timed alone ran
+ * twice as fast (JFR: the allocations were in Float256Vector's generic lanewise, not inlined into
+ * these loops; the failure of Note [Inlined write-back] in VectorGemm). Each loop is a small method
+ * of its own. Where a row of tiles is no multiple of the lanes, its last vector overlaps the one
+ * before (writing the same values again).
  */
 final class VectorTransforms {
     private VectorTransforms() {
