@@ -4,8 +4,8 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * The inner loops of {@link WinogradTransforms}' input transform and of the first half of its output
- * transform with the Vector API, along a row of at least {@link #LANES} tiles: the same adds in the
+ * The inner loops of {@link WinogradTransforms}' input transform, of the first half of its output
+ * transform and of the output transform's adjoint with the Vector API, along a row of at least {@link #LANES} tiles: the same adds in the
  * same order as the plain loops, so the same bits (FastWindowsTest checks both against each other
  * and against float64 sums). Loaded only when the module is present ({@link CpuMatmul#VECTOR});
  * {@code -Dgradscope.windows=plain} keeps the plain loops ({@link WindowKernels#fast}, read at each
@@ -78,6 +78,45 @@ final class VectorTransforms {
             FloatVector a2 = FloatVector.fromArray(S, m, m2 + tx);
             FloatVector.fromArray(S, m, m0 + tx).add(a1).add(a2).intoArray(r, q0 + tx);
             a1.sub(a2).sub(FloatVector.fromArray(S, m, m3 + tx)).intoArray(r, q1 + tx);
+        }
+    }
+
+    /**
+     * {@link WinogradTransforms#outputAdjoint}'s {@code A dy Aᵀ} for a row of tiles: e holds the tiles'
+     * y00, y01, y10 and y11 as four rows of tw; the 16 values of tile tx go to {@code d[t + ξ·plane + tx]}.
+     */
+    static void adjointRow(float[] e, int tw, float[] d, int t, int plane) {
+        for (int i = 0; i < tw; i += L) {
+            int tx = Math.min(i, tw - L);
+            FloatVector y00 = FloatVector.fromArray(S, e, tx);
+            FloatVector y01 = FloatVector.fromArray(S, e, tw + tx);
+            FloatVector y10 = FloatVector.fromArray(S, e, 2 * tw + tx);
+            FloatVector y11 = FloatVector.fromArray(S, e, 3 * tw + tx);
+            // A dy's four rows (p, q), each times Aᵀ: p, p + q, p − q, −q a plane apart (written out: vectors
+            // handed to a helper the JIT might not inline would be boxed)
+            int o = t + tx;
+            y00.intoArray(d, o);
+            y00.add(y01).intoArray(d, o + plane);
+            y00.sub(y01).intoArray(d, o + 2 * plane);
+            y01.neg().intoArray(d, o + 3 * plane);
+            FloatVector p1 = y00.add(y10);
+            FloatVector q1 = y01.add(y11);
+            p1.intoArray(d, o + 4 * plane);
+            p1.add(q1).intoArray(d, o + 5 * plane);
+            p1.sub(q1).intoArray(d, o + 6 * plane);
+            q1.neg().intoArray(d, o + 7 * plane);
+            FloatVector p2 = y00.sub(y10);
+            FloatVector q2 = y01.sub(y11);
+            p2.intoArray(d, o + 8 * plane);
+            p2.add(q2).intoArray(d, o + 9 * plane);
+            p2.sub(q2).intoArray(d, o + 10 * plane);
+            q2.neg().intoArray(d, o + 11 * plane);
+            FloatVector p3 = y10.neg();
+            FloatVector q3 = y11.neg();
+            p3.intoArray(d, o + 12 * plane);
+            p3.add(q3).intoArray(d, o + 13 * plane);
+            p3.sub(q3).intoArray(d, o + 14 * plane);
+            q3.neg().intoArray(d, o + 15 * plane);
         }
     }
 }

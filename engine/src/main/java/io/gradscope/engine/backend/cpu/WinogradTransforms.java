@@ -240,6 +240,25 @@ final class WinogradTransforms {
         int ow = s[3];
         float[] gf = g.storage().floats();
         int base = g.offset() + n * st[0] + k * st[1];
+        if (CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && st[3] == 1 && WindowKernels.fast()) {
+            // a row of tiles at a time: g's two rows split into even and odd columns (zero past the plane)
+            float[] e = scratch(4 * tw);
+            for (int ty = 0; ty < th; ty++) {
+                int r = 2 * ty;
+                int row = base + r * st[2];
+                for (int tx = 0; tx < tw; tx++) {
+                    int col = 2 * tx;
+                    boolean right = col + 1 < ow;
+                    boolean down = r + 1 < oh;
+                    e[tx] = gf[row + col];
+                    e[tw + tx] = right ? gf[row + col + 1] : 0f;
+                    e[2 * tw + tx] = down ? gf[row + st[2] + col] : 0f;
+                    e[3 * tw + tx] = right && down ? gf[row + st[2] + col + 1] : 0f;
+                }
+                VectorTransforms.adjointRow(e, tw, d, dO + ty * tw, plane);
+            }
+            return;
+        }
         int t = dO;
         for (int ty = 0; ty < th; ty++) {
             int r = 2 * ty;

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
  * computations written from the definitions, and against the plain loops ({@code
  * -Dgradscope.windows=plain}) bit for bit: strided unfold with column strides 2-4, paddings 0-3 and
  * row lengths that are odd or no multiple of the vector width; Winograd's input transform ({@code Bᵀ d
- * B}) and output transform ({@code Aᵀ m A}) on rows of 1-37 tiles, padded and strided inputs.
+ * B}), output transform ({@code Aᵀ m A}) and its adjoint ({@code A dy Aᵀ}) on rows of 1-38 tiles,
+ * padded and strided inputs.
  */
 class FastWindowsTest {
     private static final float[] BT = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
@@ -169,6 +170,55 @@ class FastWindowsTest {
             }
         }
         assertTrue(CpuMatmul.VECTOR, "the Vector API module is present in the tests");
+    }
+
+    @Test
+    void outputAdjointIsADyAtOfEachTile() {
+        Random r = new Random(13);
+        // {oh, ow, strided}: odd sizes read zeros past the plane's last row or column
+        int[][] cases = {{56, 56, 0}, {7, 75, 0}, {28, 33, 0}, {5, 32, 1}, {9, 9, 0}, {1, 40, 0}};
+        for (int[] cs : cases) {
+            int n = 2, k = 3, oh = cs[0], ow = cs[1];
+            int th = (oh + 1) / 2;
+            int tw = (ow + 1) / 2;
+            int tiles = th * tw;
+            int plane = n * k * tiles + 7;
+            float[] g = random(r, n * k * oh * ow);
+            Tensor gt = view(g, n, k, oh, ow, cs[2] == 1);
+            float[] fast = new float[16 * plane];
+            float[] plain = new float[16 * plane];
+            for (int img = 0; img < n; img++) {
+                for (int q = 0; q < k; q++) {
+                    int at = q * n * tiles + img * tiles;
+                    WinogradTransforms.outputAdjoint(gt, img, q, th, tw, fast, at, plane);
+                    System.setProperty("gradscope.windows", "plain");
+                    WinogradTransforms.outputAdjoint(gt, img, q, th, tw, plain, at, plane);
+                    System.clearProperty("gradscope.windows");
+                    for (int ty = 0; ty < th; ty++) {
+                        for (int tx = 0; tx < tw; tx++) {
+                            for (int xi = 0; xi < 16; xi++) {
+                                int a = xi / 4, b = xi % 4;
+                                double sum = 0, abs = 0;
+                                for (int i = 0; i < 2; i++) {
+                                    for (int j = 0; j < 2; j++) {
+                                        int y = 2 * ty + i, x = 2 * tx + j;
+                                        double dy = y < oh && x < ow ? g[((img * k + q) * oh + y) * ow + x] : 0;
+                                        double term = AT[4 * i + a] * dy * AT[4 * j + b];
+                                        sum += term;
+                                        abs += Math.abs(term);
+                                    }
+                                }
+                                int o = xi * plane + at + ty * tw + tx;
+                                String what = java.util.Arrays.toString(cs) + " image " + img + " channel " + q + " tile " + ty + ","
+                                        + tx + " ξ " + xi;
+                                assertEquals(sum, fast[o], 2 * Math.ulp((float) abs) + 1e-30, what);
+                                assertEquals(plain[o], fast[o], 0, what);
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /** x [n, c, h, w], contiguous or as the transpose of a contiguous [n, c, w, h] (columns strided). */
