@@ -14,6 +14,15 @@ final class WindowKernels {
     private WindowKernels() {
     }
 
+    /**
+     * Whether the faster window loops run (the strided unfold of Note [Strided rows by phases], the
+     * vector Winograd transforms of Note [Vector transforms]): {@code -Dgradscope.windows=plain} keeps
+     * the plain ones, read at each call so that both can be timed in one JVM (scripts/bench/step_ab.sh).
+     */
+    static boolean fast() {
+        return !"plain".equals(System.getProperty("gradscope.windows"));
+    }
+
     /** Below this many elements moved, one thread does it all. */
     private static final long PARALLEL_ELEMENTS = 1L << 15;
 
@@ -61,6 +70,18 @@ final class WindowKernels {
         int kk = win[0] * win[1];
         long perPlane = (long) kk * oh * ow;
         boolean f32 = dt == DType.FLOAT32;
+        if (f32 && xs[3] == 1 && win[3] > 1 && win[7] == 1 && fast()) {
+            // a plane's window rows apart: resnet18's stem has three planes, which two threads share unevenly
+            int kh = win[0];
+            planes(s[0] * c * kh, perPlane / kh, u -> {
+                int p = u / kh;
+                int xo = x.offset() + (p / c) * xs[0] + (p % c) * xs[1];
+                int yo = out.offset() + (int) (p * perPlane);
+                unfoldPlanePhases(x.storage().floats(), xo, xs[2], s[2], s[3], win, (float) pad, out.storage().floats(), yo, oh,
+                        ow, u % kh);
+            });
+            return out;
+        }
         planes(s[0] * c, perPlane, p -> {
             int xo = x.offset() + (p / c) * xs[0] + (p % c) * xs[1];
             int yo = out.offset() + (int) (p * perPlane);
@@ -103,6 +124,48 @@ final class WindowKernels {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * Note [Strided rows by phases]: with a column stride sw > 1 each kernel offset j reads every
+     * sw-th element of a row, one element at a time (resnet18's 7x7 stem with stride 2 and its
+     * stride-2 3x3 layers: 4% of a steady step's samples, in perf). Here each input row a window
+     * row reads is split once into its sw phases (padded row elements φ, φ + sw, ...; the padding
+     * read as {@code pad}), and offset j is then one {@code arraycopy} of phase j mod sw from
+     * element j / sw: the same values as {@link #unfoldPlane}, written row by row of the output
+     * instead of offset by offset. x's columns contiguous, no column dilation. Window row i only.
+     */
+    private static void unfoldPlanePhases(float[] x, int xo, int rs, int h, int w, int[] win, float pad, float[] y, int yo,
+                                          int oh, int ow, int i) {
+        int kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6];
+        int len = ow + (kw - 1) / sw;
+        float[] phases = new float[sw * len];
+        int plane = oh * ow;
+        int yi = yo + i * kw * plane;
+        for (int r = 0; r < oh; r++) {
+            int ih = r * sh - ph + i * dh;
+            if (ih < 0 || ih >= h) {
+                for (int j = 0; j < kw; j++) {
+                    Arrays.fill(y, yi + j * plane + r * ow, yi + j * plane + r * ow + ow, pad);
+                }
+                continue;
+            }
+            int row = xo + ih * rs;
+            for (int f = 0; f < sw; f++) {
+                // phase f's element u is the padded row's u·sw + f, x's column u·sw + f − pw
+                int at = f * len;
+                int lo = Math.min(len, Math.max(0, Math.floorDiv(pw - f + sw - 1, sw)));
+                int hi = Math.max(lo, Math.min(len, Math.floorDiv(w + pw - f + sw - 1, sw)));
+                Arrays.fill(phases, at, at + lo, pad);
+                for (int u = lo, src = row + lo * sw + f - pw; u < hi; u++, src += sw) {
+                    phases[at + u] = x[src];
+                }
+                Arrays.fill(phases, at + hi, at + len, pad);
+            }
+            for (int j = 0; j < kw; j++) {
+                System.arraycopy(phases, (j % sw) * len + j / sw, y, yi + j * plane + r * ow, ow);
             }
         }
     }

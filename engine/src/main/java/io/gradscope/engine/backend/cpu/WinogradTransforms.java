@@ -41,6 +41,7 @@ final class WinogradTransforms {
 
     /** {@link #input} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at vo. */
     static void input(Tensor x, int n, int c, int ph, int pw, int ty0, int ty1, int tw, float[] v, int vo, int plane) {
+        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && WindowKernels.fast();
         int th = ty1 - ty0;
         int[] s = x.shape();
         int[] st = x.strides();
@@ -64,12 +65,10 @@ final class WinogradTransforms {
                 }
                 continue;
             }
-            // the row's even and odd padded columns: x[2q − pw] and x[2q + 1 − pw]
-            int row = base + r * rs;
-            for (int q = 0; q <= tw; q++) {
-                int col = 2 * q - pw;
-                e[ev + q] = col >= 0 && col < w ? xf[row + col * cs] : 0f;
-                e[od + q] = col + 1 >= 0 && col + 1 < w ? xf[row + (col + 1) * cs] : 0f;
+            evenOdd(xf, base + r * rs, cs, w, pw, tw, e, ev, od, vec);
+            if (vec) {
+                VectorTransforms.rowHalves(e, ev, od, at, per, tw);
+                continue;
             }
             for (int tx = 0; tx < tw; tx++) {
                 float d0 = e[ev + tx];
@@ -93,6 +92,10 @@ final class WinogradTransforms {
                 int o1 = o0 + 4 * plane;
                 int o2 = o1 + 4 * plane;
                 int o3 = o2 + 4 * plane;
+                if (vec) {
+                    VectorTransforms.tileColumns(e, r0, tw, v, o0, plane);
+                    continue;
+                }
                 for (int tx = 0; tx < tw; tx++) {
                     float a1 = e[r1 + tx];
                     float a2 = e[r2 + tx];
@@ -102,6 +105,33 @@ final class WinogradTransforms {
                     v[o3 + tx] = a1 - e[r3 + tx];
                 }
             }
+        }
+    }
+
+    /**
+     * A row's even and odd padded columns, {@code x[2q − pw]} and {@code x[2q + 1 − pw]} for q ≤ tw
+     * (zero outside x), at ev and od; with {@code inside} and contiguous columns, the part where both
+     * lie inside x is copied without bounds tests (the same values).
+     */
+    private static void evenOdd(float[] xf, int row, int cs, int w, int pw, int tw, float[] e, int ev, int od, boolean inside) {
+        int lo = 0;
+        int hi = 0;
+        if (inside && cs == 1) {
+            lo = Math.min(tw + 1, (pw + 1) / 2);
+            hi = Math.max(lo, Math.min(tw + 1, (w + pw) / 2));
+            for (int q = lo, src = row + 2 * lo - pw; q < hi; q++, src += 2) {
+                e[ev + q] = xf[src];
+                e[od + q] = xf[src + 1];
+            }
+        }
+        for (int q = 0; q <= tw; q++) {
+            if (q == lo && hi > lo) {
+                q = hi - 1;
+                continue;
+            }
+            int col = 2 * q - pw;
+            e[ev + q] = col >= 0 && col < w ? xf[row + col * cs] : 0f;
+            e[od + q] = col + 1 >= 0 && col + 1 < w ? xf[row + (col + 1) * cs] : 0f;
         }
     }
 
@@ -158,6 +188,7 @@ final class WinogradTransforms {
 
     /** {@link #output} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at mo. */
     static void output(float[] m, int mo, int plane, int ty0, int ty1, int tw, float[] y, int yo, int oh, int ow) {
+        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && WindowKernels.fast();
         float[] r = scratch(8 * tw);
         for (int ty = ty0; ty < ty1; ty++) {
             int t = mo + (ty - ty0) * tw;
@@ -169,6 +200,10 @@ final class WinogradTransforms {
                 int m3 = m2 + 4 * plane;
                 int q0 = b * tw;
                 int q1 = (4 + b) * tw;
+                if (vec) {
+                    VectorTransforms.columnHalves(m, m0, plane, r, q0, q1, tw);
+                    continue;
+                }
                 for (int tx = 0; tx < tw; tx++) {
                     float a1 = m[m1 + tx];
                     float a2 = m[m2 + tx];
@@ -205,6 +240,25 @@ final class WinogradTransforms {
         int ow = s[3];
         float[] gf = g.storage().floats();
         int base = g.offset() + n * st[0] + k * st[1];
+        if (CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && st[3] == 1 && WindowKernels.fast()) {
+            // a row of tiles at a time: g's two rows split into even and odd columns (zero past the plane)
+            float[] e = scratch(4 * tw);
+            for (int ty = 0; ty < th; ty++) {
+                int r = 2 * ty;
+                int row = base + r * st[2];
+                for (int tx = 0; tx < tw; tx++) {
+                    int col = 2 * tx;
+                    boolean right = col + 1 < ow;
+                    boolean down = r + 1 < oh;
+                    e[tx] = gf[row + col];
+                    e[tw + tx] = right ? gf[row + col + 1] : 0f;
+                    e[2 * tw + tx] = down ? gf[row + st[2] + col] : 0f;
+                    e[3 * tw + tx] = right && down ? gf[row + st[2] + col + 1] : 0f;
+                }
+                VectorTransforms.adjointRow(e, tw, d, dO + ty * tw, plane);
+            }
+            return;
+        }
         int t = dO;
         for (int ty = 0; ty < th; ty++) {
             int r = 2 * ty;
