@@ -42,36 +42,7 @@ class CompareRerunWindowTest extends WindowFixture {
 
     /** What the graph draws as text, with its size ("loss = sum []@15.6"). */
     static java.util.List<String> texts(GraphPanel panel) {
-        java.util.List<String> out = new java.util.ArrayList<>();
-        io.gradscope.app.draw.Pen pen = new io.gradscope.app.draw.Pen() {
-            @Override
-            public void fillRect(double x, double y, double w, double h, String color) {
-            }
-
-            @Override
-            public void strokeRect(double x, double y, double w, double h, String color, double width, boolean dashed) {
-            }
-
-            @Override
-            public void polyline(double[] xy, String color, double width) {
-            }
-
-            @Override
-            public void fillPolygon(double[] xy, String color) {
-            }
-
-            @Override
-            public void text(String s, double x, double y, double size, boolean bold, String color) {
-                out.add(s + "@" + size);
-            }
-
-            @Override
-            public double textWidth(String s, double size, boolean bold) {
-                return io.gradscope.app.layout.TextWidth.of(s, size, bold);
-            }
-        };
-        io.gradscope.app.draw.GraphPainter.paint(pen, panel.scene(), io.gradscope.app.draw.GraphPainter.View.of(panel.camera()));
-        return out;
+        return DrawnText.of(panel).stream().map(t -> t.text() + "@" + t.size()).toList();
     }
 
     private void rerun(FxRobot robot) {

@@ -20,11 +20,7 @@ class MemoryChartNarrowWindowTest extends WindowFixture {
         double width = stage.getWidth();
         double height = stage.getHeight();
         try {
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
+            toSmallest(robot);
             MemoryChart chart = window.memoryPanel().chart();
             waitUntil("the memory timeline drawn", () -> window.viewModel().memory().track().get() != null
                     && chart.texts().stream().anyMatch(t -> t.text().equals("0")));

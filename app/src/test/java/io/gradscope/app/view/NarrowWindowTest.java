@@ -24,13 +24,8 @@ class NarrowWindowTest extends WindowFixture {
         double width = stage.getWidth();
         double height = stage.getHeight();
         try {
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-                sweep().jumpTo(2);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
-            settleLayout(robot);
+            robot.interact(() -> sweep().jumpTo(2));
+            toSmallest(robot);
             double right = readFx(() -> window.localToScene(window.getLayoutBounds()).getMaxX());
             for (String tab : new String[] {"#tab-node", "#tab-hvp", "#tab-compare", "#tab-jacobian"}) {
                 Bounds b = readFx(() -> {

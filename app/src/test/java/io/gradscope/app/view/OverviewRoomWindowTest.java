@@ -25,12 +25,7 @@ class OverviewRoomWindowTest extends WindowFixture {
         double width = stage.getWidth();
         double height = stage.getHeight();
         try {
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
-            settleLayout(robot);
+            toSmallest(robot);
             GraphPanel panel = window.graphPanel();
             robot.interact(() -> {
                 panel.fit();

@@ -127,6 +127,16 @@ abstract class WindowFixture extends ApplicationTest {
         });
     }
 
+    /** Makes the window its least size, 1024 × 700, and waits until it is laid out there ({@link #restoreSize} gives it back). */
+    void toSmallest(FxRobot robot) {
+        robot.interact(() -> {
+            stage.setWidth(1024);
+            stage.setHeight(700);
+        });
+        waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
+        settleLayout(robot);
+    }
+
     /**
      * Gives the stage back the width a test narrowed: hidden first, so that the next test shows it
      * anew at that width. Widened while shown, Monocle's software pipeline could reuse a pixel buffer
