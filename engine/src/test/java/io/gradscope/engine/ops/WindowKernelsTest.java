@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * padding, dilation, 1x1), batches of more than one, inputs that are strided views, float32 and
  * float64; the convolution's value and gradients (groups too) against a float64 six-loop sum.
  */
-class WindowKernelsTest {
+public class WindowKernelsTest {
     /** {kh, kw, sh, sw, ph, pw, dh, dw}. */
     private static final int[][] WINDOWS = {
         {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 2, 1, 1, 1, 1}, {1, 1, 1, 1, 0, 0, 1, 1}, {1, 1, 2, 2, 0, 0, 1, 1},
@@ -48,6 +48,29 @@ class WindowKernelsTest {
         return base.asStrided(new int[] {n, c, h, w}, new int[] {c * h * w, h * w, 1, h}, 0);
     }
 
+    /**
+     * The columns of {@code planes} planes of h × w values (x's layout) for the window g = {kh, kw, sh, sw,
+     * ph, pw, dh, dw}, written from the definition: [plane, i, j, a, b], {@code pad} outside x.
+     */
+    public static double[] unfoldByDefinition(double[] x, int planes, int h, int w, int[] g, int oh, int ow, double pad) {
+        double[] cols = new double[planes * g[0] * g[1] * oh * ow];
+        int e = 0;
+        for (int p = 0; p < planes; p++) {
+            for (int i = 0; i < g[0]; i++) {
+                for (int j = 0; j < g[1]; j++) {
+                    for (int a = 0; a < oh; a++) {
+                        for (int b = 0; b < ow; b++) {
+                            int ih = a * g[2] - g[4] + i * g[6];
+                            int iw = b * g[3] - g[5] + j * g[7];
+                            cols[e++] = ih < 0 || ih >= h || iw < 0 || iw >= w ? pad : x[p * h * w + ih * w + iw];
+                        }
+                    }
+                }
+            }
+        }
+        return cols;
+    }
+
     private static int out(int n, int k, int s, int p, int d) {
         return (n + 2 * p - d * (k - 1) - 1) / s + 1;
     }
@@ -66,21 +89,7 @@ class WindowKernelsTest {
                     int oh = out(h, g[0], g[2], g[4], g[6]);
                     int ow = out(w, g[1], g[3], g[5], g[7]);
                     assertArrayEquals(new int[] {n, c, g[0], g[1], oh, ow}, cols.shape());
-                    double[] expected = new double[n * c * g[0] * g[1] * oh * ow];
-                    int e = 0;
-                    for (int p = 0; p < n * c; p++) {
-                        for (int i = 0; i < g[0]; i++) {
-                            for (int j = 0; j < g[1]; j++) {
-                                for (int a = 0; a < oh; a++) {
-                                    for (int b = 0; b < ow; b++) {
-                                        int ih = a * g[2] - g[4] + i * g[6];
-                                        int iw = b * g[3] - g[5] + j * g[7];
-                                        expected[e++] = ih < 0 || ih >= h || iw < 0 || iw >= w ? -7 : xv[p * h * w + ih * w + iw];
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    double[] expected = unfoldByDefinition(xv, n * c, h, w, g, oh, ow, -7);
                     assertArrayEquals(expected, cols.toDoubleArray(), 0, java.util.Arrays.toString(g) + " " + dt);
                 }
             }
