@@ -43,8 +43,16 @@ final class Screenshot {
                 take(scene, out);
             }
         });
+        // A program that does not run: the picture shows the error beside its line, and the command says it
+        // as `run` does (FILE:LINE:COL: error: ...) and exits 2.
         w.viewModel().error().addListener((o, a, b) -> {
             if (b != null) {
+                if (GradscopeApp.exitStatus == 0) {
+                    java.nio.file.Path file = w.viewModel().file().get();
+                    System.err.println(file != null && b.line() > 0
+                            ? file + ":" + b.line() + ":" + b.column() + ": error: " + b.what() : b.message());
+                    GradscopeApp.exitStatus = 2;
+                }
                 take(scene, out);
             }
         });
