@@ -93,7 +93,7 @@ public final class MemoryPanel extends BorderPane {
     }
 
     /** Compare with another policy; the trade-off curve; the legend of the graph's recomputed nodes; what is being worked out. */
-    private HBox secondRow() {
+    private javafx.scene.layout.FlowPane secondRow() {
         compare.setId("memory-compare");
         compare.setValue(NO_COMPARISON);
         compare.setTooltip(new javafx.scene.control.Tooltip("Run the program under another policy and draw its memory over this run's"));
@@ -135,7 +135,10 @@ public final class MemoryPanel extends BorderPane {
         with.setMinWidth(Label.USE_PREF_SIZE);
         compare.setMinWidth(Label.USE_PREF_SIZE);
         tradeOffButton.setMinWidth(Label.USE_PREF_SIZE);
-        HBox row = new HBox(8, with, compare, tradeOffButton, recomputedLegend, busy);
+        // Narrow (a 1024-wide window), what does not fit goes onto a line of its own rather than being cut
+        // ("10 recomputed" had read "10 …").
+        recomputedLegend.managedProperty().bind(recomputedLegend.visibleProperty());
+        javafx.scene.layout.FlowPane row = new javafx.scene.layout.FlowPane(8, 3, with, compare, tradeOffButton, recomputedLegend, busy);
         row.setAlignment(Pos.CENTER_LEFT);
         row.setPadding(new Insets(0, 6, 3, 6));
         return row;
