@@ -83,6 +83,30 @@ class NarrowWindowTest extends WindowFixture {
         }
     }
 
+    @Test
+    void at1024By700TheForwardSweepsValueAndTangentSideBySideReadInFull(FxRobot robot) {
+        // Its "# open:" line: the Forward sweep carrying a tangent on x, the value and its tangent side by side.
+        openAndWait(robot, Path.of("../assets/examples/course/01_dual_numbers.grad"));
+        double width = stage.getWidth();
+        double height = stage.getHeight();
+        try {
+            robot.interact(() -> {
+                stage.setWidth(1024);
+                stage.setHeight(700);
+            });
+            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
+            waitUntil("the forward sweep with the tangent", () -> sweep().mode().get() == io.gradscope.app.viewmodel.Sweep.Mode.FORWARD
+                    && vm().derivatives().tangent().get() != null && !vm().running().get());
+            robot.interact(() -> sweep().toEnd());
+            waitUntil("the value and its tangent side by side", () -> window.details().valueTangentMap().tensor() != null
+                    && window.details().valueTangentMap().getParent().isVisible());
+            settleLayout(robot);
+            assertInspectorShownWhole(readFx(() -> stage.getScene().getWidth()));
+        } finally {
+            restoreSize(robot, width, height);
+        }
+    }
+
     /** Every label of the inspector is drawn whole, inside its panel's viewport and the window. */
     private void assertInspectorShownWhole(double sceneRight) {
         double panelRight = readFx(() -> {
