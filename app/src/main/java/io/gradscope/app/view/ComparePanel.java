@@ -68,7 +68,9 @@ public final class ComparePanel extends VBox {
         });
         SplitPane columns = new SplitPane(current, other);
         VBox.setVgrow(columns, Priority.ALWAYS);
-        getChildren().addAll(new HBox(6, dtypes, previous, clear), summary, table, columns);
+        // Narrow (a 1024-wide window), a button that does not fit goes onto a second line, its words whole
+        // ("float32 vs floa...", "Cl..." before).
+        getChildren().addAll(new javafx.scene.layout.FlowPane(6, 6, dtypes, previous, clear), summary, table, columns);
         vm.comparison().addListener((o, a, c) -> showComparison(c));
         sweep.inspection().addListener((o, a, b) -> follow());
         showComparison(vm.comparison().get());

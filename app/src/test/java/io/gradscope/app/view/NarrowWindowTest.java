@@ -77,6 +77,21 @@ class NarrowWindowTest extends WindowFixture {
             double side = readFx(() -> window.side().getWidth());
             assertTrue(side <= SidePanel.MIN_WIDTH + 1, "the side panel at its narrowest: " + side);
             assertInspectorShownWhole(sceneRight);
+            // So do the other tabs' controls and text (the Compare tab's buttons read "float32 vs floa...", "Cl...").
+            for (String tab : new String[] {"#tab-hvp", "#tab-compare", "#tab-jacobian"}) {
+                robot.interact(() -> window.side().getTabs().stream().filter(t -> tab.equals("#" + t.getId())).findFirst()
+                        .ifPresent(t -> window.side().getSelectionModel().select(t)));
+                // A tab shown the first time builds its panel: laid out once more once it has its width.
+                settleLayout(robot);
+                org.testfx.util.WaitForAsyncUtils.waitForFxEvents();
+                settleLayout(robot);
+                double tabRight = readFx(() -> Math.min(sceneRight, window.side().localToScene(window.side().getLayoutBounds()).getMaxX()));
+                Node content = readFx(() -> window.side().getSelectionModel().getSelectedItem().getContent());
+                for (Labeled l : readFx(() -> content.lookupAll("*").stream().filter(n -> n instanceof Labeled && shown(n)
+                        && !((Labeled) n).getText().isEmpty() && !(n instanceof javafx.scene.control.TableCell)).map(n -> (Labeled) n).toList())) {
+                    assertShownWhole(l, tabRight);
+                }
+            }
             assertTrue(stage.getMinWidth() >= 1000 && stage.getMinHeight() >= 650, "the smallest window: " + stage.getMinWidth() + " x " + stage.getMinHeight());
         } finally {
             restoreSize(robot, width, height);
@@ -105,6 +120,16 @@ class NarrowWindowTest extends WindowFixture {
         } finally {
             restoreSize(robot, width, height);
         }
+    }
+
+    /** Whether {@code n} and every node above it are visible. */
+    private static boolean shown(Node n) {
+        for (Node p = n; p != null; p = p.getParent()) {
+            if (!p.isVisible()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Every label of the inspector is drawn whole, inside its panel's viewport and the window. */
