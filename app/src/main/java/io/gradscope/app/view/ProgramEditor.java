@@ -217,7 +217,8 @@ public final class ProgramEditor extends BorderPane {
      * Moves the marked lines (the error's, the step's) with a change of the text: the paragraphs before it
      * keep their place, those after it move by the lines it added or removed. A mark inside the change is
      * taken off whichever of the changed paragraphs carries its style now (the area may have given it to
-     * either half of a split line); the mark is then set again from the new text, if it is still there.
+     * either half of a split line); the mark is then set again from the new text, if it is still there. A
+     * changed paragraph that is no mark's loses any style the change brought (pasted text brings its own).
      */
     private void moveMarks(PlainTextChange change) {
         int start = area.offsetToPosition(change.getPosition(), org.fxmisc.richtext.model.TwoDimensional.Bias.Forward).getMajor();
@@ -235,12 +236,16 @@ public final class ProgramEditor extends BorderPane {
         }
         currentLine = marks[0];
         errorLine = marks[1];
-        if (inside) {
-            for (int p = start; p <= start + inserted && p < area.getParagraphs().size(); p++) {
-                if (!area.getParagraph(p).getParagraphStyle().isEmpty()) {
-                    area.setParagraphStyle(p, List.of());
-                }
+        // Every paragraph the change wrote carries the marks' styles only: pasted text (a copy of the step's
+        // line) came with the style of the paragraph it was copied from, and kept it for good.
+        boolean stray = false;
+        for (int p = start; p <= start + inserted && p < area.getParagraphs().size(); p++) {
+            if (p != currentLine && p != errorLine && !area.getParagraph(p).getParagraphStyle().isEmpty()) {
+                area.setParagraphStyle(p, List.of());
+                stray = true;
             }
+        }
+        if (inside || stray) {
             restyle(currentLine);
             restyle(errorLine);
         }
