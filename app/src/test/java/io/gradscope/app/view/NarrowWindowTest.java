@@ -27,13 +27,8 @@ class NarrowWindowTest extends WindowFixture {
         javafx.scene.control.Button start = robot.lookup("#transport-start").queryButton();
         assertEquals("|◀ Start", readFx(start::getText), "the stepping buttons' words, at " + width + " wide");
         try {
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-                sweep().jumpTo(2);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
-            settleLayout(robot);
+            robot.interact(() -> sweep().jumpTo(2));
+            resizeWindow(robot, 1024, 700);
             double right = readFx(() -> window.localToScene(window.getLayoutBounds()).getMaxX());
             for (String tab : new String[] {"#tab-node", "#tab-hvp", "#tab-compare", "#tab-jacobian"}) {
                 Bounds b = readFx(() -> {
@@ -105,11 +100,7 @@ class NarrowWindowTest extends WindowFixture {
         double width = stage.getWidth();
         double height = stage.getHeight();
         try {
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
+            resizeWindow(robot, 1024, 700);
             waitUntil("the forward sweep with the tangent", () -> sweep().mode().get() == io.gradscope.app.viewmodel.Sweep.Mode.FORWARD
                     && vm().derivatives().tangent().get() != null && !vm().running().get());
             robot.interact(() -> sweep().toEnd());

@@ -24,12 +24,7 @@ class SectionFitResizeWindowTest extends WindowFixture {
         GraphPanel panel = window.graphPanel();
         try {
             // At the window's least size Fit shows the section the step opened (OverviewRoomWindowTest).
-            robot.interact(() -> {
-                stage.setWidth(1024);
-                stage.setHeight(700);
-            });
-            waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
-            settleLayout(robot);
+            resizeWindow(robot, 1024, 700);
             robot.interact(() -> {
                 panel.fit();
                 sweep().stepForward();
