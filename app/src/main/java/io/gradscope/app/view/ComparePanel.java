@@ -43,10 +43,12 @@ public final class ComparePanel extends VBox {
         Button dtypes = new Button("float32 vs float64");
         dtypes.setId("compare-dtypes");
         dtypes.setOnAction(e -> vm.compareDTypes());
-        dtypes.disableProperty().bind(vm.comparing());
+        // Nothing to compare before a run, nor after another text is opened until a run of it succeeds.
+        dtypes.disableProperty().bind(vm.comparing().or(sweep.recorded().isNull()));
         Button previous = new Button("vs previous run");
         previous.setId("compare-previous");
         previous.setOnAction(e -> vm.compareWithPrevious());
+        previous.disableProperty().bind(sweep.recorded().isNull());
         Button clear = new Button("Clear");
         clear.setOnAction(e -> vm.clearComparison());
         summary.setWrapText(true);

@@ -106,6 +106,8 @@ public final class MemoryPanel extends BorderPane {
         vm.comparedWith().addListener((o, a, p) -> compare.setValue(p == null ? NO_COMPARISON : p.toString()));
         vm.overlay().addListener((o, a, b) -> chart.overlay(b));
         tradeOffButton.setId("memory-tradeoff-toggle");
+        // No curve to plan without a run (shown already, it can still be turned off).
+        tradeOffButton.disableProperty().bind(vm.track().isNull().and(tradeOffButton.selectedProperty().not()));
         tradeOffButton.setTooltip(new javafx.scene.control.Tooltip(
                 "Predicted peak against recomputed FLOPs over a range of budgets (planned on the meta device); click a point to run it"));
         tradeOffButton.selectedProperty().addListener((o, a, on) -> {
