@@ -94,22 +94,31 @@ public final class ProgramEditor extends BorderPane {
                 typedAt = System.nanoTime();
             }
         });
+        // Moving about the text (Ctrl+Home, Page Down, the arrows), a click in it or the wheel over it is the
+        // user's too: the view had gone back to the step's line within a second, the caret out of view.
+        area.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode().isNavigationKey()) {
+                typedAt = System.nanoTime();
+            }
+        });
+        area.addEventFilter(javafx.scene.input.MouseEvent.MOUSE_PRESSED, e -> typedAt = System.nanoTime());
+        area.addEventFilter(javafx.scene.input.ScrollEvent.SCROLL, e -> typedAt = System.nanoTime());
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
     }
 
     /**
-     * Whether the user is typing in the editor while the sweep plays: then the steps do not move the view
-     * (each would take it away from the caret, and the next key back to it).
+     * Whether the user is typing or moving about in the editor while the sweep plays: then the steps do not
+     * move the view (each would take it away from the caret, and the next key back to it).
      */
     private boolean typingWhilePlaying() {
         return vm.sweep().playing().get() && area.isFocused() && typedAt != NEVER && System.nanoTime() - typedAt < TYPING_NANOS;
     }
 
-    /** How long after the last character typed the user counts as typing. */
+    /** How long after the last character typed (or caret move, click, scroll) the user counts as working in the editor. */
     static final long TYPING_NANOS = 1_500_000_000L;
     private static final long NEVER = Long.MIN_VALUE;
-    /** When a character was last typed into the editor ({@link System#nanoTime}), or {@link #NEVER}. */
+    /** When the user last typed or moved about in the editor ({@link System#nanoTime}), or {@link #NEVER}. */
     private long typedAt = NEVER;
 
     /** Puts the program opened in the text (unless it is there already): it starts the undo history. */
