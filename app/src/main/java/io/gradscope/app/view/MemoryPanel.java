@@ -217,7 +217,9 @@ public final class MemoryPanel extends BorderPane {
         table.setPlaceholder(new Label("Nothing live"));
         table.getColumns().add(nameColumn);
         // Five digits' room, kept when the table narrows: a line number cut to "1…" says nothing.
-        TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", LINE_WIDTH);
+        // The row's line where it is in the text now (edited since the run, as the inspector names it); "–" for a changed one.
+        TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() <= 0 ? ""
+                : textLine.applyAsInt(r.line()) > 0 ? Integer.toString(textLine.applyAsInt(r.line())) : "–", LINE_WIDTH);
         line.setMinWidth(LINE_WIDTH);
         table.getColumns().add(line);
         table.getColumns().add(whatColumn);
@@ -273,6 +275,15 @@ public final class MemoryPanel extends BorderPane {
 
     TradeOffChart tradeOffChart() {
         return tradeOff;
+    }
+
+    /** Where the lines of the run are in the text now (1-based; 0: changed since); the run's own until {@link #followText}. */
+    private java.util.function.IntUnaryOperator textLine = java.util.function.IntUnaryOperator.identity();
+
+    /** Names each row's line where it is in the text now ({@code textLine}), again whenever {@code text} changes. */
+    public void followText(java.util.function.IntUnaryOperator textLine, javafx.beans.Observable text) {
+        this.textLine = textLine;
+        text.addListener(o -> table.refresh());
     }
 
     public Label recomputedLegend() {
