@@ -43,10 +43,12 @@ public final class ComparePanel extends VBox {
         Button dtypes = new Button("float32 vs float64");
         dtypes.setId("compare-dtypes");
         dtypes.setOnAction(e -> vm.compareDTypes());
-        dtypes.disableProperty().bind(vm.comparing());
+        // Nothing to compare before a run, nor after another text is opened until a run of it succeeds.
+        dtypes.disableProperty().bind(vm.comparing().or(sweep.recorded().isNull()));
         Button previous = new Button("vs previous run");
         previous.setId("compare-previous");
         previous.setOnAction(e -> vm.compareWithPrevious());
+        previous.disableProperty().bind(sweep.recorded().isNull());
         Button clear = new Button("Clear");
         clear.setOnAction(e -> vm.clearComparison());
         summary.setWrapText(true);
@@ -68,7 +70,9 @@ public final class ComparePanel extends VBox {
         });
         SplitPane columns = new SplitPane(current, other);
         VBox.setVgrow(columns, Priority.ALWAYS);
-        getChildren().addAll(new HBox(6, dtypes, previous, clear), summary, table, columns);
+        // Narrow (a 1024-wide window), a button that does not fit goes onto a second line, its words whole
+        // ("float32 vs floa...", "Cl..." before).
+        getChildren().addAll(new javafx.scene.layout.FlowPane(6, 6, dtypes, previous, clear), summary, table, columns);
         vm.comparison().addListener((o, a, c) -> showComparison(c));
         sweep.inspection().addListener((o, a, b) -> follow());
         showComparison(vm.comparison().get());

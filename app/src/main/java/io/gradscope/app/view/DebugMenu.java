@@ -25,9 +25,13 @@ final class DebugMenu {
         menu.setId("debug-menu");
         MenuItem jump = item("Jump to Origin of NaN/Inf", "Shortcut+J", d::jumpToOrigin);
         MenuItem check = item("Check Gradients", "Shortcut+Shift+G", d::checkGradients);
-        check.disableProperty().bind(d.checking());
+        // What needs a run is disabled without one (a program that does not parse), as the transport is.
+        javafx.beans.binding.BooleanBinding noRun = vm.sweep().recorded().isNull();
+        check.disableProperty().bind(d.checking().or(noRun));
         MenuItem dtypes = item("Compare float32 with float64", null, d::compareDTypes);
         MenuItem previous = item("Compare with Previous Run", null, d::compareWithPrevious);
+        dtypes.disableProperty().bind(noRun);
+        previous.disableProperty().bind(noRun);
         MenuItem clear = item("Clear Comparison", null, d::clearComparison);
         ToggleGroup overlays = new ToggleGroup();
         RadioMenuItem none = radio("No Colour Overlay", OverlayViewModel.Overlay.NONE, d, overlays);

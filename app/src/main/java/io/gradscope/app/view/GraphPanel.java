@@ -47,6 +47,8 @@ public final class GraphPanel extends StackPane {
     private boolean fitPending;
     /** The section the user opened last in this run (the innermost, when one act opened several), or null. */
     private String lastOpened;
+    /** What the user's Fit showed last when it was a part of the graph (the opened section), or null. */
+    private FitTarget.Shown sectionFit;
     private int frames;
     private double pressX;
     private double pressY;
@@ -207,12 +209,18 @@ public final class GraphPanel extends StackPane {
             return;
         }
         camera.resize(canvas.getWidth(), canvas.getHeight());
+        fitChosen();
+        redraw();
+    }
+
+    /** Fits what {@link FitTarget} chooses now (Fit again, from a view at Fit, shows everything). */
+    private void fitChosen() {
         // A part of the graph goes beside the overview map, which shows while part is out of view.
         double[] corner = map.enabled().get() ? new double[] {map.getPrefWidth() + MAP_MARGIN, map.getPrefHeight() + MAP_MARGIN} : null;
         FitTarget.Shown shown = FitTarget.choose(camera, scene.layout(), boxOf(vm.keyOf(vm.inspectedVertex())), lastOpened, corner);
         camera.fit(shown.target(), shown.area());
+        sectionFit = shown.target().equals(scene.layout().bounds()) ? null : shown;
         overviewByHand = false;
-        redraw();
     }
 
     public void zoomIn() {
@@ -326,8 +334,18 @@ public final class GraphPanel extends StackPane {
     private void resized() {
         boolean whole = scene != null && camera.shows(scene.layout().bounds());
         boolean fitted = scene != null && camera.isFitTo(scene.layout().bounds());
+        // A view at the section Fit showed stays at Fit too: fitted again to the new size (the view kept its
+        // scale and place, the section's title and left part cut at the pane's edges).
+        boolean atSection = scene != null && sectionFit != null && camera.isFitTo(sectionFit.target(), sectionFit.area());
         camera.resize(canvas.getWidth(), canvas.getHeight());
         map.setPane(canvas.getWidth(), canvas.getHeight());
+        if (atSection && canvas.getWidth() > 0 && canvas.getHeight() > 0) {
+            // From the whole graph's fit, so that the choice is Fit's, never "Fit again shows everything".
+            camera.fit(scene.layout().bounds());
+            fitChosen();
+            redraw();
+            return;
+        }
         if (whole && !camera.shows(scene.layout().bounds()) || fitted && !camera.isFitTo(scene.layout().bounds())) {
             fitPending = true;
         }

@@ -61,7 +61,12 @@ public final class Heatmap extends VBox {
         caption.setWrapText(true);
         caption.setVisible(false);
         caption.setManaged(false);
-        getChildren().addAll(title, caption, note, sliceRow, canvas, new HBox(6, legend, legendText), blockText, stats);
+        // Narrow (the value and its tangent side by side in a 1024-wide window), the scale's number goes under
+        // the colour bar rather than being cut ("±0.1...").
+        legendText.setMinWidth(Label.USE_PREF_SIZE);
+        javafx.scene.layout.FlowPane legendRow = new javafx.scene.layout.FlowPane(6, 2, legend, legendText);
+        legendRow.setAlignment(javafx.geometry.Pos.CENTER_LEFT);
+        getChildren().addAll(title, caption, note, sliceRow, canvas, legendRow, blockText, stats);
     }
 
     /** The longest side of the map in pixels (220 unless two maps share a row). */

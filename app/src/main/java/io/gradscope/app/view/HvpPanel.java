@@ -13,6 +13,7 @@ import javafx.scene.control.Separator;
 import javafx.scene.control.Spinner;
 import javafx.scene.control.SpinnerValueFactory;
 import javafx.scene.layout.HBox;
+import javafx.scene.layout.Region;
 import javafx.scene.layout.VBox;
 
 /**
@@ -75,6 +76,10 @@ public final class HvpPanel extends ScrollPane {
         progress.setPrefWidth(120);
         progress.progressProperty().bind(vm.hessianProgress());
         progress.visibleProperty().bind(vm.hessianRunning());
+        // The side panel at its narrowest: the progress bar gives way, the button's words never do ("Compute the Hes...").
+        hessianButton.setMinWidth(Region.USE_PREF_SIZE);
+        show.setMinWidth(Region.USE_PREF_SIZE);
+        progress.setMinWidth(40);
         hessianButton.setOnAction(e -> {
             if (vm.hessianRunning().get()) {
                 vm.cancelHessian();

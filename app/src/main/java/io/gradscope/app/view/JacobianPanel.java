@@ -83,7 +83,9 @@ public final class JacobianPanel extends ScrollPane {
         Combos.measureFirstRows(group);
         of.setMaxWidth(Double.MAX_VALUE);
         wrt.setPrefWidth(180);
-        group.setPrefWidth(180);
+        // Room for its prompt, its cell's padding (about 25 px) and the arrow's button (about 29 px): at 180 it read
+        // "a group's subgrap...".
+        group.setPrefWidth(Math.max(180, Math.ceil(new javafx.scene.text.Text(group.getPromptText()).getLayoutBounds().getWidth()) + 60));
         of.valueProperty().addListener((o, a, b) -> {
             if (!syncing && b != null) {
                 vm.setOutput(b.vertex());
@@ -132,8 +134,11 @@ public final class JacobianPanel extends ScrollPane {
         choices.addRow(0, new Label("of"), of);
         choices.addRow(1, new Label("w.r.t."), wrt);
         choices.addRow(2, new Label("or group"), group);
-        choices.addRow(3, new Label("pattern"), new HBox(6, pattern, new Label("coloring"), kind));
-        choices.addRow(4, new Label("order"), order);
+        // Pattern and coloring each on a row of their own: side by side they were cut to "...", "col..." and
+        // "fewer ..." in a 1024-wide window.
+        choices.addRow(3, new Label("pattern"), pattern);
+        choices.addRow(4, new Label("coloring"), kind);
+        choices.addRow(5, new Label("order"), order);
         GridPane.setHgrow(of, Priority.ALWAYS);
         // The labels keep their width: a long value's name in "of" shrank them to "...".
         choices.getChildren().stream().filter(n -> n instanceof Label)

@@ -84,6 +84,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
         inspector.followText(vm::textLine, vm.source());
+        memory.followText(vm::textLine, vm.source());
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
         // Narrowed, the panes give way down to where they still show what matters: the editor's first
         // columns, the graph, every tab of the side panel (none in an overflow menu).

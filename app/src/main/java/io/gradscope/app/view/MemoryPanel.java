@@ -93,7 +93,7 @@ public final class MemoryPanel extends BorderPane {
     }
 
     /** Compare with another policy; the trade-off curve; the legend of the graph's recomputed nodes; what is being worked out. */
-    private HBox secondRow() {
+    private javafx.scene.layout.FlowPane secondRow() {
         compare.setId("memory-compare");
         compare.setValue(NO_COMPARISON);
         compare.setTooltip(new javafx.scene.control.Tooltip("Run the program under another policy and draw its memory over this run's"));
@@ -106,6 +106,8 @@ public final class MemoryPanel extends BorderPane {
         vm.comparedWith().addListener((o, a, p) -> compare.setValue(p == null ? NO_COMPARISON : p.toString()));
         vm.overlay().addListener((o, a, b) -> chart.overlay(b));
         tradeOffButton.setId("memory-tradeoff-toggle");
+        // No curve to plan without a run (shown already, it can still be turned off).
+        tradeOffButton.disableProperty().bind(vm.track().isNull().and(tradeOffButton.selectedProperty().not()));
         tradeOffButton.setTooltip(new javafx.scene.control.Tooltip(
                 "Predicted peak against recomputed FLOPs over a range of budgets (planned on the meta device); click a point to run it"));
         tradeOffButton.selectedProperty().addListener((o, a, on) -> {
@@ -135,7 +137,10 @@ public final class MemoryPanel extends BorderPane {
         with.setMinWidth(Label.USE_PREF_SIZE);
         compare.setMinWidth(Label.USE_PREF_SIZE);
         tradeOffButton.setMinWidth(Label.USE_PREF_SIZE);
-        HBox row = new HBox(8, with, compare, tradeOffButton, recomputedLegend, busy);
+        // Narrow (a 1024-wide window), what does not fit goes onto a line of its own rather than being cut
+        // ("10 recomputed" had read "10 …").
+        recomputedLegend.managedProperty().bind(recomputedLegend.visibleProperty());
+        javafx.scene.layout.FlowPane row = new javafx.scene.layout.FlowPane(8, 3, with, compare, tradeOffButton, recomputedLegend, busy);
         row.setAlignment(Pos.CENTER_LEFT);
         row.setPadding(new Insets(0, 6, 3, 6));
         return row;
@@ -212,7 +217,9 @@ public final class MemoryPanel extends BorderPane {
         table.setPlaceholder(new Label("Nothing live"));
         table.getColumns().add(nameColumn);
         // Five digits' room, kept when the table narrows: a line number cut to "1…" says nothing.
-        TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() > 0 ? Integer.toString(r.line()) : "", LINE_WIDTH);
+        // The row's line where it is in the text now (edited since the run, as the inspector names it); "–" for a changed one.
+        TableColumn<MemoryTrack.Row, String> line = column("line", r -> r.line() <= 0 ? ""
+                : textLine.applyAsInt(r.line()) > 0 ? Integer.toString(textLine.applyAsInt(r.line())) : "–", LINE_WIDTH);
         line.setMinWidth(LINE_WIDTH);
         table.getColumns().add(line);
         table.getColumns().add(whatColumn);
@@ -268,6 +275,15 @@ public final class MemoryPanel extends BorderPane {
 
     TradeOffChart tradeOffChart() {
         return tradeOff;
+    }
+
+    /** Where the lines of the run are in the text now (1-based; 0: changed since); the run's own until {@link #followText}. */
+    private java.util.function.IntUnaryOperator textLine = java.util.function.IntUnaryOperator.identity();
+
+    /** Names each row's line where it is in the text now ({@code textLine}), again whenever {@code text} changes. */
+    public void followText(java.util.function.IntUnaryOperator textLine, javafx.beans.Observable text) {
+        this.textLine = textLine;
+        text.addListener(o -> table.refresh());
     }
 
     public Label recomputedLegend() {

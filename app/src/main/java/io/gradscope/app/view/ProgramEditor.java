@@ -94,22 +94,31 @@ public final class ProgramEditor extends BorderPane {
                 typedAt = System.nanoTime();
             }
         });
+        // Moving about the text (Ctrl+Home, Page Down, the arrows), a click in it or the wheel over it is the
+        // user's too: the view had gone back to the step's line within a second, the caret out of view.
+        area.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode().isNavigationKey()) {
+                typedAt = System.nanoTime();
+            }
+        });
+        area.addEventFilter(javafx.scene.input.MouseEvent.MOUSE_PRESSED, e -> typedAt = System.nanoTime());
+        area.addEventFilter(javafx.scene.input.ScrollEvent.SCROLL, e -> typedAt = System.nanoTime());
         setCenter(new VirtualizedScrollPane<>(area));
         setBottom(error);
     }
 
     /**
-     * Whether the user is typing in the editor while the sweep plays: then the steps do not move the view
-     * (each would take it away from the caret, and the next key back to it).
+     * Whether the user is typing or moving about in the editor while the sweep plays: then the steps do not
+     * move the view (each would take it away from the caret, and the next key back to it).
      */
     private boolean typingWhilePlaying() {
         return vm.sweep().playing().get() && area.isFocused() && typedAt != NEVER && System.nanoTime() - typedAt < TYPING_NANOS;
     }
 
-    /** How long after the last character typed the user counts as typing. */
+    /** How long after the last character typed (or caret move, click, scroll) the user counts as working in the editor. */
     static final long TYPING_NANOS = 1_500_000_000L;
     private static final long NEVER = Long.MIN_VALUE;
-    /** When a character was last typed into the editor ({@link System#nanoTime}), or {@link #NEVER}. */
+    /** When the user last typed or moved about in the editor ({@link System#nanoTime}), or {@link #NEVER}. */
     private long typedAt = NEVER;
 
     /** Puts the program opened in the text (unless it is there already): it starts the undo history. */
@@ -217,7 +226,8 @@ public final class ProgramEditor extends BorderPane {
      * Moves the marked lines (the error's, the step's) with a change of the text: the paragraphs before it
      * keep their place, those after it move by the lines it added or removed. A mark inside the change is
      * taken off whichever of the changed paragraphs carries its style now (the area may have given it to
-     * either half of a split line); the mark is then set again from the new text, if it is still there.
+     * either half of a split line); the mark is then set again from the new text, if it is still there. A
+     * changed paragraph that is no mark's loses any style the change brought (pasted text brings its own).
      */
     private void moveMarks(PlainTextChange change) {
         int start = area.offsetToPosition(change.getPosition(), org.fxmisc.richtext.model.TwoDimensional.Bias.Forward).getMajor();
@@ -235,12 +245,16 @@ public final class ProgramEditor extends BorderPane {
         }
         currentLine = marks[0];
         errorLine = marks[1];
-        if (inside) {
-            for (int p = start; p <= start + inserted && p < area.getParagraphs().size(); p++) {
-                if (!area.getParagraph(p).getParagraphStyle().isEmpty()) {
-                    area.setParagraphStyle(p, List.of());
-                }
+        // Every paragraph the change wrote carries the marks' styles only: pasted text (a copy of the step's
+        // line) came with the style of the paragraph it was copied from, and kept it for good.
+        boolean stray = false;
+        for (int p = start; p <= start + inserted && p < area.getParagraphs().size(); p++) {
+            if (p != currentLine && p != errorLine && !area.getParagraph(p).getParagraphStyle().isEmpty()) {
+                area.setParagraphStyle(p, List.of());
+                stray = true;
             }
+        }
+        if (inside || stray) {
             restyle(currentLine);
             restyle(errorLine);
         }

@@ -46,6 +46,8 @@ final class RunToolBar extends ToolBar {
                 graph.reveal(vm.sweep().keyOf(vm.sweep().selected().get()));
             }
         });
+        // Another program opened: the last one's query (a name it had) is not kept.
+        vm.fileName().addListener((o, a, b) -> find.clear());
         Button fit = new Button("Fit");
         fit.setOnAction(e -> graph.fitAsked());
         Button zoomIn = new Button("+");

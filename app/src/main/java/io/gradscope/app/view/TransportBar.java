@@ -26,8 +26,16 @@ public final class TransportBar extends HBox {
     static final double TWO_LINES = 34;
     /** The description's least width: "Backward step 3 of 9996: h8343" on two lines. */
     static final double WHERE_MIN = 170;
+    /** The description's width below which the buttons drop their words: a step and a name on one line, a recompute step on two. */
+    static final double WHERE_ROOM = 240;
     private final Label where = new Label();
     private final Timeline player = new Timeline();
+    private final Region grow = new Region();
+    /** The speed slider: it gives way first, down to its least width. */
+    private Slider speed;
+    /** Each stepping button's two texts: with its word ("|◀ Start") and its symbol alone ("|◀"). */
+    private final java.util.Map<Button, String[]> texts = new java.util.LinkedHashMap<>();
+    private boolean compact;
 
     public TransportBar(SweepViewModel vm) {
         super(6);
@@ -65,7 +73,11 @@ public final class TransportBar extends HBox {
         for (javafx.scene.control.ButtonBase b : java.util.List.of(fwd, bwd, start, back, play, step, end)) {
             b.disableProperty().bind(vm.recorded().isNull());
         }
-        Slider speed = new Slider(0.5, 20, vm.speed().get());
+        for (Button b : java.util.List.of(start, back, step, end)) {
+            String full = b.getText();
+            texts.put(b, new String[] {full, full.replaceAll("[A-Za-z]+", "").trim()});
+        }
+        speed = new Slider(0.5, 20, vm.speed().get());
         speed.setPrefWidth(110);
         speed.setTooltip(new Tooltip("Steps per second while playing"));
         speed.valueProperty().addListener((o, a, b) -> vm.setSpeed(b.doubleValue()));
@@ -76,7 +88,6 @@ public final class TransportBar extends HBox {
         play.setStyle("-fx-pref-width: 5.2em;");
         speedLabel.setStyle("-fx-pref-width: 6.6em;");
         where.setId("transport-where");
-        Region grow = new Region();
         HBox.setHgrow(grow, Priority.ALWAYS);
         getChildren().addAll(fwd, bwd, new Label("  "), start, back, play, step, end, new Label("  speed"), speed, speedLabel,
                 grow, where);
@@ -107,6 +118,49 @@ public final class TransportBar extends HBox {
             playAt(vm, b);
         });
         vm.speed().addListener((o, a, b) -> playAt(vm, vm.playing().get()));
+    }
+
+    @Override
+    protected void layoutChildren() {
+        fit();
+        super.layoutChildren();
+    }
+
+    /**
+     * Narrowed (1024 wide, the window's least), the stepping buttons drop their words (their symbols and
+     * tooltips stay), so that the description has room for its lines inside the window: they drop them
+     * when the bar, with them, would leave the description less than {@link #WHERE_ROOM}. Decided at each
+     * layout, so a wider tangent chooser counts too.
+     */
+    private void fit() {
+        double needed = snappedLeftInset() + snappedRightInset() + getSpacing() * (getChildren().size() - 1);
+        for (javafx.scene.Node n : getChildren()) {
+            if (n == where || n == grow) {
+                continue;
+            }
+            needed += n == speed ? speed.minWidth(-1) : n.prefWidth(-1);
+            if (compact && n instanceof Button b && texts.containsKey(b)) {
+                needed += textWidth(b, texts.get(b)[0]) - textWidth(b, texts.get(b)[1]);
+            }
+        }
+        double room = getWidth() - needed;
+        // A few pixels either way before changing back, so that measuring the words apart never makes it flicker.
+        boolean narrow = compact ? room < WHERE_ROOM + 8 : room < WHERE_ROOM;
+        if (narrow != compact) {
+            compact = narrow;
+            texts.forEach((b, t) -> b.setText(t[compact ? 1 : 0]));
+        }
+    }
+
+    private static double textWidth(Button b, String s) {
+        javafx.scene.text.Text t = new javafx.scene.text.Text(s);
+        t.setFont(b.getFont());
+        return t.getLayoutBounds().getWidth();
+    }
+
+    /** Whether the stepping buttons show their symbols alone (the bar too narrow for their words). */
+    boolean compact() {
+        return compact;
     }
 
     private void playAt(SweepViewModel vm, boolean on) {

@@ -5,7 +5,8 @@ package io.gradscope.app.viewmodel;
  * place (shifted by the lines added or removed above it); a line changed or removed has none. The
  * lines before the first difference and after the last map one to one; between them, the longest
  * common subsequence of lines maps those it keeps (when that part is small enough to compare, else
- * none of it maps). A line never maps to a line that does not hold the same text.
+ * none of it maps). A line never maps to a line that does not hold the same code: lines are compared
+ * without their trailing comment and trailing spaces, so a comment added to a statement's line keeps it.
  */
 public final class LineMap {
     /** The most line pairs compared between the first and the last difference (1000 lines by 1000). */
@@ -19,8 +20,8 @@ public final class LineMap {
 
     /** The map from the lines of {@code before} to those of {@code after}. */
     public static LineMap between(String before, String after) {
-        String[] a = before.split("\n", -1);
-        String[] b = after.split("\n", -1);
+        String[] a = code(before.split("\n", -1));
+        String[] b = code(after.split("\n", -1));
         int[] map = new int[a.length];
         java.util.Arrays.fill(map, -1);
         int prefix = 0;
@@ -40,6 +41,29 @@ public final class LineMap {
             common(a, prefix, n, b, prefix, m, map);
         }
         return new LineMap(map);
+    }
+
+    /** Each line without its comment (from a {@code #} outside a string) and its trailing spaces. */
+    static String[] code(String[] lines) {
+        String[] out = new String[lines.length];
+        for (int i = 0; i < lines.length; i++) {
+            String l = lines[i];
+            char quote = 0;
+            int end = l.length();
+            for (int k = 0; k < l.length(); k++) {
+                char c = l.charAt(k);
+                if (quote != 0) {
+                    quote = c == quote ? 0 : quote;
+                } else if (c == '"' || c == '\'') {
+                    quote = c;
+                } else if (c == '#') {
+                    end = k;
+                    break;
+                }
+            }
+            out[i] = l.substring(0, end).stripTrailing();
+        }
+        return out;
     }
 
     /** Maps the longest common subsequence of a[ao, ao+n) and b[bo, bo+m) into {@code map}. */

@@ -25,7 +25,7 @@ class OverviewRoomWindowTest extends WindowFixture {
         double width = stage.getWidth();
         double height = stage.getHeight();
         try {
-            toSmallest(robot);
+            resizeWindow(robot, 1024, 700);
             GraphPanel panel = window.graphPanel();
             robot.interact(() -> {
                 panel.fit();

@@ -119,22 +119,22 @@ abstract class WindowFixture extends ApplicationTest {
         }
     }
 
+    /** Makes the window {@code width} × {@code height} (1024 × 700: its least) and waits until it is laid out so. */
+    void resizeWindow(FxRobot robot, double width, double height) {
+        robot.interact(() -> {
+            stage.setWidth(width);
+            stage.setHeight(height);
+        });
+        waitUntil("the window at " + width + " wide", () -> Math.abs(window.getWidth() - width) < 30);
+        settleLayout(robot);
+    }
+
     /** Lays the scene out now (CSS, then layout), so bounds read next are the settled ones, not a pulse's in between. */
     void settleLayout(FxRobot robot) {
         robot.interact(() -> {
             stage.getScene().getRoot().applyCss();
             stage.getScene().getRoot().layout();
         });
-    }
-
-    /** Makes the window its least size, 1024 × 700, and waits until it is laid out there ({@link #restoreSize} gives it back). */
-    void toSmallest(FxRobot robot) {
-        robot.interact(() -> {
-            stage.setWidth(1024);
-            stage.setHeight(700);
-        });
-        waitUntil("the window at 1024 wide", () -> Math.abs(window.getWidth() - 1024) < 30);
-        settleLayout(robot);
     }
 
     /**

@@ -33,6 +33,18 @@ class LineMapTest {
      * line of other text, nor out of order.
      */
     @Test
+    void aCommentOrTrailingSpacesAddedToAStatementKeepItsLineAndACodeChangeDoesNot() {
+        String ran = "x = input(3)\nW = param(3, init=\"a#b\")\ny = x * W\nloss = sum(y)\n";
+        LineMap commented = LineMap.between(ran, ran.replace("y = x * W", "y = x * W   # the product").replace("loss = sum(y)", "loss = sum(y)  "));
+        assertEquals(3, commented.map(3), "a comment added at the end of the line");
+        assertEquals(4, commented.map(4), "trailing spaces added");
+        LineMap inString = LineMap.between(ran, ran.replace("a#b", "a#c"));
+        assertEquals(0, inString.map(2), "a # inside a string is code: changed");
+        LineMap changed = LineMap.between(ran, ran.replace("y = x * W", "y = x * W  # the product\n").replace("x * W", "x + W"));
+        assertEquals(0, changed.map(3), "the code changed");
+    }
+
+    @Test
     void randomEditsMapTheLinesTheyLeftAloneAndNeverToOtherText() {
         Random r = new Random(7);
         for (int trial = 0; trial < 2000; trial++) {
