@@ -136,8 +136,9 @@ final class TradeOffChart extends Region {
         g.setTextAlign(TextAlignment.RIGHT);
         g.setTextBaseline(VPos.CENTER);
         // The ends' labels where the points at the ends are drawn (INSET inside the axes).
-        g.fillText(HeapLimit.human(data.maxPeak()), LEFT - 4, TOP + INSET);
-        g.fillText(HeapLimit.human(floor()), LEFT - 4, TOP + plotH - INSET);
+        String[] ends = endLabels(data.maxPeak(), floor());
+        g.fillText(ends[0], LEFT - 4, TOP + INSET);
+        g.fillText(ends[1], LEFT - 4, TOP + plotH - INSET);
         g.setTextBaseline(VPos.TOP);
         String max = percent(data.maxFlops());
         g.fillText(max, LEFT + plotW - INSET + 8, TOP + plotH + 3);
@@ -153,7 +154,7 @@ final class TradeOffChart extends Region {
         g.translate(12, TOP + plotH / 2);
         g.rotate(-90);
         g.setTextAlign(TextAlignment.CENTER);
-        g.fillText("predicted peak", 0, 0);
+        g.fillText(axisTitle(plotH - 2 * INSET - 28), 0, 0);
         g.restore();
         // The budget curve, in order of compute.
         List<TradeOff.Point> curve = new ArrayList<>(data.curve());
@@ -221,6 +222,29 @@ final class TradeOffChart extends Region {
     }
 
     /** The longest caption of the x axis that fits {@code room} px ({@link #CAPTIONS}). */
+    /**
+     * The y axis' end labels, top and bottom: in the units {@link HeapLimit#human} picks, with as many
+     * decimals as it takes (up to three) for different peaks to read differently (two peaks 30 bytes apart
+     * both read "240.3 KiB").
+     */
+    static String[] endLabels(double top, double bottom) {
+        String[] l = {HeapLimit.human(top), HeapLimit.human(bottom)};
+        for (int decimals = 2; decimals <= 3 && top != bottom && l[0].equals(l[1]); decimals++) {
+            l = new String[] {HeapLimit.human(top, decimals), HeapLimit.human(bottom, decimals)};
+        }
+        return l;
+    }
+
+    /** The y axis' title, the longest that fits along {@code room} pixels between its end labels ("" when none does). */
+    static String axisTitle(double room) {
+        for (String t : new String[] {"predicted peak", "peak"}) {
+            if (textWidth(t) <= room) {
+                return t;
+            }
+        }
+        return "";
+    }
+
     static String caption(double room) {
         for (String c : CAPTIONS) {
             if (textWidth(c) <= room) {

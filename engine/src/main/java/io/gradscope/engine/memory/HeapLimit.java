@@ -40,13 +40,18 @@ public final class HeapLimit {
 
     /** Bytes in binary units: "512 bytes", "1.5 KiB", "3.0 GiB". */
     public static String human(double b) {
+        return human(b, 1);
+    }
+
+    /** As {@link #human(double)}, with {@code decimals} decimals above a KiB ("240.27 KiB"). */
+    public static String human(double b, int decimals) {
         String[] u = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
         int i = 0;
         while (b >= 1024 && i < u.length - 1) {
             b /= 1024;
             i++;
         }
-        return i == 0 ? (long) b + " bytes" : String.format(Locale.ROOT, "%.1f %s", b, u[i]);
+        return i == 0 ? (long) b + " bytes" : String.format(Locale.ROOT, "%." + decimals + "f %s", b, u[i]);
     }
 
     /** Thrown when an allocation does not fit in the heap: a user can fix it by asking for more. */
