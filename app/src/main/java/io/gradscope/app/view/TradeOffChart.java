@@ -33,6 +33,9 @@ final class TradeOffChart extends Region {
      */
     static final double INSET = 11;
     /** The x axis' caption, the longest that fits between the axis' end labels. */
+    /** The legend, longest first: what fits of it is drawn (at 1024 wide the longest ended in "curre"). */
+    static final String[] LEGENDS = {"● budget that fits   ○ budget that does not (its lowest peak)   ■ policy   ◎ current",
+        "● budget fits   ○ does not (lowest peak)   ■ policy   ◎ current", "● fits   ○ does not   ■ policy   ◎ current"};
     static final String[] CAPTIONS = {"extra compute: FLOPs recomputed, % of the forward pass's", "extra compute, % of forward FLOPs",
         "extra compute"};
 
@@ -147,8 +150,7 @@ final class TradeOffChart extends Region {
         g.setTextAlign(TextAlignment.CENTER);
         double room = plotW - 2 * INSET - 2 * (textWidth(max) + 8);
         g.fillText(caption(room), LEFT + plotW / 2, TOP + plotH + 3);
-        g.fillText("● budget that fits   ○ budget that does not (its lowest peak)   ■ policy   ◎ current", LEFT + plotW / 2,
-                TOP + plotH + 15);
+        g.fillText(legend(2 * Math.min(LEFT + plotW / 2, w - LEFT - plotW / 2) - 4), LEFT + plotW / 2, TOP + plotH + 15);
         g.setTextAlign(TextAlignment.LEFT);
         g.save();
         g.translate(12, TOP + plotH / 2);
@@ -240,6 +242,16 @@ final class TradeOffChart extends Region {
         for (String t : new String[] {"predicted peak", "peak"}) {
             if (textWidth(t) <= room) {
                 return t;
+            }
+        }
+        return "";
+    }
+
+    /** The legend, the longest that fits in {@code room} pixels ("" when none does). */
+    static String legend(double room) {
+        for (String l : LEGENDS) {
+            if (textWidth(l) <= room) {
+                return l;
             }
         }
         return "";

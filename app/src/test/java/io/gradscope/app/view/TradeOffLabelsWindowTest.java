@@ -37,5 +37,11 @@ class TradeOffLabelsWindowTest extends WindowFixture {
         String caption = TradeOffChart.caption(plotW - 2 * TradeOffChart.INSET - 2 * (TradeOffChart.textWidth("100%") + 8));
         assertEquals(TradeOffChart.CAPTIONS[0], caption, "at the window's size the whole caption fits (" + plotW + " px)");
         assertTrue(TradeOffChart.caption(10).isEmpty(), "nothing rather than a caption cut");
+        // The legend: whole where it fits, else a shorter one whole, never one cut.
+        double full = TradeOffChart.textWidth(TradeOffChart.LEGENDS[0]);
+        assertEquals(TradeOffChart.LEGENDS[0], TradeOffChart.legend(full));
+        String shorter = TradeOffChart.legend(full - 1);
+        assertTrue(!shorter.equals(TradeOffChart.LEGENDS[0]) && TradeOffChart.textWidth(shorter) <= full - 1, shorter);
+        assertTrue(TradeOffChart.legend(10).isEmpty(), "nothing rather than a legend cut");
     }
 }
