@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import javafx.scene.input.KeyCode;
 import org.fxmisc.richtext.CodeArea;
@@ -26,7 +25,7 @@ class PastedStepLineWindowTest extends WindowFixture {
         robot.interact(() -> sweep().jumpTo(3));
         int line = window.editor().currentLine();
         assertTrue(line > 0);
-        assertEquals(List.of(line), highlighted(area));
+        assertEquals(List.of(line), StepLineAfterEditWindowTest.highlighted(area));
         // The line copied, then pasted on a new line after it (no run).
         robot.interact(() -> {
             area.requestFocus();
@@ -39,17 +38,17 @@ class PastedStepLineWindowTest extends WindowFixture {
         });
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(area.getParagraph(line - 1).getText(), readFx(() -> area.getParagraph(line).getText()), "pasted");
-        assertEquals(List.of(line), highlighted(area), "only the step's line");
+        assertEquals(List.of(line), StepLineAfterEditWindowTest.highlighted(area), "only the step's line");
         // Stepping on moves the one highlight.
         robot.interact(() -> window.graphPanel().requestFocus());
         robot.type(KeyCode.LEFT);
         WaitForAsyncUtils.waitForFxEvents();
-        List<Integer> after = highlighted(area);
+        List<Integer> after = StepLineAfterEditWindowTest.highlighted(area);
         assertTrue(after.size() <= 1 && !after.contains(line + 1), "one highlight at most, never the copy: " + after);
         // The step's line cut and pasted at the end: the moved text is not highlighted either.
         robot.interact(() -> sweep().jumpTo(3));
         int now = window.editor().currentLine();
-        assertEquals(List.of(now), highlighted(area));
+        assertEquals(List.of(now), StepLineAfterEditWindowTest.highlighted(area));
         robot.interact(() -> {
             area.selectRange(now - 1, 0, now, 0);
             area.cut();
@@ -58,22 +57,9 @@ class PastedStepLineWindowTest extends WindowFixture {
         });
         WaitForAsyncUtils.waitForFxEvents();
         int moved = readFx(() -> area.getParagraphs().size());
-        List<Integer> marked = highlighted(area);
+        List<Integer> marked = StepLineAfterEditWindowTest.highlighted(area);
         int current = window.editor().currentLine();
         assertEquals(current > 0 ? List.of(current) : List.of(), marked, "the step's line, where the editor finds it now, and no other");
         assertTrue(!marked.contains(moved - 1) || current == moved - 1, "the moved text is not highlighted: " + marked);
-    }
-
-    /** The 1-based lines whose paragraphs carry the step's highlight now. */
-    private static List<Integer> highlighted(CodeArea area) {
-        return readFx(() -> {
-            List<Integer> out = new ArrayList<>();
-            for (int p = 0; p < area.getParagraphs().size(); p++) {
-                if (area.getParagraph(p).getParagraphStyle().contains("current-line")) {
-                    out.add(p + 1);
-                }
-            }
-            return out;
-        });
     }
 }

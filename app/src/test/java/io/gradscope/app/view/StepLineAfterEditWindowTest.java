@@ -87,7 +87,7 @@ class StepLineAfterEditWindowTest extends WindowFixture {
     }
 
     /** The 1-based lines whose paragraphs carry the step's highlight now. */
-    private static List<Integer> highlighted(CodeArea area) {
+    static List<Integer> highlighted(CodeArea area) {
         return readFx(() -> {
             List<Integer> out = new ArrayList<>();
             for (int p = 0; p < area.getParagraphs().size(); p++) {
