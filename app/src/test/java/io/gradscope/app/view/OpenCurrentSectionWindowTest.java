@@ -19,13 +19,8 @@ class OpenCurrentSectionWindowTest extends WindowFixture {
     void openingTheSectionOfTheCurrentNodeKeepsTheCurrentNodeInView(FxRobot robot) {
         openText(robot, "chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200));
         GraphPanel panel = window.graphPanel();
-        robot.interact(() -> {
-            panel.fit();
-            sweep().stepForward();
-        });
-        // The step's node was folded in a section: the step opened it (the node is drawn as itself).
-        waitUntil("the step's section opened", () -> sweep().keyOf(sweep().currentVertex()).equals("v" + sweep().currentVertex())
-                && panel.currentLayout() == sweep().layout().get());
+        // The step's node was folded in a section: the step opens it (the node is drawn as itself).
+        stepIntoSectionAtFit(robot);
         String section = readFx(() -> sweep().layout().get().source().hierarchy().chain(sweep().currentVertex()).get(0));
         assertTrue(section.contains("§"), "the current node is in a section: " + section);
         robot.interact(() -> {

@@ -27,12 +27,7 @@ class OverviewRoomWindowTest extends WindowFixture {
         try {
             resizeWindow(robot, 1024, 700);
             GraphPanel panel = window.graphPanel();
-            robot.interact(() -> {
-                panel.fit();
-                sweep().stepForward();
-            });
-            waitUntil("the step's section opened", () -> sweep().keyOf(sweep().currentVertex()).equals("v" + sweep().currentVertex())
-                    && panel.currentLayout() == sweep().layout().get());
+            stepIntoSectionAtFit(robot);
             settleLayout(robot);
             robot.interact(() -> {
                 panel.fitAsked();

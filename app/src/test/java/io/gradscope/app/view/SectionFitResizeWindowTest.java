@@ -25,12 +25,7 @@ class SectionFitResizeWindowTest extends WindowFixture {
         try {
             // At the window's least size Fit shows the section the step opened (OverviewRoomWindowTest).
             resizeWindow(robot, 1024, 700);
-            robot.interact(() -> {
-                panel.fit();
-                sweep().stepForward();
-            });
-            waitUntil("the step's section opened", () -> sweep().keyOf(sweep().currentVertex()).equals("v" + sweep().currentVertex())
-                    && panel.currentLayout() == sweep().layout().get());
+            stepIntoSectionAtFit(robot);
             settleLayout(robot);
             robot.interact(() -> {
                 panel.fitAsked();

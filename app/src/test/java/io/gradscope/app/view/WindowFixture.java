@@ -129,6 +129,17 @@ abstract class WindowFixture extends ApplicationTest {
         settleLayout(robot);
     }
 
+    /** Fits the graph and steps once, into a folded section, and waits until the step has opened it and it is drawn. */
+    void stepIntoSectionAtFit(FxRobot robot) {
+        GraphPanel panel = window.graphPanel();
+        robot.interact(() -> {
+            panel.fit();
+            sweep().stepForward();
+        });
+        waitUntil("the step's section opened", () -> sweep().keyOf(sweep().currentVertex()).equals("v" + sweep().currentVertex())
+                && panel.currentLayout() == sweep().layout().get());
+    }
+
     /** Lays the scene out now (CSS, then layout), so bounds read next are the settled ones, not a pulse's in between. */
     void settleLayout(FxRobot robot) {
         robot.interact(() -> {
