@@ -30,16 +30,8 @@ class PlayingCaretMoveWindowTest extends WindowFixture {
         long moved = System.nanoTime();
         WaitForAsyncUtils.waitForFxEvents();
         assertEquals(0, readFx(area::getCurrentParagraph), "the caret at the top");
-        // A step of the play just after the key (taken here: at 0.1 steps/s the play's own comes after the test).
-        long[] steppedAt = new long[1];
-        robot.interact(() -> {
-            sweep().setSpeed(0.1);
-            sweep().play();
-            sweep().stepForward();
-            steppedAt[0] = System.nanoTime();
-        });
-        org.junit.jupiter.api.Assumptions.assumeTrue(steppedAt[0] - moved < ProgramEditor.TYPING_NANOS,
-                "the machine took longer than the typing pause between the key and the step");
+        // A step of the play just after the key.
+        stepPlayingWithinTypingPause(robot, moved);
         settleLayout(robot);
         WaitForAsyncUtils.waitForFxEvents();
         robot.interact(() -> sweep().pause());

@@ -44,16 +44,8 @@ class StepScrollsEditorWindowTest extends WindowFixture {
         robot.write(" ");
         long typed = System.nanoTime();
         double x = readFx(area::getEstimatedScrollX);
-        // A step of the play just after the key (taken here: at 0.1 steps/s the play's own comes after the test).
-        long[] steppedAt = new long[1];
-        robot.interact(() -> {
-            sweep().setSpeed(0.1);
-            sweep().play();
-            sweep().stepForward();
-            steppedAt[0] = System.nanoTime();
-        });
-        org.junit.jupiter.api.Assumptions.assumeTrue(steppedAt[0] - typed < ProgramEditor.TYPING_NANOS,
-                "the machine took longer than the typing pause between the key and the step");
+        // A step of the play just after the key.
+        stepPlayingWithinTypingPause(robot, typed);
         settleLayout(robot);
         WaitForAsyncUtils.waitForFxEvents();
         assertTrue(window.editor().currentLine() > 0, "the step's line is highlighted");

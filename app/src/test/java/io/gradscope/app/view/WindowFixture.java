@@ -140,6 +140,22 @@ abstract class WindowFixture extends ApplicationTest {
                 && panel.currentLayout() == sweep().layout().get());
     }
 
+    /**
+     * Starts the sweep playing and takes one of its steps at once (at 0.1 steps/s the play's own comes after
+     * the test), skipping the test when that step came later than the editor's typing pause after {@code since}.
+     */
+    void stepPlayingWithinTypingPause(FxRobot robot, long since) {
+        long[] steppedAt = new long[1];
+        robot.interact(() -> {
+            sweep().setSpeed(0.1);
+            sweep().play();
+            sweep().stepForward();
+            steppedAt[0] = System.nanoTime();
+        });
+        org.junit.jupiter.api.Assumptions.assumeTrue(steppedAt[0] - since < ProgramEditor.TYPING_NANOS,
+                "the machine took longer than the typing pause between the key and the step");
+    }
+
     /** Lays the scene out now (CSS, then layout), so bounds read next are the settled ones, not a pulse's in between. */
     void settleLayout(FxRobot robot) {
         robot.interact(() -> {
