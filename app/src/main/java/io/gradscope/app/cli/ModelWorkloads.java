@@ -32,9 +32,21 @@ final class ModelWorkloads {
     private ModelWorkloads() {
     }
 
+    /**
+     * Untimed steps before the timed ones: a training loop's steady state, which the JIT reaches late
+     * here. A step runs each of the program's few hundred nodes once, so the per-node code (the
+     * interpreter, the op's shape checks, the step's lifetimes) reaches the optimizing compiler's
+     * thresholds only after tens of steps, and the compiler keeps a core of the two busy meanwhile:
+     * resnet18's step went from 130-160 ms (steps 5-20) to 86-100 ms from about step 60, with the
+     * JIT's compile time still growing 6 s over the first 80 steps (-XX:+PrintCompilation, 2-core
+     * VM, 2026-12-06). bench's usual rule (runs until the JIT is quiet for 1 s, at most 5 s) stopped
+     * at about step 25 of that climb.
+     */
+    static final int WARM_STEPS = 60;
+
     static List<Workload> all() {
-        return List.of(new Workload("resnet18_step_ms", "ms", 3, () -> step("resnet18_224")),
-                new Workload("transformer_encoder_step_ms", "ms", 3, () -> step("transformer_encoder")));
+        return List.of(new Workload("resnet18_step_ms", "ms", WARM_STEPS, () -> step("resnet18_224")),
+                new Workload("transformer_encoder_step_ms", "ms", WARM_STEPS, () -> step("transformer_encoder")));
     }
 
     private static DoubleSupplier step(String model) {
