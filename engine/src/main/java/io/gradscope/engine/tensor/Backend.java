@@ -195,11 +195,13 @@ public interface Backend extends Allocator {
      * (the CPU's: Winograd's F(2x2, 3x3) on float32): {@code x [N, C, H, W]} correlated with
      * {@code w [K, C, 3, 3]} into a new {@code [N, K, H + 2ph − 2, W + 2pw − 2]}; with {@code
      * transposed}, {@code w [C, K, 3, 3]} flipped in both kernel axes (conv_transpose2d with stride 1
-     * and padding 2 − ph, 2 − pw). Null where the backend has no such kernel for these tensors, or,
-     * unless {@code anySize}, where it expects im2col's product to be faster (the caller multiplies
+     * and padding 2 − ph, 2 − pw). {@code way} names the kernel: {@code "auto"} the backend's choice,
+     * {@code "winograd"} or {@code "direct"} that one wherever it applies (the CPU's ways; see
+     * gradscope.conv in ConvPath). Null where the backend has no such kernel for these tensors, or,
+     * in {@code "auto"}, where it expects im2col's product to be faster (the caller multiplies
      * im2col's columns).
      */
-    default Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
+    default Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, String way) {
         return null;
     }
 

@@ -11,6 +11,8 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The 3x3 stride-1 convolution's own kernel (Winograd's F(2x2, 3x3) on the CPU, float32) against the
@@ -20,6 +22,8 @@ import org.junit.jupiter.api.Test;
  * Each element may differ from the float64 sum by a few float32 roundings of the sum of its terms'
  * magnitudes (Note [Winograd's rounding]). The small shapes run with {@code gradscope.conv=winograd}
  * (by default the kernel declines planes of fewer than 128 tiles); the last one is big enough anyway.
+ * The value and gradient tests run again with {@code gradscope.conv=direct}: the direct kernel where
+ * the machine has it (DirectConvTest), Winograd's or im2col's as by default where not.
  */
 class WinogradConvTest {
     @AfterEach
@@ -51,9 +55,10 @@ class WinogradConvTest {
         return Tensor.of(d, shape).to(DType.FLOAT32);
     }
 
-    @Test
-    void valueAndGradientsEqualTheDirectSumInFloat64() {
-        System.setProperty("gradscope.conv", "winograd");
+    @ParameterizedTest
+    @ValueSource(strings = {"winograd", "direct"})
+    void valueAndGradientsEqualTheDirectSumInFloat64(String way) {
+        System.setProperty("gradscope.conv", way);
         Random r = new Random(32);
         for (int[] sh : SHAPES) {
             int n = sh[0], cin = sh[1], cout = sh[2], h = sh[3], w = sh[4], p = sh[5];
@@ -66,7 +71,7 @@ class WinogradConvTest {
             Tensor xt = f32(x, n, cin, h, w).setRequiresGrad(true);
             Tensor wtt = f32(wt, cout, cin, 3, 3).setRequiresGrad(true);
             Tensor bt = f32(bias, cout).setRequiresGrad(true);
-            assertNotNull(xt.backend().conv3x3(xt, wtt, false, p, p, true), "the CPU has a 3x3 kernel for float32");
+            assertNotNull(xt.backend().conv3x3(xt, wtt, false, p, p, way), "the CPU has a 3x3 kernel for float32");
             Tensor y = Ops.conv2d(xt, wtt, bt, new int[] {1}, new int[] {p}, new int[] {1}, 1);
             Backward.run(Ops.sum(Ops.mul(y, f32(gy, n, cout, oh, ow))));
             double[] ey = new double[gy.length];
@@ -123,9 +128,10 @@ class WinogradConvTest {
     }
 
     /** conv_transpose2d with stride 1 on the same kernel against its definition: each x element times the weights it meets. */
-    @Test
-    void convTransposeWithStrideOneEqualsTheScatteredSum() {
-        System.setProperty("gradscope.conv", "winograd");
+    @ParameterizedTest
+    @ValueSource(strings = {"winograd", "direct"})
+    void convTransposeWithStrideOneEqualsTheScatteredSum(String way) {
+        System.setProperty("gradscope.conv", way);
         Random r = new Random(33);
         for (int[] sh : new int[][] {{1, 4, 5, 6, 7, 1}, {2, 3, 17, 5, 5, 0}, {1, 9, 2, 4, 3, 2}}) {
             int n = sh[0], cin = sh[1], cout = sh[2], h = sh[3], w = sh[4], p = sh[5];
@@ -252,9 +258,9 @@ class WinogradConvTest {
     }
 
     /**
-     * By default the kernel takes a plane of 128 tiles or more and declines a smaller one; {@code
-     * -Dgradscope.conv=im2col} gives the same values by the old path (im2col's product), within the
-     * same bounds.
+     * By default the backend's kernel takes a plane of 128 tiles (Winograd's own rule for smaller
+     * ones is DirectConvTest's); {@code -Dgradscope.conv=im2col} gives the same values by the old
+     * path (im2col's product), within the same bounds.
      */
     @Test
     void theKernelTakesBigPlanesAndTheIm2colSwitchGivesTheSameConvolution() {
@@ -263,9 +269,7 @@ class WinogradConvTest {
         float[] wt = random(r, 7 * 5 * 9);
         Tensor big = f32(x, 2, 5, 17, 16);
         Tensor w = f32(wt, 7, 5, 3, 3);
-        assertNotNull(big.backend().conv3x3(big, w, false, 1, 1, false), "2 x 9 x 8 tiles");
-        Tensor small = f32(random(r, 5 * 9 * 8), 1, 5, 9, 8);
-        assertTrue(small.backend().conv3x3(small, w, false, 1, 1, false) == null, "5 x 4 tiles");
+        assertNotNull(big.backend().conv3x3(big, w, false, 1, 1, "auto"), "2 x 9 x 8 tiles");
         double[] fast = Ops.conv2d(big, w, null, new int[] {1}, new int[] {1}, new int[] {1}, 1).toDoubleArray();
         System.setProperty("gradscope.conv", "im2col");
         assertTrue(ConvPath.im2colOnly());

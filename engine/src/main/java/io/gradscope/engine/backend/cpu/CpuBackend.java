@@ -119,8 +119,15 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
-        return WinogradConv.conv(x, w, transposed, ph, pw, anySize);
+    public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, String way) {
+        boolean winograd = way.equals("winograd");
+        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred(x, pw))) {
+            Tensor d = DirectConv.conv(x, w, transposed, ph, pw);
+            if (d != null) {
+                return d;
+            }
+        }
+        return WinogradConv.conv(x, w, transposed, ph, pw, winograd);
     }
 
     @Override
