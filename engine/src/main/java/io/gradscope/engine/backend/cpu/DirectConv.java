@@ -66,21 +66,17 @@ final class DirectConv {
      * null where this kernel does not apply (not float32, other padding, narrow vectors, empty output).
      */
     static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
-        if (!available() || x.dtype() != DType.FLOAT32 || w.dtype() != DType.FLOAT32 || x.rank() != 4 || w.rank() != 4
-                || ph < 0 || pw < 0 || ph > 2 || pw > 2) {
+        Conv3x3 g = available() && ph >= 0 && pw >= 0 && ph <= 2 && pw <= 2 ? Conv3x3.of(x, w, transposed, ph, pw) : null;
+        if (g == null) {
             return null;
         }
-        int[] s = x.shape();
-        int n = s[0];
-        int c = s[1];
-        int h = s[2];
-        int wd = s[3];
-        int k = transposed ? w.shape()[1] : w.shape()[0];
-        int oh = h + 2 * ph - 2;
-        int ow = wd + 2 * pw - 2;
-        if (oh < 1 || ow < 1 || n == 0 || c == 0 || k == 0) {
-            return null;
-        }
+        int n = g.n();
+        int c = g.c();
+        int h = g.h();
+        int wd = g.w();
+        int k = g.k();
+        int oh = g.oh();
+        int ow = g.ow();
         int hp = h + 2 * ph;
         int wp = wd + 2 * pw;
         int plane = Math.multiplyExact(hp, wp);

@@ -58,20 +58,15 @@ final class WinogradConv {
      * anySize}) it has fewer than {@link #MIN_TILES} tiles.
      */
     static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw, boolean anySize) {
-        if (x.dtype() != DType.FLOAT32 || w.dtype() != DType.FLOAT32 || x.rank() != 4 || w.rank() != 4) {
+        Conv3x3 g = Conv3x3.of(x, w, transposed, ph, pw);
+        if (g == null) {
             return null;
         }
-        int[] s = x.shape();
-        int n = s[0];
-        int c = s[1];
-        int h = s[2];
-        int wd = s[3];
-        int k = transposed ? w.shape()[1] : w.shape()[0];
-        int oh = h + 2 * ph - 2;
-        int ow = wd + 2 * pw - 2;
-        if (oh < 1 || ow < 1 || n == 0 || c == 0 || k == 0) {
-            return null;
-        }
+        int n = g.n();
+        int c = g.c();
+        int k = g.k();
+        int oh = g.oh();
+        int ow = g.ow();
         Tiles t = Tiles.of(n, oh, ow, anySize);
         if (t == null) {
             return null;

@@ -35,11 +35,7 @@ class DirectConvTest {
     private static final double ROUNDINGS = 16 * Math.ulp(1f);
 
     private static float[] random(Random r, int n) {
-        float[] v = new float[n];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = (float) r.nextGaussian();
-        }
-        return v;
+        return FastWindowsTest.random(r, n);
     }
 
     private static Tensor f32(float[] v, int... shape) {

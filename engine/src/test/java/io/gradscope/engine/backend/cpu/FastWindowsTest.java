@@ -26,7 +26,8 @@ class FastWindowsTest {
         System.clearProperty("gradscope.windows");
     }
 
-    private static float[] random(Random r, int n) {
+    /** n standard normal floats (DirectConvTest's too). */
+    static float[] random(Random r, int n) {
         float[] v = new float[n];
         for (int i = 0; i < n; i++) {
             v[i] = (float) r.nextGaussian();
