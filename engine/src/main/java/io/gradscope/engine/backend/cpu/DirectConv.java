@@ -26,6 +26,17 @@ import jdk.incubator.vector.VectorSpecies;
  * 1.92 (12 by 2) and Winograd's 1.36-1.89, 128 at 28x28 1.68-1.71 against 1.32-1.36 and 1.69-3.2,
  * 256 at 14x14 1.25-1.29 against 1.36-1.49 and im2col's 1.51-1.67.
  *
+ * <p>Note [Which 3x3 kernel]: by default ({@code gradscope.conv=auto}) this kernel takes every
+ * plane, unless float32 products run on OpenBLAS's own AVX-512 kernels ({@code
+ * NativeGemm.wideKernels}). The same CPU (AMD EPYC, AVX-512, 2 cores, batch 1, milliseconds, median
+ * of 40 in turns in one JVM) with OpenBLAS's AVX2 kernels, direct against im2col and Winograd: 64
+ * channels at 56x56 2.04 against 3.34 and 2.34; 128 at 28x28 1.32 against 1.90 and 2.24; 256 at
+ * 14x14 1.60 against 1.89 and 3.67; 512 at 7x7 2.44 against 2.08 and 9.34 (inside resnet18's step
+ * the direct kernel on 7x7 too was ahead: 0.940 of the step against 0.964 without it, pairs of
+ * steps). With OPENBLAS_CORETYPE=SkylakeX: 2.00 against 1.40 and 1.42; 1.87 against 1.88 and 2.94;
+ * 1.63 against 1.37 and 2.70; 2.29 against 1.46 and 8.28, so there the choice stays Winograd's from
+ * 128 tiles and im2col's below.
+ *
  * <p>Only with 16-lane vectors (AVX-512): the 24 accumulators need its 32 registers. With {@code
  * transposed}, the weight {@code [C, K, 3, 3]} is read as its flipped transpose, as {@link
  * WinogradConv} does (conv_transpose2d with stride 1, the convolution's input gradient).
@@ -51,13 +62,11 @@ final class DirectConv {
     }
 
     /**
-     * Whether the backend's own choice ({@code gradscope.conv=auto}) is this kernel: wherever it runs.
-     * At 7x7, where two of a padded row's 9 columns are computed and dropped, it lost to im2col's
-     * product alone (512 channels 1.94-1.97 against 1.79-1.87 ms in turns) but won inside the step
-     * (resnet18, pairs of steps: 0.940 of the old choice's time with layer4 on it, 0.964 without).
+     * Whether the backend's own choice ({@code gradscope.conv=auto}) is this kernel: see Note [Which
+     * 3x3 kernel].
      */
     static boolean preferred(Tensor x, int pw) {
-        return available() && x.rank() == 4;
+        return available() && x.rank() == 4 && !NativeGemm.wideKernels();
     }
 
     /**

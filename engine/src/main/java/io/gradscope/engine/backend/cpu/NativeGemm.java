@@ -87,6 +87,18 @@ final class NativeGemm {
         return USE;
     }
 
+    /**
+     * Whether float32 products go to the system BLAS with its AVX-512 kernels named
+     * ({@code OPENBLAS_CORETYPE} SkylakeX, CooperLake or SapphireRapids, as the launcher sets on an
+     * AVX-512 CPU where the caller named none): im2col's product then outruns the direct 3x3 kernel
+     * (DirectConv's Note [Which 3x3 kernel]).
+     */
+    static boolean wideKernels() {
+        String core = System.getenv("OPENBLAS_CORETYPE");
+        return USE && core != null && java.util.Set.of("skylakex", "cooperlake", "sapphirerapids")
+                .contains(core.trim().toLowerCase(java.util.Locale.ROOT));
+    }
+
     /** Whether float32 products go to the system BLAS one thread a call, the pool splitting them (Note [One pool]). */
     static boolean splits() {
         return USE && SPLIT;
