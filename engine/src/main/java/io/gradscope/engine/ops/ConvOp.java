@@ -220,7 +220,10 @@ final class ConvOp extends Op {
         Tensor dx = null;
         Tensor dw = null;
         Tensor db = null;
-        if (ctx.needsGrad(0)) {
+        if (ctx.needsGrad(0) && Shapes.numel(x.shape()) == 0) {
+            // an empty x (a plane of no rows, say, that the padding alone gives an output): nothing to send back
+            dx = Tensor.zeros(x.dtype(), x.device(), x.shape());
+        } else if (ctx.needsGrad(0)) {
             if (spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
                 // NOTE: stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
                 // kernel again (W flipped and transposed; im2col's product where it declines), and the

@@ -121,7 +121,8 @@ final class ConvTransposeOp extends Op {
         if (direct != null) {
             return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1})) : direct;
         }
-        int l = (int) (Shapes.numel(x.shape()) / ((long) n * cin));
+        // the positions of one plane (a batch or channel count of 0 leaves them as they are)
+        int l = (int) Shapes.numel(java.util.Arrays.copyOfRange(x.shape(), 2, x.rank()));
         Tensor x3 = x.reshapeOrCopy(new int[] {n, groups, cin / groups, l});
         Tensor w3 = wt.reshapeOrCopy(new int[] {groups, cin / groups, (cout / groups) * w.size()});
         Tensor cols = MatMulOp.batched(w3.viewTranspose(1, 2), x3).viewReshape(new int[] {n, cout * w.size(), l});
@@ -145,7 +146,8 @@ final class ConvTransposeOp extends Op {
             int n = x.shape()[0];
             int cin = x.shape()[1];
             int cout = g.shape()[1];
-            int l = (int) (Shapes.numel(x.shape()) / ((long) n * cin));
+            // the positions of one plane (a batch or channel count of 0 leaves them as they are)
+        int l = (int) Shapes.numel(java.util.Arrays.copyOfRange(x.shape(), 2, x.rank()));
             Tensor g4 = spatial == 1 ? Ops.reshape(g, n, cout, 1, g.shape()[2]) : g;
             Tensor cols = Ops.reshape(Ops.apply(new FoldOps.Unfold(w), g4), n, groups, (cout / groups) * w.size(), l);
             Tensor x3 = Ops.reshape(x, n, groups, cin / groups, l);

@@ -37,6 +37,10 @@ import jdk.incubator.vector.VectorSpecies;
  * 1.63 against 1.37 and 2.70; 2.29 against 1.46 and 8.28, so there the choice stays Winograd's from
  * 128 tiles and im2col's below.
  *
+ * <p>The padding is multiplied like any element: with an infinite weight, an output whose window
+ * reaches into the padding is NaN (0 · ∞), where im2col's col2im (the input gradient) gives ±∞;
+ * Winograd's transforms do the same.
+ *
  * <p>Only with 16-lane vectors (AVX-512): the 24 accumulators need its 32 registers. With {@code
  * transposed}, the weight {@code [C, K, 3, 3]} is read as its flipped transpose, as {@link
  * WinogradConv} does (conv_transpose2d with stride 1, the convolution's input gradient).
@@ -72,11 +76,13 @@ final class DirectConv {
     /**
      * y [N, K, H + 2ph − 2, W + 2pw − 2] = x [N, C, H, W] (any strides) correlated with the 3x3 weight
      * ({@code [K, C, 3, 3]}, or {@code [C, K, 3, 3]} flipped with {@code transposed}), padding 0 to 2;
-     * null where this kernel does not apply (not float32, other padding, narrow vectors, empty output).
+     * null where this kernel does not apply (not float32, other padding, narrow vectors, an empty
+     * image or output).
      */
     static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
         Conv3x3 g = available() && ph >= 0 && pw >= 0 && ph <= 2 && pw <= 2 ? Conv3x3.of(x, w, transposed, ph, pw) : null;
-        if (g == null) {
+        // An empty image (zero rows or columns, its output all padding) is left to the other paths.
+        if (g == null || g.h() == 0 || g.w() == 0) {
             return null;
         }
         int n = g.n();

@@ -134,5 +134,6 @@ class DirectConvTest {
         assertNull(DirectConv.conv(x, w, false, 3, 3), "padding 3");
         assertNull(DirectConv.conv(x.to(DType.FLOAT64), w.to(DType.FLOAT64), false, 1, 1), "float64");
         assertNull(DirectConv.conv(Tensor.zeros(DType.FLOAT32, 1, 2, 1, 1), w, false, 0, 0), "empty output");
+        assertNull(DirectConv.conv(Tensor.zeros(DType.FLOAT32, 1, 2, 4, 0), w, false, 1, 2), "an image of no columns");
     }
 }
