@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
                 + "10,000-vector (elementwise, and banded with three diagonals) compressed by a row coloring against "
                 + "dense (10,000 VJPs).",
             "The first lines say which float32 GEMM runs and why: the system's BLAS (OpenBLAS) where it loads and a "
-                + "probe finds it fast, else Gradscope's Vector API GEMM; GRADSCOPE_BLAS=java (or native) chooses."})
+                + "probe finds it fast, else Gradscope's Vector API GEMM; GRADSCOPE_BLAS=java (or native) chooses. "
+                + "The next says which kernel float32 3x3 convolutions take; GRADSCOPE_CONV=direct, winograd or im2col chooses."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", paramLabel = "N", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;
@@ -68,6 +69,8 @@ public final class BenchCommand implements Callable<Integer> {
                 + ", " + Runtime.getRuntime().availableProcessors() + " processors");
         if (device.equals("cpu")) {
             (json ? System.err : System.out).println("float32 GEMM: " + io.gradscope.engine.backend.cpu.CpuBackend.floatGemm());
+            (json ? System.err : System.out).println("float32 3x3 convolutions: "
+                    + io.gradscope.engine.ops.Ops.conv3x3Choice(io.gradscope.engine.backend.cpu.CpuBackend.INSTANCE));
         }
         TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
         Map<String, Object> torchMedians = new LinkedHashMap<>();

@@ -26,6 +26,15 @@ final class ConvPath {
         return v == null ? "auto" : v.trim().toLowerCase(Locale.ROOT);
     }
 
+    /** Which way 3x3 stride-1 convolutions take on {@code backend}, in words: the asked-for one, or the backend's own choice. */
+    static String describe(io.gradscope.engine.tensor.Backend backend) {
+        String m = mode();
+        return switch (m) {
+            case "im2col", "winograd", "direct" -> m + " (gradscope.conv or GRADSCOPE_CONV asks for it)";
+            default -> backend.conv3x3Choice();
+        };
+    }
+
     /** Whether im2col was asked for every convolution. */
     static boolean im2colOnly() {
         return mode().equals("im2col");

@@ -353,6 +353,11 @@ public final class Ops {
         return unary(OpSpecs.ERF, x);
     }
 
+    /** Which kernel float32 3x3 stride-1 convolutions take on {@code backend}, and why, in words (bench prints it). */
+    public static String conv3x3Choice(io.gradscope.engine.tensor.Backend backend) {
+        return ConvPath.describe(backend);
+    }
+
     /** F.conv2d; {@code bias} may be null. */
     public static Tensor conv2d(Tensor x, Tensor weight, Tensor bias, int[] stride, int[] padding, int[] dilation, int groups) {
         Op op = Unbatched.of(new ConvOp(2, stride, padding, dilation, groups), 4);

@@ -205,6 +205,11 @@ public interface Backend extends Allocator {
         return null;
     }
 
+    /** Which kernel {@link #conv3x3}'s own choice ({@code "auto"}) takes on float32, and why, in words. */
+    default String conv3x3Choice() {
+        return "im2col's product (no kernel of the backend's own)";
+    }
+
     /**
      * The weight gradient of {@link #conv3x3} (not transposed): {@code dW [K, C, 3, 3]} with {@code
      * dW[k, c, i, j] = Σ g[n, k, o] · x[n, c, o + (i, j) − (ph, pw)]} over images and output positions,

@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Convolutions of empty tensors, as PyTorch runs them (a batch or channel count of 0, a plane of no
  * rows that the padding alone gives an output), on every path: each output is its bias alone, and
  * the gradients are the sums of ones that reach them (none for x and the weight, the output's size
- * for each bias). They used to stop with an internal "/ by zero" or name conv_transpose2d.
+ * for each bias). They used to stop with an internal "/ by zero" or name conv_transpose2d. And the
+ * line bench prints for the way 3x3 convolutions take.
  */
 class ConvEmptyTest {
     @AfterEach
@@ -25,6 +26,17 @@ class ConvEmptyTest {
 
     private static Tensor f32(double[] v, int... shape) {
         return Tensor.of(v, shape).to(DType.FLOAT32);
+    }
+
+    /** bench's line: the asked-for way, or the backend's own choice. */
+    @ParameterizedTest
+    @ValueSource(strings = {"auto", "direct", "winograd", "im2col", "Im2Col "})
+    void theChoiceInWordsIsTheAskedForWay(String way) {
+        System.setProperty("gradscope.conv", way);
+        Tensor x = Tensor.zeros(DType.FLOAT32, 1, 1, 1, 1);
+        String said = Ops.conv3x3Choice(x.backend());
+        String m = way.trim().toLowerCase(java.util.Locale.ROOT);
+        assertEquals(m.equals("auto") ? x.backend().conv3x3Choice() : m + " (gradscope.conv or GRADSCOPE_CONV asks for it)", said);
     }
 
     @ParameterizedTest

@@ -131,6 +131,16 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
+    public String conv3x3Choice() {
+        if (CpuMatmul.VECTOR && DirectConv.available() && !NativeGemm.wideKernels()) {
+            return "the direct kernel (16-lane vectors; weight gradients on Winograd's from 128 tiles, im2col's below)";
+        }
+        return "Winograd's F(2x2, 3x3) from 128 tiles, im2col's product below ("
+                + (CpuMatmul.VECTOR && DirectConv.available() ? "OpenBLAS runs its own AVX-512 kernels" : "vectors narrower than 16 lanes")
+                + ")";
+    }
+
+    @Override
     public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
         return WinogradConv.weightGrad(x, g, ph, pw, anySize);
     }

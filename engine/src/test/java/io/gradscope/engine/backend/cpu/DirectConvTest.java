@@ -1,6 +1,7 @@
 package io.gradscope.engine.backend.cpu;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -117,6 +118,8 @@ class DirectConvTest {
         assertNotNull(WinogradConv.conv(big, w, false, 1, 1, false), "2 x 9 x 8 tiles");
         Tensor autoSmall = CpuBackend.INSTANCE.conv3x3(small, w, false, 1, 1, "auto");
         Tensor autoBig = CpuBackend.INSTANCE.conv3x3(big, w, false, 1, 1, "auto");
+        assertEquals(!NativeGemm.wideKernels(), CpuBackend.INSTANCE.conv3x3Choice().startsWith("the direct kernel"),
+                "bench's line: " + CpuBackend.INSTANCE.conv3x3Choice());
         if (NativeGemm.wideKernels()) {
             // Note [Which 3x3 kernel]: beside OpenBLAS's AVX-512 kernels the choice stays Winograd's
             assertNull(autoSmall, "5 x 4 tiles, im2col's product");
