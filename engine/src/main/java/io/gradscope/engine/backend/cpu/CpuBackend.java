@@ -121,7 +121,7 @@ public final class CpuBackend implements Backend {
     @Override
     public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, String way) {
         boolean winograd = way.equals("winograd");
-        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred(x, pw))) {
+        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred())) {
             Tensor d = DirectConv.conv(x, w, transposed, ph, pw);
             if (d != null) {
                 return d;
@@ -132,7 +132,7 @@ public final class CpuBackend implements Backend {
 
     @Override
     public String conv3x3Choice() {
-        if (CpuMatmul.VECTOR && DirectConv.available() && !NativeGemm.wideKernels()) {
+        if (CpuMatmul.VECTOR && DirectConv.preferred()) {
             return "the direct kernel (16-lane vectors; weight gradients on Winograd's from 128 tiles, im2col's below)";
         }
         return "Winograd's F(2x2, 3x3) from 128 tiles, im2col's product below ("

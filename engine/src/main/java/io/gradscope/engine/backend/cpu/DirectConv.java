@@ -69,8 +69,8 @@ final class DirectConv {
      * Whether the backend's own choice ({@code gradscope.conv=auto}) is this kernel: see Note [Which
      * 3x3 kernel].
      */
-    static boolean preferred(Tensor x, int pw) {
-        return available() && x.rank() == 4 && !NativeGemm.wideKernels();
+    static boolean preferred() {
+        return available() && !NativeGemm.wideKernels();
     }
 
     /**
@@ -102,10 +102,8 @@ final class DirectConv {
         int kc = Math.multiplyExact(9, c);
         Tensor packed = Tensor.empty(DType.FLOAT32, x.device(), Math.multiplyExact(kb * MR, kc));
         float[] a = packed.storage().floats();
-        if (packed.offset() != 0) {
-            throw new IllegalStateException("scratch with an offset");
-        }
-        packWeights(w, transposed, k, c, kb, a);
+        int ao = packed.offset();
+        packWeights(w, transposed, k, c, kb, a, ao);
         int[] offs = new int[kc];
         for (int ci = 0, q = 0; ci < c; ci++) {
             for (int dy = 0; dy < 3; dy++) {
@@ -118,14 +116,15 @@ final class DirectConv {
         float[] yf = y.storage().floats();
         int yo = y.offset();
         // The last vector reads up to NB + 2 past the last plane's end (outputs that are dropped).
-        Tensor xpt = Tensor.empty(DType.FLOAT32, x.device(), Math.addExact(Math.multiplyExact(c, plane), NB + 2));
+        int padded = Math.addExact(Math.multiplyExact(c, plane), NB + 2);
+        Tensor xpt = Tensor.empty(DType.FLOAT32, x.device(), padded);
         Tensor outt = Tensor.empty(DType.FLOAT32, x.device(), Math.multiplyExact(kb * MR, flatPad));
         float[] xp = xpt.storage().floats();
         float[] out = outt.storage().floats();
         int tasksP = (blocksP + PER_TASK - 1) / PER_TASK;
         int tasks = (long) k * kc * flatPad < PARALLEL_FMAS ? 1 : kb * tasksP;
         for (int img = 0; img < n; img++) {
-            pad(x, img, ph, pw, hp, wp, xp);
+            pad(x, img, ph, pw, hp, wp, xp, padded);
             CpuThreads.parallelFor(tasks, t -> {
                 int t0 = tasks == 1 ? 0 : t;
                 int t1 = tasks == 1 ? kb * tasksP : t + 1;
@@ -133,7 +132,7 @@ final class DirectConv {
                     int b = u / tasksP;
                     int p1 = Math.min(blocksP, (u % tasksP + 1) * PER_TASK);
                     for (int pb = (u % tasksP) * PER_TASK; pb < p1; pb++) {
-                        kernel(kc, a, b * MR * kc, xp, pb * NB, offs, out, b * MR * flatPad + pb * NB, flatPad);
+                        kernel(kc, a, ao + b * MR * kc, xp, pb * NB, offs, out, b * MR * flatPad + pb * NB, flatPad);
                     }
                 }
             });
@@ -150,8 +149,8 @@ final class DirectConv {
         return y;
     }
 
-    /** The weight as kb blocks of MR output channels, each 9C steps of MR values (zero past K), into a. */
-    private static void packWeights(Tensor w, boolean transposed, int k, int c, int kb, float[] a) {
+    /** The weight as kb blocks of MR output channels, each 9C steps of MR values (zero past K), into a from ao. */
+    private static void packWeights(Tensor w, boolean transposed, int k, int c, int kb, float[] a, int ao) {
         int[] st = w.strides();
         float[] wf = w.storage().floats();
         int wo = w.offset();
@@ -162,11 +161,10 @@ final class DirectConv {
         int ys = transposed ? -st[2] : st[2];
         int xs = transposed ? -st[3] : st[3];
         int corner = transposed ? 2 * st[2] + 2 * st[3] : 0;
-        CpuThreads.parallelFor((long) k * kc < (1 << 15) ? 1 : kb, t -> {
-            int b0 = (long) k * kc < (1 << 15) ? 0 : t;
-            int b1 = (long) k * kc < (1 << 15) ? kb : t + 1;
-            for (int b = b0; b < b1; b++) {
-                int base = b * MR * kc;
+        boolean par = (long) k * kc >= (1 << 15);
+        CpuThreads.parallelFor(par ? kb : 1, t -> {
+            for (int b = par ? t : 0; b < (par ? t + 1 : kb); b++) {
+                int base = ao + b * MR * kc;
                 for (int r = 0; r < MR; r++) {
                     int q = b * MR + r;
                     if (q >= k) {
@@ -189,8 +187,8 @@ final class DirectConv {
         });
     }
 
-    /** Image img of x into xp's planes of hp × wp, its border of ph rows and pw columns zero. */
-    private static void pad(Tensor x, int img, int ph, int pw, int hp, int wp, float[] xp) {
+    /** Image img of x into xp's planes of hp × wp, its border of ph rows and pw columns (and xp up to used) zero. */
+    private static void pad(Tensor x, int img, int ph, int pw, int hp, int wp, float[] xp, int used) {
         int[] s = x.shape();
         int[] st = x.strides();
         float[] xf = x.storage().floats();
@@ -198,7 +196,7 @@ final class DirectConv {
         int h = s[2];
         int wd = s[3];
         int plane = hp * wp;
-        java.util.Arrays.fill(xp, 0f);
+        java.util.Arrays.fill(xp, 0, used, 0f);
         WindowKernels.planes(c, (long) plane, ci -> {
             int src = x.offset() + img * st[0] + ci * st[1];
             int dst = ci * plane + ph * wp + pw;
@@ -216,7 +214,7 @@ final class DirectConv {
 
     /**
      * out[r·ldc + j] = Σ_q a[ao + q·MR + r] · xp[xo + offs[q] + j] for r < MR, j < NB: the GEMM's
-     * micro-kernel (Note [Flat padded rows]) with B's two vectors read at the window element's offset.
+     * micro-kernel (Note [Flat padded rows]) with B's four vectors read at the window element's offset.
      */
     private static void kernel(int kc, float[] a, int ao, float[] xp, int xo, int[] offs, float[] out, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS); FloatVector c0_2 = FloatVector.zero(FS); FloatVector c0_3 = FloatVector.zero(FS);

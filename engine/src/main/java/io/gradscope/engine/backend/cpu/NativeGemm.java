@@ -94,10 +94,12 @@ final class NativeGemm {
      * (DirectConv's Note [Which 3x3 kernel]).
      */
     static boolean wideKernels() {
-        String core = System.getenv("OPENBLAS_CORETYPE");
-        return USE && core != null && java.util.Set.of("skylakex", "cooperlake", "sapphirerapids")
-                .contains(core.trim().toLowerCase(java.util.Locale.ROOT));
+        return WIDE;
     }
+
+    /** {@link #wideKernels}, read once (each 3x3 convolution asks). */
+    private static final boolean WIDE = USE && java.util.Set.of("skylakex", "cooperlake", "sapphirerapids")
+            .contains(String.valueOf(System.getenv("OPENBLAS_CORETYPE")).trim().toLowerCase(java.util.Locale.ROOT));
 
     /** Whether float32 products go to the system BLAS one thread a call, the pool splitting them (Note [One pool]). */
     static boolean splits() {
