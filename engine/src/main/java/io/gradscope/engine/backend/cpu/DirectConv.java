@@ -37,6 +37,16 @@ import jdk.incubator.vector.VectorSpecies;
  * 1.63 against 1.37 and 2.70; 2.29 against 1.46 and 8.28, so there the choice stays Winograd's from
  * 128 tiles and im2col's below.
  *
+ * <p>Note [Weights in place]: packing the weight costs a pass over it, and from 256 channels the
+ * weight (2.4 MB at 256, 9.4 MB at 512) no longer sits in the caches, so the pass reads it from memory
+ * and the kernel reads the packed copy from memory again. The convolution's own weight {@code [K, C,
+ * 3, 3]} has each output channel's 9C values in a row, so from 2^19 values the kernel reads its 6
+ * rows where they lie: 6 sequential streams. Alone (2 cores, median of 60, packed against in place):
+ * 512 channels at 7x7 1.96-2.29 against 0.94-1.23 ms, 256 at 14x14 1.15-1.37 against 1.03-1.25; in
+ * resnet18's step 0.956 of the packed step's time (step_ab.sh, 50 pairs). The transposed read (the
+ * input gradient) stays packed: its rows are 9 values apart and each channel's block lies 9K values
+ * from the next, and in place it was slower, 3.2-3.8 against 2.45-2.65 ms at 512.
+ *
  * <p>The padding is multiplied like any element: with an infinite weight, an output whose window
  * reaches into the padding is NaN (0 · ∞), where im2col's col2im (the input gradient) gives ±∞;
  * Winograd's transforms do the same.
@@ -80,6 +90,11 @@ final class DirectConv {
      * image or output).
      */
     static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw) {
+        return conv(x, w, transposed, ph, pw, null);
+    }
+
+    /** {@link #conv}, the weight packed (false), read in place (true) or as chosen for its size (null). */
+    static Tensor conv(Tensor x, Tensor w, boolean transposed, int ph, int pw, Boolean weightsInPlace) {
         Conv3x3 g = available() && ph >= 0 && pw >= 0 && ph <= 2 && pw <= 2 ? Conv3x3.of(x, w, transposed, ph, pw) : null;
         // An empty image (zero rows or columns, its output all padding) is left to the other paths.
         if (g == null || g.h() == 0 || g.w() == 0) {
@@ -100,10 +115,16 @@ final class DirectConv {
         int flatPad = blocksP * NB;
         int kb = (k + MR - 1) / MR;
         int kc = Math.multiplyExact(9, c);
-        Tensor packed = Tensor.empty(DType.FLOAT32, x.device(), Math.multiplyExact(kb * MR, kc));
-        float[] a = packed.storage().floats();
-        int ao = packed.offset();
-        packWeights(w, transposed, k, c, kb, a, ao);
+        boolean inPlace = weightsInPlace != null ? weightsInPlace : inPlace(transposed, k, kc);
+        Tensor packed = inPlace ? null : Tensor.empty(DType.FLOAT32, x.device(), Math.multiplyExact(kb * MR, kc));
+        float[] a = inPlace ? w.storage().floats() : packed.storage().floats();
+        int ao = inPlace ? 0 : packed.offset();
+        if (!inPlace) {
+            packWeights(w, transposed, k, c, kb, a, ao);
+        }
+        WeightReads rd = WeightReads.of(w, transposed);
+        int[] woff = inPlace ? rd.offsets(c) : null;
+        int rs = rd.rs();
         int[] offs = new int[kc];
         for (int ci = 0, q = 0; ci < c; ci++) {
             for (int dy = 0; dy < 3; dy++) {
@@ -132,7 +153,12 @@ final class DirectConv {
                     int b = u / tasksP;
                     int p1 = Math.min(blocksP, (u % tasksP + 1) * PER_TASK);
                     for (int pb = (u % tasksP) * PER_TASK; pb < p1; pb++) {
-                        kernel(kc, a, ao + b * MR * kc, xp, pb * NB, offs, out, b * MR * flatPad + pb * NB, flatPad);
+                        if (inPlace) {
+                            int last = Math.min(MR, k - b * MR) - 1;
+                            kernelInPlace(kc, a, w.offset() + b * MR * rs, woff, rs, last, xp, pb * NB, offs, out, b * MR * flatPad + pb * NB, flatPad);
+                        } else {
+                            kernel(kc, a, ao + b * MR * kc, xp, pb * NB, offs, out, b * MR * flatPad + pb * NB, flatPad);
+                        }
                     }
                 }
             });
@@ -143,42 +169,76 @@ final class DirectConv {
             }
         }
         // Scratch, given back to the allocator's cache for the next call (not left for the collector).
-        packed.storage().release();
+        if (packed != null) {
+            packed.storage().release();
+        }
         xpt.storage().release();
         outt.storage().release();
         return y;
     }
 
+    /**
+     * Whether the weight is read where it lies instead of packed: Note [Weights in place]. Only the
+     * convolution's own weight ([K, C, 3, 3], rows of 9C in a row), and only from 2^19 of them.
+     */
+    static boolean inPlace(boolean transposed, int k, int kc) {
+        return !transposed && (long) k * kc >= IN_PLACE_WEIGHTS;
+    }
+
+    private static final long IN_PLACE_WEIGHTS = 1L << 19;
+
+    /**
+     * Where window element (ci, dy, dx) of a row of the (flipped transposed, with {@code transposed})
+     * weight lies, from the row's start: {@code corner + ci·cs + dy·ys + dx·xs}; consecutive rows are
+     * {@code rs} apart.
+     */
+    private record WeightReads(int rs, int cs, int ys, int xs, int corner) {
+        static WeightReads of(Tensor w, boolean transposed) {
+            int[] st = w.strides();
+            return transposed ? new WeightReads(st[1], st[0], -st[2], -st[3], 2 * st[2] + 2 * st[3])
+                    : new WeightReads(st[0], st[1], st[2], st[3], 0);
+        }
+
+        int at(int ci, int dy, int dx) {
+            return corner + ci * cs + dy * ys + dx * xs;
+        }
+
+        /** at(ci, dy, dx) for q = 9·ci + 3·dy + dx. */
+        int[] offsets(int c) {
+            int[] woff = new int[9 * c];
+            for (int ci = 0, q = 0; ci < c; ci++) {
+                for (int dy = 0; dy < 3; dy++) {
+                    for (int dx = 0; dx < 3; dx++) {
+                        woff[q++] = at(ci, dy, dx);
+                    }
+                }
+            }
+            return woff;
+        }
+    }
+
     /** The weight as kb blocks of MR output channels, each 9C steps of MR values (zero past K), into a from ao. */
     private static void packWeights(Tensor w, boolean transposed, int k, int c, int kb, float[] a, int ao) {
-        int[] st = w.strides();
         float[] wf = w.storage().floats();
         int wo = w.offset();
         int kc = 9 * c;
-        // along w's rows: [K, C, 3, 3] by output channel, transposed [C, K, 3, 3] by input channel
-        int qs = transposed ? st[1] : st[0];
-        int cs = transposed ? st[0] : st[1];
-        int ys = transposed ? -st[2] : st[2];
-        int xs = transposed ? -st[3] : st[3];
-        int corner = transposed ? 2 * st[2] + 2 * st[3] : 0;
+        WeightReads rd = WeightReads.of(w, transposed);
         boolean par = (long) k * kc >= (1 << 15);
         CpuThreads.parallelFor(par ? kb : 1, t -> {
             for (int b = par ? t : 0; b < (par ? t + 1 : kb); b++) {
                 int base = ao + b * MR * kc;
-                for (int r = 0; r < MR; r++) {
-                    int q = b * MR + r;
-                    if (q >= k) {
-                        for (int e = 0; e < kc; e++) {
-                            a[base + e * MR + r] = 0f;
-                        }
-                        continue;
-                    }
-                    int e = 0;
-                    for (int ci = 0; ci < c; ci++) {
-                        int src = wo + corner + q * qs + ci * cs;
+                int rows = Math.min(MR, k - b * MR);
+                if (rows < MR) {
+                    java.util.Arrays.fill(a, base, base + MR * kc, 0f);
+                }
+                // By input channel: its 9 values of the block's rows lie together in w either way.
+                for (int ci = 0; ci < c; ci++) {
+                    for (int r = 0; r < rows; r++) {
+                        int src = wo + (b * MR + r) * rd.rs();
+                        int dst = base + 9 * MR * ci + r;
                         for (int dy = 0; dy < 3; dy++) {
-                            for (int dx = 0; dx < 3; dx++, e++) {
-                                a[base + e * MR + r] = wf[src + dy * ys + dx * xs];
+                            for (int dx = 0; dx < 3; dx++) {
+                                a[dst + (3 * dy + dx) * MR] = wf[src + rd.at(ci, dy, dx)];
                             }
                         }
                     }
@@ -257,6 +317,88 @@ final class DirectConv {
             c4_2 = b2.fma(v, c4_2);
             c4_3 = b3.fma(v, c4_3);
             v = FloatVector.broadcast(FS, a[p + 5]);
+            c5_0 = b0.fma(v, c5_0);
+            c5_1 = b1.fma(v, c5_1);
+            c5_2 = b2.fma(v, c5_2);
+            c5_3 = b3.fma(v, c5_3);
+        }
+        c0_0.intoArray(out, co);
+        c0_1.intoArray(out, co + 1 * L);
+        c0_2.intoArray(out, co + 2 * L);
+        c0_3.intoArray(out, co + 3 * L);
+        co += ldc;
+        c1_0.intoArray(out, co);
+        c1_1.intoArray(out, co + 1 * L);
+        c1_2.intoArray(out, co + 2 * L);
+        c1_3.intoArray(out, co + 3 * L);
+        co += ldc;
+        c2_0.intoArray(out, co);
+        c2_1.intoArray(out, co + 1 * L);
+        c2_2.intoArray(out, co + 2 * L);
+        c2_3.intoArray(out, co + 3 * L);
+        co += ldc;
+        c3_0.intoArray(out, co);
+        c3_1.intoArray(out, co + 1 * L);
+        c3_2.intoArray(out, co + 2 * L);
+        c3_3.intoArray(out, co + 3 * L);
+        co += ldc;
+        c4_0.intoArray(out, co);
+        c4_1.intoArray(out, co + 1 * L);
+        c4_2.intoArray(out, co + 2 * L);
+        c4_3.intoArray(out, co + 3 * L);
+        co += ldc;
+        c5_0.intoArray(out, co);
+        c5_1.intoArray(out, co + 1 * L);
+        c5_2.intoArray(out, co + 2 * L);
+        c5_3.intoArray(out, co + 3 * L);
+    }
+
+    private static void kernelInPlace(int kc, float[] a, int ao, int[] woff, int rs, int last, float[] xp, int xo, int[] offs, float[] out, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS); FloatVector c0_2 = FloatVector.zero(FS); FloatVector c0_3 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS); FloatVector c1_2 = FloatVector.zero(FS); FloatVector c1_3 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS); FloatVector c2_2 = FloatVector.zero(FS); FloatVector c2_3 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS); FloatVector c3_1 = FloatVector.zero(FS); FloatVector c3_2 = FloatVector.zero(FS); FloatVector c3_3 = FloatVector.zero(FS);
+        FloatVector c4_0 = FloatVector.zero(FS); FloatVector c4_1 = FloatVector.zero(FS); FloatVector c4_2 = FloatVector.zero(FS); FloatVector c4_3 = FloatVector.zero(FS);
+        FloatVector c5_0 = FloatVector.zero(FS); FloatVector c5_1 = FloatVector.zero(FS); FloatVector c5_2 = FloatVector.zero(FS); FloatVector c5_3 = FloatVector.zero(FS);
+        int r1 = Math.min(1, last) * rs;
+        int r2 = Math.min(2, last) * rs;
+        int r3 = Math.min(3, last) * rs;
+        int r4 = Math.min(4, last) * rs;
+        int r5 = Math.min(5, last) * rs;
+        for (int q = 0; q < kc; q++) {
+            int at = xo + offs[q];
+            FloatVector b0 = FloatVector.fromArray(FS, xp, at);
+            FloatVector b1 = FloatVector.fromArray(FS, xp, at + 1 * L);
+            FloatVector b2 = FloatVector.fromArray(FS, xp, at + 2 * L);
+            FloatVector b3 = FloatVector.fromArray(FS, xp, at + 3 * L);
+            int p = ao + woff[q];
+            FloatVector v;
+            v = FloatVector.broadcast(FS, a[p]);
+            c0_0 = b0.fma(v, c0_0);
+            c0_1 = b1.fma(v, c0_1);
+            c0_2 = b2.fma(v, c0_2);
+            c0_3 = b3.fma(v, c0_3);
+            v = FloatVector.broadcast(FS, a[p + r1]);
+            c1_0 = b0.fma(v, c1_0);
+            c1_1 = b1.fma(v, c1_1);
+            c1_2 = b2.fma(v, c1_2);
+            c1_3 = b3.fma(v, c1_3);
+            v = FloatVector.broadcast(FS, a[p + r2]);
+            c2_0 = b0.fma(v, c2_0);
+            c2_1 = b1.fma(v, c2_1);
+            c2_2 = b2.fma(v, c2_2);
+            c2_3 = b3.fma(v, c2_3);
+            v = FloatVector.broadcast(FS, a[p + r3]);
+            c3_0 = b0.fma(v, c3_0);
+            c3_1 = b1.fma(v, c3_1);
+            c3_2 = b2.fma(v, c3_2);
+            c3_3 = b3.fma(v, c3_3);
+            v = FloatVector.broadcast(FS, a[p + r4]);
+            c4_0 = b0.fma(v, c4_0);
+            c4_1 = b1.fma(v, c4_1);
+            c4_2 = b2.fma(v, c4_2);
+            c4_3 = b3.fma(v, c4_3);
+            v = FloatVector.broadcast(FS, a[p + r5]);
             c5_0 = b0.fma(v, c5_0);
             c5_1 = b1.fma(v, c5_1);
             c5_2 = b2.fma(v, c5_2);

@@ -47,14 +47,16 @@ class DirectConvTest {
     void correlationEqualsTheFloat64Sum() {
         Random r = new Random(61);
         for (int[] sh : SHAPES) {
-            for (boolean transposed : new boolean[] {false, true}) {
+            for (int mode = 0; mode < 4; mode++) {
+                boolean transposed = mode % 2 == 1;
+                boolean inPlace = mode >= 2;
                 int n = sh[0], c = sh[1], k = sh[2], h = sh[3], w = sh[4], p = sh[5];
                 int oh = h + 2 * p - 2;
                 int ow = w + 2 * p - 2;
                 float[] x = random(r, n * c * h * w);
                 float[] wt = random(r, k * c * 9);
                 Tensor wtt = transposed ? f32(wt, c, k, 3, 3) : f32(wt, k, c, 3, 3);
-                Tensor y = DirectConv.conv(f32(x, n, c, h, w), wtt, transposed, p, p);
+                Tensor y = DirectConv.conv(f32(x, n, c, h, w), wtt, transposed, p, p, inPlace);
                 assertNotNull(y, Arrays.toString(sh));
                 assertArrayEquals(new int[] {n, k, oh, ow}, y.shape());
                 double[] got = y.toDoubleArray();
@@ -82,7 +84,7 @@ class DirectConvTest {
                                 }
                                 int yi = ((b * k + q) * oh + a) * ow + e;
                                 assertTrue(Math.abs(got[yi] - sum) <= ROUNDINGS * abs + 1e-30,
-                                        Arrays.toString(sh) + (transposed ? " transposed" : "") + " at " + yi + ": " + got[yi]
+                                        Arrays.toString(sh) + (transposed ? " transposed" : "") + (inPlace ? " in place" : "") + " at " + yi + ": " + got[yi]
                                                 + " against " + sum);
                             }
                         }
