@@ -9,8 +9,9 @@ import java.util.Locale;
  * Backend.conv3x3}; on the CPU, float32: the direct kernel where the vectors have 16 lanes, else
  * Winograd's F(2x2, 3x3) where the plane has enough tiles to pay for the weight's transform); every
  * other window, float64, and a backend without that kernel multiply im2col's columns. The weight
- * gradient of such a window goes to {@code Backend.conv3x3WeightGrad} (Winograd's on the CPU, on
- * planes of enough tiles). {@code -Dgradscope.conv} (or GRADSCOPE_CONV) chooses: {@code auto} (the
+ * gradient of such a window goes to {@code Backend.conv3x3WeightGrad} (on the CPU the direct
+ * kernel's from 128 output positions where the vectors have 16 lanes, else Winograd's on planes of
+ * enough tiles). {@code -Dgradscope.conv} (or GRADSCOPE_CONV) chooses: {@code auto} (the
  * default), {@code im2col} (every convolution on im2col, to compare), {@code winograd} (Winograd's
  * kernel for every window that fits, whatever its size) or {@code direct} (the direct kernel for
  * every window that fits, where the machine has it). It is read at each call.
@@ -66,6 +67,6 @@ final class ConvPath {
         if (mode.equals("im2col") || x.device() != g.device()) {
             return null;
         }
-        return x.backend().conv3x3WeightGrad(x, g, ph, pw, mode.equals("winograd"));
+        return x.backend().conv3x3WeightGrad(x, g, ph, pw, mode);
     }
 }

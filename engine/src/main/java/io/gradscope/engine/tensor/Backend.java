@@ -213,9 +213,10 @@ public interface Backend extends Allocator {
     /**
      * The weight gradient of {@link #conv3x3} (not transposed): {@code dW [K, C, 3, 3]} with {@code
      * dW[k, c, i, j] = Σ g[n, k, o] · x[n, c, o + (i, j) − (ph, pw)]} over images and output positions,
-     * from {@code x [N, C, H, W]} and {@code g [N, K, H + 2ph − 2, W + 2pw − 2]}. Null as {@link #conv3x3}.
+     * from {@code x [N, C, H, W]} and {@code g [N, K, H + 2ph − 2, W + 2pw − 2]}; {@code way} and null
+     * as {@link #conv3x3}'s.
      */
-    default Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
+    default Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, String way) {
         return null;
     }
 

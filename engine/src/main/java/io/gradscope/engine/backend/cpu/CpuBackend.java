@@ -133,7 +133,7 @@ public final class CpuBackend implements Backend {
     @Override
     public String conv3x3Choice() {
         if (CpuMatmul.VECTOR && DirectConv.preferred()) {
-            return "the direct kernel (16-lane vectors; weight gradients on Winograd's from 128 tiles, im2col's below)";
+            return "the direct kernel (16-lane vectors; weight gradients too from " + DirectWeightGrad.MIN_POSITIONS + " output positions, im2col's below)";
         }
         return "Winograd's F(2x2, 3x3) from 128 tiles, im2col's product below ("
                 + (CpuMatmul.VECTOR && DirectConv.available() ? "OpenBLAS runs its own AVX-512 kernels" : "vectors narrower than 16 lanes")
@@ -141,8 +141,15 @@ public final class CpuBackend implements Backend {
     }
 
     @Override
-    public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
-        return WinogradConv.weightGrad(x, g, ph, pw, anySize);
+    public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, String way) {
+        boolean winograd = way.equals("winograd");
+        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred())) {
+            Tensor d = DirectWeightGrad.weightGrad(x, g, ph, pw, way.equals("direct"));
+            if (d != null) {
+                return d;
+            }
+        }
+        return WinogradConv.weightGrad(x, g, ph, pw, winograd);
     }
 
     @Override

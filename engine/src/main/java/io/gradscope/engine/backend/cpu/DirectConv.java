@@ -145,7 +145,7 @@ final class DirectConv {
         int tasksP = (blocksP + PER_TASK - 1) / PER_TASK;
         int tasks = (long) k * kc * flatPad < PARALLEL_FMAS ? 1 : kb * tasksP;
         for (int img = 0; img < n; img++) {
-            pad(x, img, ph, pw, hp, wp, xp, padded);
+            pad(x, img, ph, pw, hp, wp, xp, 0, padded);
             CpuThreads.parallelFor(tasks, t -> {
                 int t0 = tasks == 1 ? 0 : t;
                 int t1 = tasks == 1 ? kb * tasksP : t + 1;
@@ -247,8 +247,11 @@ final class DirectConv {
         });
     }
 
-    /** Image img of x into xp's planes of hp × wp, its border of ph rows and pw columns (and xp up to used) zero. */
-    private static void pad(Tensor x, int img, int ph, int pw, int hp, int wp, float[] xp, int used) {
+    /**
+     * Image img of x into xp's planes of hp × wp from xp[at], its border of ph rows and pw columns (and xp
+     * up to at + used) zero.
+     */
+    static void pad(Tensor x, int img, int ph, int pw, int hp, int wp, float[] xp, int at, int used) {
         int[] s = x.shape();
         int[] st = x.strides();
         float[] xf = x.storage().floats();
@@ -256,10 +259,10 @@ final class DirectConv {
         int h = s[2];
         int wd = s[3];
         int plane = hp * wp;
-        java.util.Arrays.fill(xp, 0, used, 0f);
+        java.util.Arrays.fill(xp, at, at + used, 0f);
         WindowKernels.planes(c, (long) plane, ci -> {
             int src = x.offset() + img * st[0] + ci * st[1];
-            int dst = ci * plane + ph * wp + pw;
+            int dst = at + ci * plane + ph * wp + pw;
             for (int r = 0; r < h; r++, src += st[2], dst += wp) {
                 if (st[3] == 1) {
                     System.arraycopy(xf, src, xp, dst, wd);
