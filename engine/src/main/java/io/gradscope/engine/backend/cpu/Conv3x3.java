@@ -9,6 +9,9 @@ import io.gradscope.engine.tensor.Tensor;
  * CPU's 3x3 kernels ({@link DirectConv}, {@link WinogradConv}).
  */
 record Conv3x3(int n, int c, int h, int w, int k, int oh, int ow) {
+    /** The most elements a kernel's scratch array may have (Java's arrays stop a little below 2^31). */
+    static final long MAX_ELEMENTS = Integer.MAX_VALUE - 16;
+
     /** Null where a float32 kernel has nothing to compute: not float32, not 4-d, or an empty output. */
     static Conv3x3 of(Tensor x, Tensor wt, boolean transposed, int ph, int pw) {
         if (x.dtype() != DType.FLOAT32 || wt.dtype() != DType.FLOAT32 || x.rank() != 4 || wt.rank() != 4) {

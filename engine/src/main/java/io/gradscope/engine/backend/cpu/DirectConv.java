@@ -48,8 +48,9 @@ import jdk.incubator.vector.VectorSpecies;
  * from the next, and in place it was slower, 3.2-3.8 against 2.45-2.65 ms at 512.
  *
  * <p>The padding is multiplied like any element: with an infinite weight, an output whose window
- * reaches into the padding is NaN (0 · ∞), where im2col's col2im (the input gradient) gives ±∞;
- * Winograd's transforms do the same.
+ * reaches into the padding is NaN (0 · ∞). PyTorch's input gradient, and im2col's (whose col2im
+ * drops the columns that land in the padding), are finite there; Winograd's transforms give NaN
+ * too.
  *
  * <p>Only with 16-lane vectors (AVX-512): the 24 accumulators need its 32 registers. With {@code
  * transposed}, the weight {@code [C, K, 3, 3]} is read as its flipped transpose, as {@link
@@ -109,6 +110,13 @@ final class DirectConv {
         int ow = g.ow();
         int hp = h + 2 * ph;
         int wp = wd + 2 * pw;
+        // Scratch beyond an array's reach is left to the other paths (which report what does not fit).
+        long kr = (k + (long) MR - 1) / MR * MR;
+        long flatL = ((long) oh * wp + NB - 1) / NB * NB;
+        if ((long) c * hp * wp + NB + 2 > Conv3x3.MAX_ELEMENTS || kr * flatL > Conv3x3.MAX_ELEMENTS
+                || kr * 9 * c > Conv3x3.MAX_ELEMENTS) {
+            return null;
+        }
         int plane = Math.multiplyExact(hp, wp);
         int flat = oh * wp;
         int blocksP = (flat + NB - 1) / NB;
@@ -356,6 +364,12 @@ final class DirectConv {
         c5_3.intoArray(out, co + 3 * L);
     }
 
+    /**
+     * {@link #kernel} with the weight read where it lies (Note [Weights in place]): row r's value of
+     * window element q at {@code a[ao + woff[q] + min(r, last)·rs]}, rows past {@code last} (past K)
+     * reading the last row again, their outputs dropped. A twin, not a generalization: the packed
+     * kernel run through an offset table ({@code woff[q] = q·MR}) was about a tenth slower.
+     */
     private static void kernelInPlace(int kc, float[] a, int ao, int[] woff, int rs, int last, float[] xp, int xo, int[] offs, float[] out, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS); FloatVector c0_2 = FloatVector.zero(FS); FloatVector c0_3 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS); FloatVector c1_2 = FloatVector.zero(FS); FloatVector c1_3 = FloatVector.zero(FS);

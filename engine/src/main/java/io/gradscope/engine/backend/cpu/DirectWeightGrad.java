@@ -53,8 +53,8 @@ final class DirectWeightGrad {
     /**
      * dW [K, C, 3, 3] of the correlation of x [N, C, H, W] with padding (ph, pw) (0 to 2), from its
      * output's gradient g [N, K, H + 2ph − 2, W + 2pw − 2] (any strides); null where this kernel does
-     * not apply (not float32, narrow vectors, other shapes, an empty image) and, unless {@code anySize},
-     * below {@link #MIN_POSITIONS} output positions.
+     * not apply (not float32, narrow vectors, other shapes, an empty image, scratch that does not
+     * {@link #fits}) and, unless {@code anySize}, below {@link #MIN_POSITIONS} output positions.
      */
     static Tensor weightGrad(Tensor x, Tensor g, int ph, int pw, boolean anySize) {
         if (!DirectConv.available() || x.dtype() != DType.FLOAT32 || g.dtype() != DType.FLOAT32 || x.rank() != 4 || g.rank() != 4
@@ -75,6 +75,9 @@ final class DirectWeightGrad {
         }
         int hp = h + 2 * ph;
         int wp = wd + 2 * pw;
+        if (!fits(n, c, hp, wp, oh, ow, k, anySize)) {
+            return null;
+        }
         int plane = Math.multiplyExact(hp, wp);
         int pos = Math.multiplyExact(oh, ow);
         int kc = Math.multiplyExact(9, c);
@@ -135,6 +138,16 @@ final class DirectWeightGrad {
         xpt.storage().release();
         gtt.storage().release();
         return dw;
+    }
+
+    /**
+     * Whether the scratch fits: the padded images and the transposed g each within an array's
+     * reach, and, unless {@code anySize}, the transposed g at most twice g's size (K rounded up to
+     * 64, so from 32 output channels: with fewer, im2col's columns are the smaller copy).
+     */
+    static boolean fits(int n, int c, int hp, int wp, int oh, int ow, int k, boolean anySize) {
+        long kp = (k + (long) KB - 1) / KB * KB;
+        return (long) n * c * hp * wp <= Conv3x3.MAX_ELEMENTS && (long) n * oh * ow * kp <= Conv3x3.MAX_ELEMENTS && (anySize || kp <= 2L * k);
     }
 
     /** g [N, K, OH, OW] into gt's rows gt[((img·OH + oy)·OW + ox)·kp + k], zero at k ≥ K. */

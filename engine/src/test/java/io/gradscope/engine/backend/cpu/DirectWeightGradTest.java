@@ -2,6 +2,7 @@ package io.gradscope.engine.backend.cpu;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,19 +87,42 @@ class DirectWeightGradTest {
                 DirectWeightGrad.weightGrad(x, g, 1, 1, true).toDoubleArray());
     }
 
-    /** The backend's own choice takes planes of 128 output positions and more, and leaves smaller ones to im2col. */
+    /** The backend's own choice takes planes of 128 output positions and more (32 output channels or more), and leaves smaller ones to im2col. */
     @Test
     void theBackendTakesPlanesOfEnoughPositions() {
         assumeTrue(!NativeGemm.wideKernels(), "beside OpenBLAS's AVX-512 kernels the choice is Winograd's");
         Random r = new Random(74);
         Tensor small = Tensor.of(random(r, 5 * 9 * 8), 1, 5, 9, 8);
-        Tensor gSmall = Tensor.of(random(r, 4 * 9 * 8), 1, 4, 9, 8);
+        Tensor gSmall = Tensor.of(random(r, 40 * 9 * 8), 1, 40, 9, 8);
         Tensor big = Tensor.of(random(r, 2 * 5 * 9 * 8), 2, 5, 9, 8);
-        Tensor gBig = Tensor.of(random(r, 2 * 4 * 9 * 8), 2, 4, 9, 8);
+        Tensor gBig = Tensor.of(random(r, 2 * 40 * 9 * 8), 2, 40, 9, 8);
         assertNull(CpuBackend.INSTANCE.conv3x3WeightGrad(small, gSmall, 1, 1, "auto"), "72 positions");
         assertNotNull(CpuBackend.INSTANCE.conv3x3WeightGrad(small, gSmall, 1, 1, "direct"), "asked for");
         assertArrayEquals(DirectWeightGrad.weightGrad(big, gBig, 1, 1, true).toDoubleArray(),
                 CpuBackend.INSTANCE.conv3x3WeightGrad(big, gBig, 1, 1, "auto").toDoubleArray(), "2 images of 72 positions");
+    }
+
+    /**
+     * Scratch that Java's arrays cannot hold, or (by the backend's own choice) a transposed g more
+     * than twice g's size, is left to im2col: one output channel on a 5800 x 5800 plane once overflowed
+     * an int in the transposed copy (n·OH·OW·64), and at 4000 x 4000 that copy ran out of memory where
+     * im2col's columns fit.
+     */
+    @Test
+    void leavesScratchThatDoesNotFitToIm2col() {
+        assertTrue(DirectWeightGrad.fits(1, 64, 58, 58, 56, 56, 64, false), "resnet18's first layer");
+        assertTrue(DirectWeightGrad.fits(1, 64, 58, 58, 56, 56, 32, false), "32 channels in 64: twice g's size");
+        assertFalse(DirectWeightGrad.fits(1, 64, 58, 58, 56, 56, 31, false), "31 channels in 64: more than twice");
+        assertTrue(DirectWeightGrad.fits(1, 64, 58, 58, 56, 56, 31, true), "asked for, any size");
+        assertFalse(DirectWeightGrad.fits(1, 1, 5802, 5802, 5800, 5800, 1, true), "5800² positions by 64 channels");
+        assertFalse(DirectWeightGrad.fits(64, 64, 5802, 5802, 5800, 5800, 64, true), "the padded images");
+        Random r = new Random(75);
+        float[] xv = random(r, 20 * 20);
+        float[] gv = random(r, 20 * 20);
+        Tensor x = Tensor.of(xv, 1, 1, 20, 20);
+        Tensor g = Tensor.of(gv, 1, 1, 20, 20);
+        assertNull(DirectWeightGrad.weightGrad(x, g, 1, 1, false), "one output channel: im2col's");
+        check(new int[] {1, 1, 1, 20, 20, 1}, xv, gv, DirectWeightGrad.weightGrad(x, g, 1, 1, true));
     }
 
     @Test
