@@ -6,15 +6,17 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * resnet18's stride-1 3x3 convolutions (float32, batch 1), forward alone and forward plus backward,
- * by im2col (-Dgradscope.conv=im2col) and by the 3x3 kernel in turns in one JVM: the median ms of
- * each (and the least). Usage: ConvAB [ROUNDS] [REPS]
+ * resnet18's stride-1 3x3 convolutions (float32, batch 1), forward alone and forward plus backward
+ * (the input and the weight gradient), under each of the ways -Dmodes names (values of
+ * gradscope.conv, default im2col,auto) in turns in one JVM: the median ms of each (and the least).
+ * Usage: ConvAB [ROUNDS] [REPS]
  */
 public final class ConvAB {
     public static void main(String[] args) {
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 7;
         int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         int[][] shapes = {{64, 56}, {128, 28}, {256, 14}, {512, 7}};
+        String[] modes = System.getProperty("modes", "im2col,auto").split(",");
         Random r = new Random(1);
         for (int[] s : shapes) {
             int c = s[0], h = s[1];
@@ -22,14 +24,10 @@ public final class ConvAB {
             Tensor w = rand(r, c, c, 3, 3).setRequiresGrad(true);
             Tensor g = rand(r, 1, c, h, h);
             for (boolean backward : new boolean[] {false, true}) {
-                double[][] t = new double[2][rounds];
+                double[][] t = new double[modes.length][rounds];
                 for (int round = 0; round < rounds + 2; round++) {
-                    for (int way = 0; way < 2; way++) {
-                        if (way == 0) {
-                            System.setProperty("gradscope.conv", "im2col");
-                        } else {
-                            System.clearProperty("gradscope.conv");
-                        }
+                    for (int way = 0; way < modes.length; way++) {
+                        System.setProperty("gradscope.conv", modes[way]);
                         long t0 = System.nanoTime();
                         for (int i = 0; i < reps; i++) {
                             Tensor y = Ops.conv2d(x, w, null, new int[] {1}, new int[] {1}, new int[] {1}, 1);
@@ -42,8 +40,11 @@ public final class ConvAB {
                         }
                     }
                 }
-                System.out.printf("%4d ch %3dx%-3d %-8s im2col %7.2f ms (min %6.2f)   3x3 kernel %7.2f ms (min %6.2f)%n", c, h, h,
-                        backward ? "fwd+bwd" : "fwd", median(t[0]), min(t[0]), median(t[1]), min(t[1]));
+                StringBuilder line = new StringBuilder(String.format("%4d ch %3dx%-3d %-8s", c, h, h, backward ? "fwd+bwd" : "fwd"));
+                for (int way = 0; way < modes.length; way++) {
+                    line.append(String.format("  %s %7.2f ms (min %6.2f)", modes[way], median(t[way]), min(t[way])));
+                }
+                System.out.println(line);
             }
         }
     }
