@@ -147,7 +147,7 @@ final class ConvTransposeOp extends Op {
             int cin = x.shape()[1];
             int cout = g.shape()[1];
             // the positions of one plane (a batch or channel count of 0 leaves them as they are)
-        int l = (int) Shapes.numel(java.util.Arrays.copyOfRange(x.shape(), 2, x.rank()));
+            int l = (int) Shapes.numel(java.util.Arrays.copyOfRange(x.shape(), 2, x.rank()));
             Tensor g4 = spatial == 1 ? Ops.reshape(g, n, cout, 1, g.shape()[2]) : g;
             Tensor cols = Ops.reshape(Ops.apply(new FoldOps.Unfold(w), g4), n, groups, (cout / groups) * w.size(), l);
             Tensor x3 = Ops.reshape(x, n, groups, cin / groups, l);

@@ -120,14 +120,13 @@ public final class CpuBackend implements Backend {
 
     @Override
     public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, String way) {
-        boolean winograd = way.equals("winograd");
-        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred())) {
-            Tensor d = DirectConv.conv(x, w, transposed, ph, pw);
-            if (d != null) {
-                return d;
-            }
-        }
-        return WinogradConv.conv(x, w, transposed, ph, pw, winograd);
+        Tensor d = direct(way) ? DirectConv.conv(x, w, transposed, ph, pw) : null;
+        return d != null ? d : WinogradConv.conv(x, w, transposed, ph, pw, way.equals("winograd"));
+    }
+
+    /** Whether {@code way} goes to the direct 3x3 kernels first: asked for, or the backend's own choice (auto). */
+    private static boolean direct(String way) {
+        return CpuMatmul.VECTOR && (way.equals("direct") || !way.equals("winograd") && DirectConv.preferred());
     }
 
     @Override
@@ -142,14 +141,8 @@ public final class CpuBackend implements Backend {
 
     @Override
     public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, String way) {
-        boolean winograd = way.equals("winograd");
-        if (!winograd && CpuMatmul.VECTOR && (way.equals("direct") || DirectConv.preferred())) {
-            Tensor d = DirectWeightGrad.weightGrad(x, g, ph, pw, way.equals("direct"));
-            if (d != null) {
-                return d;
-            }
-        }
-        return WinogradConv.weightGrad(x, g, ph, pw, winograd);
+        Tensor d = direct(way) ? DirectWeightGrad.weightGrad(x, g, ph, pw, way.equals("direct")) : null;
+        return d != null ? d : WinogradConv.weightGrad(x, g, ph, pw, way.equals("winograd"));
     }
 
     @Override

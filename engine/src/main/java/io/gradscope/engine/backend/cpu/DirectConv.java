@@ -133,14 +133,7 @@ final class DirectConv {
         WeightReads rd = WeightReads.of(w, transposed);
         int[] woff = inPlace ? rd.offsets(c) : null;
         int rs = rd.rs();
-        int[] offs = new int[kc];
-        for (int ci = 0, q = 0; ci < c; ci++) {
-            for (int dy = 0; dy < 3; dy++) {
-                for (int dx = 0; dx < 3; dx++) {
-                    offs[q++] = ci * plane + dy * wp + dx;
-                }
-            }
-        }
+        int[] offs = windowOffsets(c, plane, wp, 1, 0);
         Tensor y = Tensor.empty(DType.FLOAT32, x.device(), n, k, oh, ow);
         float[] yf = y.storage().floats();
         int yo = y.offset();
@@ -213,16 +206,25 @@ final class DirectConv {
 
         /** at(ci, dy, dx) for q = 9·ci + 3·dy + dx. */
         int[] offsets(int c) {
-            int[] woff = new int[9 * c];
-            for (int ci = 0, q = 0; ci < c; ci++) {
-                for (int dy = 0; dy < 3; dy++) {
-                    for (int dx = 0; dx < 3; dx++) {
-                        woff[q++] = at(ci, dy, dx);
-                    }
+            return windowOffsets(c, cs, ys, xs, corner);
+        }
+    }
+
+    /**
+     * {@code corner + ci·cs + dy·ys + dx·xs} for window element q = 9·ci + 3·dy + dx of c channels:
+     * where each of the 9C elements lies in the padded image's planes (cs the plane, ys its row) or in a
+     * weight's row.
+     */
+    static int[] windowOffsets(int c, int cs, int ys, int xs, int corner) {
+        int[] offs = new int[9 * c];
+        for (int ci = 0, q = 0; ci < c; ci++) {
+            for (int dy = 0; dy < 3; dy++) {
+                for (int dx = 0; dx < 3; dx++) {
+                    offs[q++] = corner + ci * cs + dy * ys + dx * xs;
                 }
             }
-            return woff;
         }
+        return offs;
     }
 
     /** The weight as kb blocks of MR output channels, each 9C steps of MR values (zero past K), into a from ao. */

@@ -92,14 +92,7 @@ final class DirectWeightGrad {
             DirectConv.pad(x, img, ph, pw, hp, wp, xp, img * imageX, imageX);
         }
         transpose(g, kp, gt);
-        int[] offs = new int[kc];
-        for (int ci = 0, q = 0; ci < c; ci++) {
-            for (int dy = 0; dy < 3; dy++) {
-                for (int dx = 0; dx < 3; dx++) {
-                    offs[q++] = ci * plane + dy * wp + dx;
-                }
-            }
-        }
+        int[] offs = DirectConv.windowOffsets(c, plane, wp, 1, 0);
         Tensor dw = Tensor.empty(DType.FLOAT32, x.device(), k, c, 3, 3);
         float[] dwf = dw.storage().floats();
         int dwo = dw.offset();
