@@ -61,6 +61,8 @@ public final class Inspector extends ScrollPane {
         rule.setWrapText(true);
         rule.getStyleClass().add("rule");
         layout.setId("inspector-layout");
+        // a 4-d tensor's shape and strides are wider than the panel: wrap, so the dtype still shows
+        layout.setWrapText(true);
         value.setId("inspector-value");
         upstream.setId("inspector-upstream");
         contribTitle.getStyleClass().add("heading");
