@@ -26,9 +26,23 @@ public final class CpuBackend implements Backend {
     private CpuBackend() {
     }
 
-    /** Which GEMM float32 products run on, and why: the system's BLAS or the Vector API's (Note [Which GEMM]). */
+    /**
+     * Which GEMM float32 and float64 products run on, small and large (the system's BLAS or the
+     * Vector API's, by measurement: Note [Which GEMM], Note [Choices by measurement]), and what the
+     * system BLAS's probe found.
+     */
     public static String floatGemm() {
-        return NativeGemm.describe(CpuMatmul.VECTOR ? "Vector API" : "plain loops (no jdk.incubator.vector)");
+        String why = NativeGemm.why();
+        return "float32 " + gemmName(KernelChoice.SGEMM_SMALL) + " / " + gemmName(KernelChoice.SGEMM_LARGE) + ", float64 "
+                + gemmName(KernelChoice.DGEMM_SMALL) + " / " + gemmName(KernelChoice.DGEMM_LARGE) + " (small / large products"
+                + (why.isEmpty() ? "" : "; " + why) + ")";
+    }
+
+    private static String gemmName(KernelChoice c) {
+        if (KernelTuner.pick(c).equals("native") && NativeGemm.loaded()) {
+            return "system BLAS";
+        }
+        return CpuMatmul.VECTOR ? "Vector API" : "plain loops";
     }
 
     @Override
@@ -120,29 +134,44 @@ public final class CpuBackend implements Backend {
 
     @Override
     public Tensor conv3x3(Tensor x, Tensor w, boolean transposed, int ph, int pw, String way) {
-        Tensor d = direct(way) ? DirectConv.conv(x, w, transposed, ph, pw) : null;
-        return d != null ? d : WinogradConv.conv(x, w, transposed, ph, pw, way.equals("winograd"));
+        String k = kernel(way, transposed ? KernelChoice.Conv.INPUT_GRAD : KernelChoice.Conv.FORWARD, outputPositions(x, ph, pw));
+        Tensor d = k.equals("direct") && CpuMatmul.VECTOR ? DirectConv.conv(x, w, transposed, ph, pw) : null;
+        // Winograd's where it was asked for, or chosen (its own count of tiles leaving small planes to im2col),
+        // or where the direct kernel declines these tensors.
+        return d != null || k.equals("im2col") ? d : WinogradConv.conv(x, w, transposed, ph, pw, way.equals("winograd"));
     }
 
-    /** Whether {@code way} goes to the direct 3x3 kernels first: asked for, or the backend's own choice (auto). */
-    private static boolean direct(String way) {
-        return CpuMatmul.VECTOR && (way.equals("direct") || !way.equals("winograd") && DirectConv.preferred());
+    /**
+     * The kernel a 3x3 computation takes: the one {@code way} asks for, or (auto) the one {@link
+     * KernelTuner} picks for its class (Note [Choices by measurement]).
+     */
+    private static String kernel(String way, KernelChoice.Conv kind, long positions) {
+        return way.equals("direct") || way.equals("winograd") ? way : KernelTuner.pick(KernelChoice.conv(kind, positions));
+    }
+
+    /** Output positions (images times plane) of a 3x3 stride-1 window over x with padding (ph, pw). */
+    private static long outputPositions(Tensor x, int ph, int pw) {
+        int[] s = x.shape();
+        return s.length < 4 ? 0 : (long) s[0] * Math.max(0, s[2] + 2 * ph - 2) * Math.max(0, s[3] + 2 * pw - 2);
     }
 
     @Override
     public String conv3x3Choice() {
-        if (CpuMatmul.VECTOR && DirectConv.preferred()) {
-            return "the direct kernel (16-lane vectors; weight gradients too from " + DirectWeightGrad.MIN_POSITIONS + " output positions, im2col's below)";
-        }
-        return "Winograd's F(2x2, 3x3) from 128 tiles, im2col's product below ("
-                + (CpuMatmul.VECTOR && DirectConv.available() ? "OpenBLAS runs its own AVX-512 kernels" : "vectors narrower than 16 lanes")
-                + ")";
+        return "by measurement where not asked for (gradscope bench lists each choice): forward "
+                + KernelTuner.pick(KernelChoice.CONV_SMALL) + " / " + KernelTuner.pick(KernelChoice.CONV_LARGE)
+                + ", input gradient " + KernelTuner.pick(KernelChoice.CONV_INPUT_GRAD_SMALL) + " / "
+                + KernelTuner.pick(KernelChoice.CONV_INPUT_GRAD_LARGE) + ", weight gradient "
+                + KernelTuner.pick(KernelChoice.CONV_WEIGHT_GRAD_SMALL) + " / " + KernelTuner.pick(KernelChoice.CONV_WEIGHT_GRAD_LARGE)
+                + " (small / large planes)";
     }
 
     @Override
     public Tensor conv3x3WeightGrad(Tensor x, Tensor g, int ph, int pw, String way) {
-        Tensor d = direct(way) ? DirectWeightGrad.weightGrad(x, g, ph, pw, way.equals("direct")) : null;
-        return d != null ? d : WinogradConv.weightGrad(x, g, ph, pw, way.equals("winograd"));
+        int[] gs = g.shape();
+        long positions = gs.length < 4 ? 0 : (long) gs[0] * gs[2] * gs[3];
+        String k = kernel(way, KernelChoice.Conv.WEIGHT_GRAD, positions);
+        Tensor d = k.equals("direct") && CpuMatmul.VECTOR ? DirectWeightGrad.weightGrad(x, g, ph, pw, way.equals("direct")) : null;
+        return d != null || k.equals("im2col") ? d : WinogradConv.weightGrad(x, g, ph, pw, way.equals("winograd"));
     }
 
     @Override

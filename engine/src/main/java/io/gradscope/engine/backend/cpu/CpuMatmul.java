@@ -23,6 +23,14 @@ final class CpuMatmul {
     private static final long NATIVE_EACH_FLOPS = 1L << 14;
 
     static void run(Tensor a, Tensor b, Tensor out) {
+        run(a, b, out, null);
+    }
+
+    /**
+     * {@link #run} on the GEMM named ({@code "native"}: the system BLAS where it loaded and takes the
+     * layout; {@code "java"}), or on the one {@link KernelTuner} picks for the product's size (null).
+     */
+    static void run(Tensor a, Tensor b, Tensor out, String gemm) {
         int r = out.rank();
         int[] os = out.shape();
         int m = os[r - 2];
@@ -48,27 +56,28 @@ final class CpuMatmul {
         long flops = 2L * batch * m * n * Math.max(k, 1);
         boolean f32 = out.dtype() == DType.FLOAT32;
         boolean par = flops >= PARALLEL_FLOPS;
-        // One float32 matrix on the system's BLAS when it is in use (Note [Which GEMM]).
-        if (f32 && batch == 1 && NativeGemm.sgemm(a.storage().floats(), aOff[0], ars, acs, b.storage().floats(),
-                bOff[0], brs, bcs, out.storage().floats(), out.offset(), m, n, k, par)) {
+        long each = 2L * m * n * Math.max(k, 1);
+        // Note [Which GEMM]: the system's BLAS or the Vector API's, as measured for products of this size.
+        boolean blas = NativeGemm.loaded() && (gemm != null ? gemm.equals("native")
+                : KernelTuner.pick(KernelChoice.gemm(f32, each)).equals("native"));
+        // One matrix on the system's BLAS.
+        if (blas && batch == 1 && NativeGemm.product(a.storage(), aOff[0], ars, acs, b.storage(), bOff[0], brs, bcs,
+                out.storage(), out.offset(), m, n, k, par && NativeGemm.splits())) {
             return;
         }
-        // A batch of float32 matrices, each big enough to pay for a native call: one BLAS call per matrix,
+        // A batch of matrices, each big enough to pay for a native call: one BLAS call per matrix,
         // each threaded by the library itself (Note [One pool]); a matrix whose layout BLAS cannot take
         // runs on the Java kernel.
-        if (f32 && batch > 1 && NativeGemm.used() && 2L * m * n * k >= NATIVE_EACH_FLOPS) {
-            float[] af = a.storage().floats();
-            float[] bf = b.storage().floats();
-            float[] cf = out.storage().floats();
-            boolean each = 2L * m * n * k >= PARALLEL_FLOPS;
+        if (blas && batch > 1 && each >= NATIVE_EACH_FLOPS) {
+            boolean whole = each >= PARALLEL_FLOPS;
             // With one thread a BLAS call (Note [One pool]), matrices too small for the pool to split go
             // side by side on it, one call each (attention's heads), instead of one after another on one core.
             boolean spread = NativeGemm.splits() && flops >= PARALLEL_FLOPS && !NativeGemm.splitsEach(m, n, k);
             CpuThreads.parallelFor(spread ? batch : 1, t -> {
                 for (int p = spread ? t : 0; p < (spread ? t + 1 : batch); p++) {
-                    if (!NativeGemm.sgemm(af, aOff[p], ars, acs, bf, bOff[p], brs, bcs, cf, out.offset() + p * m * n, m, n, k,
-                            each && !spread)) {
-                        block(true, a, b, out, aOff[p], ars, acs, bOff[p], brs, bcs, p * m * n, 0, m, n, k);
+                    if (!NativeGemm.product(a.storage(), aOff[p], ars, acs, b.storage(), bOff[p], brs, bcs, out.storage(),
+                            out.offset() + p * m * n, m, n, k, whole && !spread && NativeGemm.splits())) {
+                        block(f32, a, b, out, aOff[p], ars, acs, bOff[p], brs, bcs, p * m * n, 0, m, n, k);
                     }
                 }
             });

@@ -26,16 +26,17 @@ import jdk.incubator.vector.VectorSpecies;
  * 1.92 (12 by 2) and Winograd's 1.36-1.89, 128 at 28x28 1.68-1.71 against 1.32-1.36 and 1.69-3.2,
  * 256 at 14x14 1.25-1.29 against 1.36-1.49 and im2col's 1.51-1.67.
  *
- * <p>Note [Which 3x3 kernel]: by default ({@code gradscope.conv=auto}) this kernel takes every
- * plane, unless float32 products run on OpenBLAS's own AVX-512 kernels ({@code
- * NativeGemm.wideKernels}). The same CPU (AMD EPYC, AVX-512, 2 cores, batch 1, milliseconds, median
+ * <p>Note [Which 3x3 kernel]: by default ({@code gradscope.conv=auto}) this kernel, Winograd's or
+ * im2col's takes a plane as measured on the machine (Note [Choices by measurement] in
+ * KernelChoice); before, a rule took this kernel unless float32 products ran on OpenBLAS's own
+ * AVX-512 kernels, from figures like these. The same CPU (AMD EPYC, AVX-512, 2 cores, batch 1, milliseconds, median
  * of 40 in turns in one JVM) with OpenBLAS's AVX2 kernels, direct against im2col and Winograd: 64
  * channels at 56x56 2.04 against 3.34 and 2.34; 128 at 28x28 1.32 against 1.90 and 2.24; 256 at
  * 14x14 1.60 against 1.89 and 3.67; 512 at 7x7 2.44 against 2.08 and 9.34 (inside resnet18's step
  * the direct kernel on 7x7 too was ahead: 0.940 of the step against 0.964 without it, pairs of
  * steps). With OPENBLAS_CORETYPE=SkylakeX: 2.00 against 1.40 and 1.42; 1.87 against 1.88 and 2.94;
- * 1.63 against 1.37 and 2.70; 2.29 against 1.46 and 8.28, so there the choice stays Winograd's from
- * 128 tiles and im2col's below.
+ * 1.63 against 1.37 and 2.70; 2.29 against 1.46 and 8.28, so there Winograd's from 128 tiles and
+ * im2col's below were faster; another Zen 5 the same week disagreed.
  *
  * <p>Note [Weights in place]: packing the weight costs a pass over it, and from 256 channels the
  * weight (2.4 MB at 256, 9.4 MB at 512) no longer sits in the caches, so the pass reads it from memory
@@ -74,14 +75,6 @@ final class DirectConv {
     /** Whether this machine's vectors are wide enough for the kernel. */
     static boolean available() {
         return L >= 16;
-    }
-
-    /**
-     * Whether the backend's own choice ({@code gradscope.conv=auto}) is this kernel: see Note [Which
-     * 3x3 kernel].
-     */
-    static boolean preferred() {
-        return available() && !NativeGemm.wideKernels();
     }
 
     /**

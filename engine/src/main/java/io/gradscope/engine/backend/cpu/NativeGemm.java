@@ -18,13 +18,14 @@ import java.util.logging.Logger;
  *
  * <p>Note [Which GEMM]: the Vector API's kernel runs at the core's FMA rate, but around it Java
  * cannot schedule loads and prefetches as OpenBLAS's assembly does: 0.7-0.86x OpenBLAS at 1024 on
- * two cores, and the MLP's 128-row products 10-25% behind. So a float32 product goes to the
- * system's BLAS when {@code libblas.so.3} loads and a probe product runs at {@link #MIN_GFLOPS}
- * or more: Debian's OpenBLAS 0.3.21 does not know recent Xeons and falls back to SSE3 kernels at
- * 15 GFLOP/s a core unless OPENBLAS_CORETYPE names the right set (the launcher does), and the
+ * two cores, and the MLP's 128-row products 10-25% behind; in float64, 0.5-0.8x OpenBLAS's dgemm
+ * on an AVX-512 Zen 5. Which one a float32 or float64 product of a given size takes is measured
+ * on the machine ({@link KernelTuner}); until then, the rule sends float32 products to the system
+ * BLAS when {@code libblas.so.3} loads and a probe product runs at {@link #MIN_GFLOPS} or more:
+ * Debian's OpenBLAS 0.3.21 does not know recent Xeons and falls back to SSE3 kernels at 15
+ * GFLOP/s a core unless OPENBLAS_CORETYPE names the right set (the launcher does), and the
  * reference BLAS runs at about 5. {@code -Dgradscope.blas=java} (or GRADSCOPE_BLAS=java) keeps
- * every product on the Vector API; {@code native} skips the probe. {@link #describe} says which
- * one runs and why.
+ * every product on the Vector API; {@code native} sends every one to the system BLAS.
  *
  * <p>Note [One pool]: OpenBLAS threads each call itself, unless OPENBLAS_NUM_THREADS=1: then each
  * call is one thread and the pool computes a product's row or column blocks side by side. On a
@@ -73,37 +74,32 @@ final class NativeGemm {
     }
 
     /** netlib's native entry point, past its Java-side checks (they reject views that end before ld × columns). */
-    private record Loaded(BLAS blas, MethodHandle sgemm) {
+    private record Loaded(BLAS blas, MethodHandle sgemm, MethodHandle dgemm) {
     }
 
-    /** Which GEMM float32 products use, and why, in a line; {@code fallback} names the GEMM when it is not this one. */
-    static String describe(String fallback) {
-        String name = USE ? "system BLAS" : fallback;
-        return CHOICE.why().isEmpty() ? name : name + " (" + CHOICE.why() + ")";
+    /** Why the system BLAS is or is not a candidate, in a line (empty: as asked, nothing more to say). */
+    static String why() {
+        return CHOICE.why();
     }
 
-    /** Whether float32 products go to the system BLAS. */
+    /** Whether the probe found the system BLAS fast (the rule's answer until {@link KernelTuner} has measured). */
     static boolean used() {
         return USE;
     }
 
     /**
-     * Whether float32 products go to the system BLAS with its AVX-512 kernels named
-     * ({@code OPENBLAS_CORETYPE} SkylakeX, CooperLake or SapphireRapids, as the launcher sets on an
-     * AVX-512 CPU where the caller named none): im2col's product then outruns the direct 3x3 kernel
-     * (DirectConv's Note [Which 3x3 kernel]).
+     * What the user asked for with gradscope.blas or GRADSCOPE_BLAS ({@code "native"} or {@code
+     * "java"}, and where), or null for the machine's own choice.
      */
-    static boolean wideKernels() {
-        return WIDE;
+    static String[] asked() {
+        Wanted w = wanted();
+        return w.setting() == null || !(w.value().equals("native") || w.value().equals("java")) ? null
+                : new String[] {w.value(), w.setting()};
     }
 
-    /** {@link #wideKernels}, read once (each 3x3 convolution asks). */
-    private static final boolean WIDE = USE && java.util.Set.of("skylakex", "cooperlake", "sapphirerapids")
-            .contains(String.valueOf(System.getenv("OPENBLAS_CORETYPE")).trim().toLowerCase(java.util.Locale.ROOT));
-
-    /** Whether float32 products go to the system BLAS one thread a call, the pool splitting them (Note [One pool]). */
+    /** Whether the system BLAS runs one thread a call, the pool splitting a product (Note [One pool]). */
     static boolean splits() {
-        return USE && SPLIT;
+        return LOADED != null && SPLIT;
     }
 
     /** Whether the pool splits one m × n × k product itself (with {@link #splits}): 4 MFLOP or more, 32 rows or columns. */
@@ -117,28 +113,39 @@ final class NativeGemm {
     }
 
     /**
-     * C[0:m, 0:n] = A B, C row-major with n columns at co; false (nothing written) when the native
-     * BLAS is not in use or an operand has neither unit row nor unit column stride.
+     * C[0:m, 0:n] = A B (float32), C row-major with n columns at co, on the system BLAS where the
+     * tuner picks it for this size; false (nothing written) when it does not, or an operand has
+     * neither unit row nor unit column stride. For callers that hold arrays (Winograd's products).
      */
     static boolean sgemm(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
                          float[] c, int co, int m, int n, int k, boolean parallel) {
-        return USE && product(a, ao, ars, acs, b, bo, brs, bcs, c, co, m, n, k, parallel && SPLIT);
+        return LOADED != null && KernelTuner.pick(KernelChoice.gemm(true, 2L * m * n * k)).equals("native")
+                && product(a, ao, ars, acs, b, bo, brs, bcs, c, co, m, n, k, parallel && SPLIT);
+    }
+
+    /** {@link #product(Object, int, int, int, Object, int, int, int, Object, int, int, int, int, boolean)} on storages. */
+    static boolean product(io.gradscope.engine.tensor.Storage a, int ao, int ars, int acs, io.gradscope.engine.tensor.Storage b,
+                           int bo, int brs, int bcs, io.gradscope.engine.tensor.Storage c, int co, int m, int n, int k,
+                           boolean split) {
+        return product(a.data(), ao, ars, acs, b.data(), bo, brs, bcs, c.data(), co, m, n, k, split);
     }
 
     /**
      * {@link #sgemm} on the loaded library whatever the choice (tests call it directly); with
      * {@code split}, a product of 4 MFLOP or more runs as blocks of at least 16 rows or columns on the pool.
      */
-    static boolean product(float[] a, int ao, int ars, int acs, float[] b, int bo, int brs, int bcs,
-                           float[] c, int co, int m, int n, int k, boolean split) {
-        if (LOADED == null || m == 0 || n == 0 || k == 0) {
+    static boolean product(Object a, int ao, int ars, int acs, Object b, int bo, int brs, int bcs,
+                           Object c, int co, int m, int n, int k, boolean split) {
+        boolean f32 = c instanceof float[];
+        if (LOADED == null || m == 0 || n == 0 || k == 0 || a.getClass() != c.getClass() || b.getClass() != c.getClass()
+                || !f32 && !(c instanceof double[])) {
             return false;
         }
         Lay la = lay(ars, acs, m, k);
         Lay lb = lay(brs, bcs, k, n);
         // The native code touches what these bounds allow, and nothing checks it after them.
-        if (la == null || lb == null || !inside(a.length, ao, m, k, ars, acs) || !inside(b.length, bo, k, n, brs, bcs)
-                || !inside(c.length, co, m, n, n, 1)) {
+        if (la == null || lb == null || !inside(length(a), ao, m, k, ars, acs) || !inside(length(b), bo, k, n, brs, bcs)
+                || !inside(length(c), co, m, n, n, 1)) {
             return false;
         }
         // A small product stays whole: 128 × 512 × 10 ran at 20 GFLOP/s split in two, 55 whole. A big
@@ -168,14 +175,23 @@ final class NativeGemm {
      * Row-major C (m × n, row stride ldc) is column-major Cᵀ: Cᵀ = Bᵀ Aᵀ, each operand read where
      * it lies, its unit stride deciding whether BLAS transposes it.
      */
-    private static void call(Lay la, Lay lb, float[] a, int ao, float[] b, int bo, float[] c, int co, int ldc,
+    private static void call(Lay la, Lay lb, Object a, int ao, Object b, int bo, Object c, int co, int ldc,
                              int m, int n, int k) {
         try {
-            LOADED.sgemm().invokeExact(LOADED.blas(), lb.trans, la.trans, n, m, k, 1f, b, bo, lb.ld, a, ao, la.ld, 0f,
-                    c, co, ldc);
+            if (c instanceof float[] cf) {
+                LOADED.sgemm().invokeExact(LOADED.blas(), lb.trans, la.trans, n, m, k, 1f, (float[]) b, bo, lb.ld, (float[]) a,
+                        ao, la.ld, 0f, cf, co, ldc);
+            } else {
+                LOADED.dgemm().invokeExact(LOADED.blas(), lb.trans, la.trans, n, m, k, 1.0, (double[]) b, bo, lb.ld,
+                        (double[]) a, ao, la.ld, 0.0, (double[]) c, co, ldc);
+            }
         } catch (Throwable e) {
-            throw new IllegalStateException("native sgemm failed", e);
+            throw new IllegalStateException("native gemm failed", e);
         }
+    }
+
+    private static int length(Object array) {
+        return array instanceof float[] f ? f.length : ((double[]) array).length;
     }
 
     private record Lay(String trans, int ld) {
@@ -222,19 +238,25 @@ final class NativeGemm {
         QUIET.setLevel(Level.OFF);
         try {
             BLAS blas = NativeBLAS.getInstance();
-            Method m = blas.getClass().getDeclaredMethod("sgemmK", String.class, String.class, int.class, int.class,
-                    int.class, float.class, float[].class, int.class, int.class, float[].class, int.class, int.class,
-                    float.class, float[].class, int.class, int.class);
-            m.setAccessible(true);
-            MethodHandle h = MethodHandles.lookup().unreflect(m).asType(MethodType.methodType(void.class, BLAS.class,
-                    String.class, String.class, int.class, int.class, int.class, float.class, float[].class, int.class,
-                    int.class, float[].class, int.class, int.class, float.class, float[].class, int.class, int.class));
-            return new Loaded(blas, h);
+            return new Loaded(blas, entry(blas, "sgemmK", float.class, float[].class), entry(blas, "dgemmK", double.class,
+                    double[].class));
         } catch (RuntimeException | LinkageError | ReflectiveOperationException e) {
             return null;
         } finally {
             QUIET.setLevel(before);
         }
+    }
+
+    /** netlib's native {@code ?gemmK(transa, transb, m, n, k, alpha, a, offa, lda, b, offb, ldb, beta, c, offc, ldc)}. */
+    private static MethodHandle entry(BLAS blas, String name, Class<?> scalar, Class<?> array) throws ReflectiveOperationException {
+        Class<?>[] params = {String.class, String.class, int.class, int.class, int.class, scalar, array, int.class, int.class,
+            array, int.class, int.class, scalar, array, int.class, int.class};
+        Method m = blas.getClass().getDeclaredMethod(name, params);
+        m.setAccessible(true);
+        Class<?>[] withReceiver = new Class<?>[params.length + 1];
+        withReceiver[0] = BLAS.class;
+        System.arraycopy(params, 0, withReceiver, 1, params.length);
+        return MethodHandles.lookup().unreflect(m).asType(MethodType.methodType(void.class, withReceiver));
     }
 
     private static Choice choose() {
@@ -292,7 +314,7 @@ final class NativeGemm {
         double flops = 2.0 * s * s * s;
         for (int r = 0; r <= 20 && (r <= 5 || flops / best < floor); r++) {
             long t0 = System.nanoTime();
-            product(x, 0, s, 1, x, 0, s, 1, y, 0, s, s, s, false);
+            product((Object) x, 0, s, 1, x, 0, s, 1, y, 0, s, s, s, false);
             long t = System.nanoTime() - t0;
             if (r > 0) {
                 best = Math.min(best, t);

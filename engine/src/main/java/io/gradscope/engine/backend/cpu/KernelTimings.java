@@ -1,0 +1,140 @@
+package io.gradscope.engine.backend.cpu;
+
+import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Supplier;
+
+/**
+ * Times each {@link KernelChoice}'s candidates on shapes of its class (Note [Choices by measurement]):
+ * products of an MLP's and a transformer's sizes, 3x3 convolutions of resnet18's first and third
+ * stages (64 channels on 56x56, 256 on 14x14), batch one. The candidates of a choice run in turns,
+ * round after round, so that a change in the machine's load falls on all of them; each keeps its
+ * best round after the first few (the JIT compiles the kernels meanwhile). A round stops early once
+ * the whole measurement has taken {@link #BUDGET_NANOS}.
+ */
+final class KernelTimings {
+    private KernelTimings() {
+    }
+
+    /** Rounds per choice; the first {@link #WARM} do not count. */
+    private static final int ROUNDS = 9;
+    private static final int WARM = 3;
+    /** The whole measurement's time, after which each choice stops at the end of its round. */
+    static final long BUDGET_NANOS = 8_000_000_000L;
+
+    /** Each choice's candidates and their best time, ms; a candidate that does not apply here is absent. */
+    static Map<KernelChoice, Map<String, Double>> measure() {
+        long end = System.nanoTime() + BUDGET_NANOS;
+        Map<KernelChoice, Map<String, Double>> times = new EnumMap<>(KernelChoice.class);
+        for (KernelChoice c : KernelChoice.values()) {
+            Map<String, Runnable> runs = new LinkedHashMap<>();
+            for (String k : c.candidates) {
+                Runnable r = candidate(c, k);
+                if (r != null) {
+                    runs.put(k, r);
+                }
+            }
+            times.put(c, best(runs, end));
+        }
+        return times;
+    }
+
+    /** Runs the candidates in turns and keeps each one's least time after the warm rounds. */
+    static Map<String, Double> best(Map<String, Runnable> runs, long end) {
+        Map<String, Double> best = new LinkedHashMap<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            for (Map.Entry<String, Runnable> e : runs.entrySet()) {
+                long t0 = System.nanoTime();
+                e.getValue().run();
+                double ms = (System.nanoTime() - t0) / 1e6;
+                if (round >= WARM || round == ROUNDS - 1) {
+                    best.merge(e.getKey(), ms, Math::min);
+                }
+            }
+            if (round >= WARM && System.nanoTime() > end) {
+                break;
+            }
+        }
+        return best;
+    }
+
+    /** One timed run of candidate {@code k} of {@code c} on its class's shapes, or null where it does not apply. */
+    private static Runnable candidate(KernelChoice c, String k) {
+        return c.isGemm() ? gemm(c, k) : conv(c, k);
+    }
+
+    private static Runnable gemm(KernelChoice c, String k) {
+        if (k.equals("native") && !NativeGemm.loaded() || k.equals("java") && !CpuMatmul.VECTOR) {
+            return null;
+        }
+        DType dt = c == KernelChoice.SGEMM_SMALL || c == KernelChoice.SGEMM_LARGE ? DType.FLOAT32 : DType.FLOAT64;
+        boolean large = c == KernelChoice.SGEMM_LARGE || c == KernelChoice.DGEMM_LARGE;
+        // m, k, n: an MLP's layers at batch 128 and a transformer's projection; small: its last layer and a head's product.
+        int[][] shapes = large ? new int[][] {{128, 784, 512}, {128, 512, 512}, {1024, 256, 256}}
+                : new int[][] {{128, 512, 10}, {128, 64, 128}, {64, 256, 256}};
+        List<Tensor[]> ops = new ArrayList<>();
+        Random r = new Random(7);
+        for (int[] s : shapes) {
+            ops.add(new Tensor[] {random(r, dt, s[0], s[1]), random(r, dt, s[1], s[2]), Tensor.empty(dt, Device.CPU, s[0], s[2])});
+        }
+        return () -> {
+            for (Tensor[] o : ops) {
+                CpuMatmul.run(o[0], o[1], o[2], k);
+            }
+        };
+    }
+
+    private static Runnable conv(KernelChoice c, String k) {
+        boolean large = c.name().endsWith("LARGE");
+        int ch = large ? 64 : 256;
+        int hw = large ? 56 : 14;
+        Random r = new Random(11);
+        Tensor x = random(r, DType.FLOAT32, 1, ch, hw, hw);
+        Tensor w = random(r, DType.FLOAT32, ch, ch, 3, 3);
+        Tensor g = random(r, DType.FLOAT32, 1, ch, hw, hw);
+        Supplier<Tensor> run = switch (c) {
+            case CONV_SMALL, CONV_LARGE -> forward(k, x, w, false);
+            case CONV_INPUT_GRAD_SMALL, CONV_INPUT_GRAD_LARGE -> forward(k, g, w, true);
+            default -> weightGrad(k, x, g);
+        };
+        // A kernel that declines these shapes (the direct one without 16-lane vectors) is no candidate.
+        return run == null || run.get() == null ? null : () -> run.get();
+    }
+
+    /** The convolution (or, transposed, its input gradient) by kernel {@code k}, padding 1. */
+    private static Supplier<Tensor> forward(String k, Tensor x, Tensor w, boolean transposed) {
+        return switch (k) {
+            case "direct" -> CpuMatmul.VECTOR ? () -> DirectConv.conv(x, w, transposed, 1, 1) : null;
+            case "winograd" -> () -> WinogradConv.conv(x, w, transposed, 1, 1, true);
+            default -> () -> Im2col.conv(x, w, transposed);
+        };
+    }
+
+    private static Supplier<Tensor> weightGrad(String k, Tensor x, Tensor g) {
+        return switch (k) {
+            case "direct" -> CpuMatmul.VECTOR ? () -> DirectWeightGrad.weightGrad(x, g, 1, 1, true) : null;
+            case "winograd" -> () -> WinogradConv.weightGrad(x, g, 1, 1, true);
+            default -> () -> Im2col.weightGrad(x, g);
+        };
+    }
+
+    private static Tensor random(Random r, DType dt, int... shape) {
+        int n = 1;
+        for (int s : shape) {
+            n *= s;
+        }
+        double[] v = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = r.nextGaussian();
+        }
+        Tensor t = Tensor.of(v, shape);
+        return dt == DType.FLOAT64 ? t : t.to(dt);
+    }
+}
