@@ -23,9 +23,12 @@ import picocli.CommandLine.Option;
                 + "batch 8 x 128 tokens) imported from ONNX, and the Jacobian of a function of a "
                 + "10,000-vector (elementwise, and banded with three diagonals) compressed by a row coloring against "
                 + "dense (10,000 VJPs).",
-            "The first lines say which float32 GEMM runs and why: the system's BLAS (OpenBLAS) where it loads and a "
-                + "probe finds it fast, else Gradscope's Vector API GEMM; GRADSCOPE_BLAS=java (or native) chooses. "
-                + "The next says which kernel float32 3x3 convolutions take; GRADSCOPE_CONV=direct, winograd or im2col chooses."})
+            "The first lines say which kernels run and why: float32 and float64 products on the system's BLAS (OpenBLAS) "
+                + "or Gradscope's Vector API GEMM, and float32 3x3 convolutions and their gradients on the direct, Winograd's "
+                + "or im2col's kernel, each chosen by measurement on this machine (once, kept in a cache file; "
+                + "--tune measures again), by the rule until that is in, or as GRADSCOPE_BLAS=java|native and "
+                + "GRADSCOPE_CONV=direct|winograd|im2col ask. --json adds the machine (CPU model, flags, cores, "
+                + "OpenBLAS core type) and the choices."})
 public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--runs", paramLabel = "N", description = "Timed runs per workload, at least 5 (default: ${DEFAULT-VALUE}).", defaultValue = "7")
     int runs;
@@ -36,6 +39,10 @@ public final class BenchCommand implements Callable<Integer> {
     @Option(names = "--device", paramLabel = "cpu|cuda", defaultValue = "cpu",
             description = "cpu: the CPU workloads; cuda: GEMM at 4096 and elementwise bandwidth on the GPU (default: ${DEFAULT-VALUE}).")
     String device;
+
+    @Option(names = "--tune", description = "Measure the kernel choices again (a few seconds) and keep them for this machine, "
+            + "before the workloads.")
+    boolean tune;
 
     @Option(names = "--only", paramLabel = "KEY", description = "Run only the workloads whose key contains KEY (repeatable).")
     List<String> only = new ArrayList<>();
@@ -68,9 +75,7 @@ public final class BenchCommand implements Callable<Integer> {
         (json ? System.err : System.out).println("Java " + Runtime.version().feature() + ", garbage collector: " + collector()
                 + ", " + Runtime.getRuntime().availableProcessors() + " processors");
         if (device.equals("cpu")) {
-            (json ? System.err : System.out).println("float32 GEMM: " + io.gradscope.engine.backend.cpu.CpuBackend.floatGemm());
-            (json ? System.err : System.out).println("float32 3x3 convolutions: "
-                    + io.gradscope.engine.ops.Ops.conv3x3Choice(io.gradscope.engine.backend.cpu.CpuBackend.INSTANCE));
+            KernelLines.print(json ? System.err : System.out, tune);
         }
         TorchBaseline torch = comparePytorch && device.equals("cpu") ? startTorch() : null;
         Map<String, Object> torchMedians = new LinkedHashMap<>();
@@ -121,6 +126,10 @@ public final class BenchCommand implements Callable<Integer> {
             }
         }
         if (json) {
+            if (device.equals("cpu")) {
+                medians.put("machine", KernelLines.machine());
+                medians.put("kernels", KernelLines.choices());
+            }
             if (torch != null) {
                 medians.put("pytorch", torchMedians);
                 medians.put("pytorch_threads", torchThreadCounts);

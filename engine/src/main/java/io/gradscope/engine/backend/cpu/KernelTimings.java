@@ -16,24 +16,38 @@ import java.util.function.Supplier;
  * products of an MLP's and a transformer's sizes, 3x3 convolutions of resnet18's first and third
  * stages (64 channels on 56x56, 256 on 14x14), batch one. The candidates of a choice run in turns,
  * round after round, so that a change in the machine's load falls on all of them; each keeps its
- * best round after the first few (the JIT compiles the kernels meanwhile). A round stops early once
- * the whole measurement has taken {@link #BUDGET_NANOS}.
+ * best timed round, after warm rounds (see {@link #best}) bounded by the choice's share of {@link
+ * #BUDGET_NANOS}.
  */
 final class KernelTimings {
     private KernelTimings() {
     }
 
-    /** Rounds per choice; the first {@link #WARM} do not count. */
-    private static final int ROUNDS = 9;
-    private static final int WARM = 3;
-    /** The whole measurement's time, after which each choice stops at the end of its round. */
-    static final long BUDGET_NANOS = 8_000_000_000L;
+    /** Warm rounds end once the JIT has finished no compile for this long (a compile on a busy machine takes seconds). */
+    private static final long JIT_QUIET_NANOS = 300_000_000L;
+    /**
+     * Warm rounds run at least this long: a kernel is compiled once it is hot, so a JIT that has
+     * finished nothing lately may not have started yet (a 0.1 ms product needs hundreds of calls).
+     */
+    private static final long WARM_NANOS = 250_000_000L;
+    /** A candidate is warm once a round takes at most this times its round before. */
+    private static final double STEADY = 1.25;
+    /** Marks a choice's times taken before its candidates were warm (the budget ran out first). */
+    static final String UNSETTLED = "unsettled";
+    /** Warm rounds at least, and timed rounds, per choice. */
+    private static final int WARM = 2;
+    private static final int TIMED = 5;
+    /** A choice's warm rounds may run this long even past the budget (the JIT must be done before the timing counts). */
+    private static final long MIN_SHARE_NANOS = 1_500_000_000L;
+    /** The whole measurement's time, shared evenly between the choices. */
+    static final long BUDGET_NANOS = 5_000_000_000L;
 
     /** Each choice's candidates and their best time, ms; a candidate that does not apply here is absent. */
     static Map<KernelChoice, Map<String, Double>> measure() {
         long end = System.nanoTime() + BUDGET_NANOS;
         Map<KernelChoice, Map<String, Double>> times = new EnumMap<>(KernelChoice.class);
-        for (KernelChoice c : KernelChoice.values()) {
+        KernelChoice[] all = KernelChoice.values();
+        for (KernelChoice c : all) {
             Map<String, Runnable> runs = new LinkedHashMap<>();
             for (String k : c.candidates) {
                 Runnable r = candidate(c, k);
@@ -41,26 +55,59 @@ final class KernelTimings {
                     runs.put(k, r);
                 }
             }
-            times.put(c, best(runs, end));
+            // Each choice gets an even share of what is left of the budget (past it, the rounds it must run).
+            long now = System.nanoTime();
+            times.put(c, best(runs, now + Math.max(MIN_SHARE_NANOS, (end - now) / (all.length - c.ordinal()))));
         }
         return times;
     }
 
-    /** Runs the candidates in turns and keeps each one's least time after the warm rounds. */
+    /**
+     * Runs the candidates in turns: warm rounds for at least {@link #WARM_NANOS}, until the JIT has
+     * finished no compile for {@link #JIT_QUIET_NANOS} and each candidate's round took at most
+     * {@link #STEADY} times its round before (past {@code end}, no more: the times are then marked
+     * unsettled), then {@link #TIMED} timed rounds, each candidate keeping its least time. Until the
+     * optimizing compile of a Vector API kernel lands it runs ten to a hundred times slower, and on
+     * a busy machine that compile waits seconds for a core: rounds counted alone timed the JIT.
+     */
     static Map<String, Double> best(Map<String, Runnable> runs, long end) {
-        Map<String, Double> best = new LinkedHashMap<>();
-        for (int round = 0; round < ROUNDS; round++) {
+        java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
+        long compiled = watch ? jit.getTotalCompilationTime() : 0;
+        long start = System.nanoTime();
+        long quietSince = start;
+        Map<String, Long> before = new LinkedHashMap<>();
+        boolean settled = false;
+        for (int round = 0; !settled; round++) {
+            boolean steady = true;
             for (Map.Entry<String, Runnable> e : runs.entrySet()) {
                 long t0 = System.nanoTime();
                 e.getValue().run();
-                double ms = (System.nanoTime() - t0) / 1e6;
-                if (round >= WARM || round == ROUNDS - 1) {
-                    best.merge(e.getKey(), ms, Math::min);
-                }
+                long t = System.nanoTime() - t0;
+                Long last = before.put(e.getKey(), t);
+                steady &= last != null && t <= STEADY * last;
             }
-            if (round >= WARM && System.nanoTime() > end) {
+            long now = System.nanoTime();
+            long c = watch ? jit.getTotalCompilationTime() : compiled;
+            if (c != compiled) {
+                compiled = c;
+                quietSince = now;
+            }
+            settled = round + 1 >= WARM && now - start >= WARM_NANOS && now - quietSince >= JIT_QUIET_NANOS && steady;
+            if (now > end) {
                 break;
             }
+        }
+        Map<String, Double> best = new LinkedHashMap<>();
+        for (int round = 0; round < TIMED; round++) {
+            for (Map.Entry<String, Runnable> e : runs.entrySet()) {
+                long t0 = System.nanoTime();
+                e.getValue().run();
+                best.merge(e.getKey(), (System.nanoTime() - t0) / 1e6, Math::min);
+            }
+        }
+        if (!settled) {
+            best.put(UNSETTLED, 1.0);
         }
         return best;
     }

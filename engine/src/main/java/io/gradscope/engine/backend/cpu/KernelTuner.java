@@ -97,6 +97,7 @@ public final class KernelTuner {
         if (worker != null && worker.isAlive()) {
             awaitWorker();
         }
+        picks = rules();
         measureAndKeep(new TuneCache(TuneCache.defaultDir(), Machine.here()));
     }
 
@@ -119,17 +120,30 @@ public final class KernelTuner {
         }
     }
 
+    /**
+     * Measures, adopts the winners, and keeps them in the cache where every choice's times settled
+     * (on a machine too busy for the JIT to finish within the budget, the next process measures again).
+     */
     private static void measureAndKeep(TuneCache cache) {
         Map<KernelChoice, Map<String, Double>> times = KernelTimings.measure();
         Map<KernelChoice, String> won = winners(times);
         lastTimes = times;
+        boolean settled = times.values().stream().noneMatch(t -> t.containsKey(KernelTimings.UNSETTLED));
+        // a choice whose times did not settle keeps the rule's kernel in this process
+        won.keySet().removeIf(c -> times.getOrDefault(c, Map.of()).containsKey(KernelTimings.UNSETTLED));
         adopt(won, "measured");
-        cache.save(won, times);
+        if (settled) {
+            cache.save(won, times);
+        }
     }
 
+    /** A candidate replaces the rule's only when it takes less than this fraction of the rule's time: a tie is noise. */
+    static final double MARGIN = 0.95;
+
     /**
-     * Each choice's fastest candidate among those timed; the rule's where none was (a candidate that
-     * does not apply on this machine, such as the direct kernel without 16-lane vectors, is not timed).
+     * Each choice's fastest candidate among those timed, where it beats the rule's own by {@link
+     * #MARGIN}; else the rule's (a candidate that does not apply on this machine, such as the direct
+     * kernel without 16-lane vectors, is not timed).
      */
     static Map<KernelChoice, String> winners(Map<KernelChoice, Map<String, Double>> times) {
         Map<KernelChoice, String> won = new EnumMap<>(KernelChoice.class);
@@ -142,7 +156,10 @@ public final class KernelTuner {
                     best = k;
                 }
             }
-            won.put(c, best != null ? best : rule(c));
+            String rule = rule(c);
+            Double ruleMs = t.get(rule);
+            boolean clear = best != null && (ruleMs == null || ruleMs.isNaN() || t.get(best) < MARGIN * ruleMs);
+            won.put(c, clear ? best : rule);
         }
         return won;
     }
@@ -174,8 +191,9 @@ public final class KernelTuner {
             Pick p = now.get(c);
             Map<String, Double> t = lastTimes.get(c);
             StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%-24s %-9s (%s", c.key(), p.kernel(), p.source()));
-            if (t != null && p.source().equals("measured")) {
-                t.forEach((k, ms) -> b.append(String.format(Locale.ROOT, "; %s %.3f ms", k, ms)));
+            if (t != null) {
+                t.forEach((k, ms) -> b.append(k.equals(KernelTimings.UNSETTLED) ? "; not settled, the rule's kept"
+                        : String.format(Locale.ROOT, "; %s %.3f ms", k, ms)));
             }
             lines.add(b.append(")").toString());
         }

@@ -68,6 +68,16 @@ class KernelTunerTest {
         }
     }
 
+    /** A candidate within a few percent of the rule's own is a tie (noise): the rule's stays. */
+    @Test
+    void aTieKeepsTheRulesKernel() {
+        KernelChoice c = KernelChoice.DGEMM_SMALL;
+        String rule = KernelTuner.rule(c);
+        String other = rule.equals("java") ? "native" : "java";
+        assertEquals(rule, KernelTuner.winners(Map.of(c, Map.of(rule, 1.0, other, 0.98))).get(c));
+        assertEquals(other, KernelTuner.winners(Map.of(c, Map.of(rule, 1.0, other, 0.9))).get(c));
+    }
+
     @Test
     void measuredPicksAreTakenAndSaySo() {
         fakeTimes("im2col");
