@@ -67,10 +67,10 @@ class RunDiffTest {
             valueLast[1] += last.gradientDiff() / 10;
         }
         assertTrue(valueLast[0] > 1.5 * valueFirst[0], "values: layers 21-30 " + valueLast[0] + " vs 1-10 " + valueFirst[0]);
-        // The gradients' growth is smaller and depends on the GEMM's rounding: layers 1-10 against 21-30,
-        // 1.4 against 0.95 (×10⁻⁶) with the Vector API's GEMM, 1.06 against 0.92 with OpenBLAS's, whose
-        // gradients differ about as much at every depth (1.39 at layer 12 is the largest).
-        assertTrue(valueFirst[1] > valueLast[1], "gradients: layers 1-10 " + valueFirst[1] + " vs 21-30 " + valueLast[1]);
+        // The gradients' differences do not grow with depth as the values' do; which layers' are largest
+        // depends on the GEMM's rounding (layers 1-10 against 21-30: 1.4 against 0.95 ×10⁻⁶ with the Vector
+        // API's GEMM, 1.06 against 0.92 with OpenBLAS's Haswell kernels), so only the absence of growth is held.
+        assertTrue(valueLast[1] < 1.25 * valueFirst[1], "gradients: layers 1-10 " + valueFirst[1] + " vs 21-30 " + valueLast[1]);
         // The first layers' values carry the fewest roundings, so the top row is a gradient or a late value.
         List<RunDiff.Row> ranked = RunDiff.of(run(p, DType.FLOAT32).trace(), run(p, DType.FLOAT64).trace());
         RunDiff.Row top = ranked.get(0);
