@@ -28,6 +28,8 @@ public final class KernelTuner {
     }
 
     private static final String MODE = mode();
+    /** The background measurement waits this long after the first pick. */
+    private static final long START_DELAY_MS = 2000;
     private static volatile Map<KernelChoice, Pick> picks = rules();
     private static volatile boolean started;
     private static Thread worker;
@@ -85,7 +87,15 @@ public final class KernelTuner {
             adopt(cached, "cache");
             return;
         }
-        worker = new Thread(() -> measureAndKeep(cache), "gradscope-kernel-tuner");
+        worker = new Thread(() -> {
+            // Not in the first seconds: a window's first frame and a program's first run come first.
+            try {
+                Thread.sleep(START_DELAY_MS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            measureAndKeep(cache);
+        }, "gradscope-kernel-tuner");
         worker.setDaemon(true);
         worker.setPriority(Thread.MIN_PRIORITY);
         worker.start();
