@@ -50,12 +50,25 @@ class GradscopeCommandTest {
         assertTrue(ms > 0 && ms < 60_000, alone + " in " + r.out());
         List<String> keys = new java.util.ArrayList<>();
         json.fieldNames().forEachRemaining(keys::add);
+        // The machine the figures were taken on, and each kernel choice with its source (the tests run
+        // with GRADSCOPE_TUNE=rule: the rule's, unless GRADSCOPE_BLAS names a GEMM).
+        var machine = json.get("machine");
+        assertTrue(machine.get("cores").asInt() >= 1 && !machine.get("cpu").asText().isBlank() && machine.has("flags")
+                && machine.has("openblas-coretype"), r.out());
+        var kernels = json.get("kernels");
+        List<String> choices = new java.util.ArrayList<>();
+        kernels.fieldNames().forEachRemaining(choices::add);
+        assertTrue(choices.containsAll(List.of("sgemm-small", "dgemm-large", "conv-large", "conv-weight-grad-small")), r.out());
+        kernels.fields().forEachRemaining(e -> assertTrue(e.getValue().asText().matches("(native|java|direct|winograd|im2col) \\(.+\\)"),
+                e.getKey() + ": " + e.getValue()));
+        assertTrue(r.err().contains("kernel choices (cache: "), r.err());
         if (r.err().contains("PyTorch comparison skipped: ")) {
-            assertEquals(List.of(gemm, alone), keys, r.out());
+            assertEquals(List.of(gemm, alone, "machine", "kernels"), keys, r.out());
             return;
         }
         assertTrue(r.err().contains("Comparing with PyTorch"), r.err());
-        assertEquals(List.of(gemm, alone, "pytorch", "pytorch_threads", "gradscope_over_pytorch"), keys, r.out());
+        assertEquals(List.of(gemm, alone, "machine", "kernels", "pytorch", "pytorch_threads", "gradscope_over_pytorch"), keys,
+                r.out());
         double torch = json.get("pytorch").get(gemm).asDouble();
         assertTrue(torch > 0.01 && torch < 10_000, r.out());
         assertTrue(json.get("pytorch_threads").get(gemm).asInt() >= 1, r.out());
