@@ -6,12 +6,10 @@ import java.util.Locale;
 /**
  * Which way a convolution is computed. A 3x3 window with stride 1, no dilation and one group (13 of
  * resnet18's 20 convolutions, and their input gradients) may go to the backend's own kernel ({@code
- * Backend.conv3x3}; on the CPU, float32: the direct kernel where the vectors have 16 lanes, else
- * Winograd's F(2x2, 3x3) where the plane has enough tiles to pay for the weight's transform); every
- * other window, float64, and a backend without that kernel multiply im2col's columns. The weight
- * gradient of such a window goes to {@code Backend.conv3x3WeightGrad} (on the CPU the direct
- * kernel's from 128 output positions where the vectors have 16 lanes, else Winograd's on planes of
- * enough tiles). {@code -Dgradscope.conv} (or GRADSCOPE_CONV) chooses: {@code auto} (the
+ * Backend.conv3x3}; on the CPU, float32: the direct kernel, Winograd's F(2x2, 3x3) or none, as
+ * measured on the machine for small and large planes, the backend's KernelTuner); every other
+ * window, float64, and a backend without that kernel multiply im2col's columns. The weight gradient
+ * of such a window goes to {@code Backend.conv3x3WeightGrad}, chosen the same way. {@code -Dgradscope.conv} (or GRADSCOPE_CONV) chooses: {@code auto} (the
  * default), {@code im2col} (every convolution on im2col, to compare), {@code winograd} (Winograd's
  * kernel for every window that fits, whatever its size) or {@code direct} (the direct kernel for
  * every window that fits, where the machine has it). It is read at each call.

@@ -192,8 +192,8 @@ public interface Backend extends Allocator {
 
     /**
      * A 3x3 convolution with stride 1, no dilation and one group, by a kernel of the backend's own
-     * (the CPU's, on float32: a direct kernel where the vectors have 16 lanes, else Winograd's F(2x2,
-     * 3x3)): {@code x [N, C, H, W]} correlated with
+     * (the CPU's, on float32: a direct kernel or Winograd's F(2x2, 3x3), as measured on the machine):
+     * {@code x [N, C, H, W]} correlated with
      * {@code w [K, C, 3, 3]} into a new {@code [N, K, H + 2ph − 2, W + 2pw − 2]}; with {@code
      * transposed}, {@code w [C, K, 3, 3]} flipped in both kernel axes (conv_transpose2d with stride 1
      * and padding 2 − ph, 2 − pw). {@code way} names the kernel: {@code "auto"} the backend's choice,
