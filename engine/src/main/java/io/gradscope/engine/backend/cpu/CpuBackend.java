@@ -33,8 +33,9 @@ public final class CpuBackend implements Backend {
      */
     public static String floatGemm() {
         String why = NativeGemm.why();
-        return "float32 " + gemmName(KernelChoice.SGEMM_SMALL) + " / " + gemmName(KernelChoice.SGEMM_LARGE) + ", float64 "
-                + gemmName(KernelChoice.DGEMM_SMALL) + " / " + gemmName(KernelChoice.DGEMM_LARGE) + " (small / large products"
+        return "float32 " + gemmName(KernelChoice.SGEMM_SMALL) + " / " + gemmName(KernelChoice.SGEMM_MEDIUM) + " / "
+                + gemmName(KernelChoice.SGEMM_LARGE) + ", float64 " + gemmName(KernelChoice.DGEMM_SMALL) + " / "
+                + gemmName(KernelChoice.DGEMM_MEDIUM) + " / " + gemmName(KernelChoice.DGEMM_LARGE) + " (small / medium / large products"
                 + (why.isEmpty() ? "" : "; " + why) + ")";
     }
 

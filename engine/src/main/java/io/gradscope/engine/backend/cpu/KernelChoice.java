@@ -5,8 +5,9 @@ import java.util.Locale;
 
 /**
  * A choice between CPU kernels that computes the same thing, made by measurement on the machine
- * at hand ({@link KernelTuner}): which GEMM float32 and float64 products run on, and which kernel
- * float32 3x3 stride-1 convolutions and their two gradients take, each for small and large shapes.
+ * at hand ({@link KernelTuner}): which GEMM float32 and float64 products run on (small, medium and
+ * large products), and which kernel float32 3x3 stride-1 convolutions and their two gradients take
+ * (small and large planes).
  *
  * <p>Note [Choices by measurement]: a rule about CPU flags was right only on the machines it was
  * tuned on: "the direct 3x3 kernel unless OpenBLAS runs its own AVX-512 kernels" held on one Zen 5
@@ -17,9 +18,11 @@ import java.util.Locale;
  */
 enum KernelChoice {
     SGEMM_SMALL("float32 products under 16 MFLOP", "native", "java"),
-    SGEMM_LARGE("float32 products of 16 MFLOP or more", "native", "java"),
+    SGEMM_MEDIUM("float32 products of 16 MFLOP to 1 GFLOP", "native", "java"),
+    SGEMM_LARGE("float32 products of 1 GFLOP or more", "native", "java"),
     DGEMM_SMALL("float64 products under 16 MFLOP", "native", "java"),
-    DGEMM_LARGE("float64 products of 16 MFLOP or more", "native", "java"),
+    DGEMM_MEDIUM("float64 products of 16 MFLOP to 1 GFLOP", "native", "java"),
+    DGEMM_LARGE("float64 products of 1 GFLOP or more", "native", "java"),
     CONV_SMALL("float32 3x3 convolutions under 1024 output positions", "direct", "winograd", "im2col"),
     CONV_LARGE("float32 3x3 convolutions of 1024 output positions or more", "direct", "winograd", "im2col"),
     CONV_INPUT_GRAD_SMALL("their input gradients under 1024 positions", "direct", "winograd", "im2col"),
@@ -27,8 +30,9 @@ enum KernelChoice {
     CONV_WEIGHT_GRAD_SMALL("their weight gradients under 1024 positions", "direct", "winograd", "im2col"),
     CONV_WEIGHT_GRAD_LARGE("their weight gradients of 1024 positions or more", "direct", "winograd", "im2col");
 
-    /** A product of this many flops (2mnk) or more is a large one. */
-    static final long LARGE_FLOPS = 1L << 24;
+    /** A product of this many flops (2mnk) or more is a medium one, of {@link #LARGE_FLOPS} or more a large one. */
+    static final long MEDIUM_FLOPS = 1L << 24;
+    static final long LARGE_FLOPS = 1L << 30;
     /** A convolution with this many output positions (images times plane) or more is a large one. */
     static final long LARGE_POSITIONS = 1024;
 
@@ -54,8 +58,13 @@ enum KernelChoice {
 
     /** The choice for one product of {@code flops} (2mnk). */
     static KernelChoice gemm(boolean f32, long flops) {
-        boolean large = flops >= LARGE_FLOPS;
-        return f32 ? (large ? SGEMM_LARGE : SGEMM_SMALL) : (large ? DGEMM_LARGE : DGEMM_SMALL);
+        if (flops >= LARGE_FLOPS) {
+            return f32 ? SGEMM_LARGE : DGEMM_LARGE;
+        }
+        if (flops >= MEDIUM_FLOPS) {
+            return f32 ? SGEMM_MEDIUM : DGEMM_MEDIUM;
+        }
+        return f32 ? SGEMM_SMALL : DGEMM_SMALL;
     }
 
     /** The convolution's three computations. */

@@ -13,7 +13,7 @@ import java.util.function.Supplier;
 
 /**
  * Times each {@link KernelChoice}'s candidates on shapes of its class (Note [Choices by measurement]):
- * products of an MLP's and a transformer's sizes, 3x3 convolutions of resnet18's first and third
+ * products of an MLP's and a transformer's sizes and square ones, 3x3 convolutions of resnet18's first and third
  * stages (64 channels on 56x56, 256 on 14x14), batch one. The candidates of a choice run in turns,
  * round after round, so that a change in the machine's load falls on all of them; each keeps its
  * best timed round, after warm rounds (see {@link #best}) bounded by the choice's share of {@link
@@ -121,11 +121,14 @@ final class KernelTimings {
         if (k.equals("native") && !NativeGemm.loaded() || k.equals("java") && !CpuMatmul.VECTOR) {
             return null;
         }
-        DType dt = c == KernelChoice.SGEMM_SMALL || c == KernelChoice.SGEMM_LARGE ? DType.FLOAT32 : DType.FLOAT64;
-        boolean large = c == KernelChoice.SGEMM_LARGE || c == KernelChoice.DGEMM_LARGE;
-        // m, k, n: an MLP's layers at batch 128 and a transformer's projection; small: its last layer and a head's product.
-        int[][] shapes = large ? new int[][] {{128, 784, 512}, {128, 512, 512}, {1024, 256, 256}}
-                : new int[][] {{128, 512, 10}, {128, 64, 128}, {64, 256, 256}};
+        DType dt = c.name().startsWith("SGEMM") ? DType.FLOAT32 : DType.FLOAT64;
+        // m, k, n. Small: an MLP's last layer, a head's product; medium: an MLP's layers at batch 128, a
+        // transformer's projection; large: square products.
+        int[][] shapes = switch (c) {
+            case SGEMM_SMALL, DGEMM_SMALL -> new int[][] {{128, 512, 10}, {128, 64, 128}, {64, 256, 256}};
+            case SGEMM_MEDIUM, DGEMM_MEDIUM -> new int[][] {{128, 784, 512}, {128, 512, 512}, {1024, 256, 256}};
+            default -> new int[][] {{1024, 1024, 1024}};
+        };
         List<Tensor[]> ops = new ArrayList<>();
         Random r = new Random(7);
         for (int[] s : shapes) {

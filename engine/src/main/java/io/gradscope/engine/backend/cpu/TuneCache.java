@@ -23,7 +23,7 @@ import java.util.Properties;
  */
 final class TuneCache {
     /** Bumped when the candidates or the probe shapes change: older files are then ignored. */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
 
     private final Path dir;
     private final Map<String, String> key;

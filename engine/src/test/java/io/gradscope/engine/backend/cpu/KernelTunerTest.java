@@ -48,6 +48,21 @@ class KernelTunerTest {
         KernelTuner.adopt(KernelTuner.winners(times), "measured");
     }
 
+    /** Each product and convolution falls in its class by its size; every choice has a key of its own. */
+    @Test
+    void classesBySize() {
+        assertEquals(KernelChoice.SGEMM_SMALL, KernelChoice.gemm(true, 2L * 128 * 512 * 10));
+        assertEquals(KernelChoice.SGEMM_MEDIUM, KernelChoice.gemm(true, 2L * 128 * 784 * 512));
+        assertEquals(KernelChoice.DGEMM_MEDIUM, KernelChoice.gemm(false, (1L << 30) - 1));
+        assertEquals(KernelChoice.DGEMM_LARGE, KernelChoice.gemm(false, 2L * 1024 * 1024 * 1024));
+        assertEquals(KernelChoice.CONV_SMALL, KernelChoice.conv(KernelChoice.Conv.FORWARD, 14 * 14));
+        assertEquals(KernelChoice.CONV_WEIGHT_GRAD_LARGE, KernelChoice.conv(KernelChoice.Conv.WEIGHT_GRAD, 56 * 56));
+        assertEquals(KernelChoice.CONV_INPUT_GRAD_LARGE, KernelChoice.conv(KernelChoice.Conv.INPUT_GRAD, 4 * 16 * 16));
+        for (KernelChoice c : KernelChoice.values()) {
+            assertEquals(c, KernelChoice.ofKey(c.key()));
+        }
+    }
+
     @Test
     void theFastestCandidateWinsAndOneNotTimedNever() {
         Map<KernelChoice, Map<String, Double>> times = new EnumMap<>(KernelChoice.class);
