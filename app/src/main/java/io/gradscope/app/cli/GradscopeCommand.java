@@ -102,8 +102,8 @@ public final class GradscopeCommand implements Callable<Integer> {
         return 1;
     }
 
-    /** A message as one line: a line break it quotes (a model's tensor name may hold one) is written as a backslash and n. */
+    /** A message as one line: a line break or another control character it quotes is escaped (GradscopeException.oneLine). */
     static String oneLine(String message) {
-        return message == null ? "" : message.replace("\r", "\\r").replace("\n", "\\n");
+        return GradscopeException.oneLine(message);
     }
 }

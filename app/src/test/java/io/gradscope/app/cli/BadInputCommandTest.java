@@ -3,9 +3,13 @@ package io.gradscope.app.cli;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.onnx.proto.OnnxMl;
+import io.gradscope.app.service.ModelImport;
+import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -444,5 +448,51 @@ class BadInputCommandTest {
     void theHelpSaysHowToRaiseTheMemoryLimit() {
         Cli.Result r = run("--help");
         assertTrue(r.out().contains("--max-memory SIZE") && r.out().contains("JAVA_OPTS"), r.out());
+    }
+
+    // ---- issue 49, 1: an ONNX model's external data from anywhere --------------------------------
+
+    /** y = x @ W with W (2x2 float32) kept in {@code location}, as an exporter writes a large model. */
+    private static byte[] externalModel(String location) {
+        OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder()
+                .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(1))
+                .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(2));
+        OnnxMl.TypeProto type = OnnxMl.TypeProto.newBuilder().setTensorType(OnnxMl.TypeProto.Tensor.newBuilder().setElemType(1)
+                .setShape(shape)).build();
+        OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue(location));
+        OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("g")
+                .addInput(OnnxMl.ValueInfoProto.newBuilder().setName("x").setType(type)).addInitializer(w)
+                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("MatMul").setName("mm").addInput("x").addInput("W").addOutput("y"))
+                .addOutput(OnnxMl.ValueInfoProto.newBuilder().setName("y").setType(type));
+        return OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setDomain("").setVersion(13)).setGraph(g).build().toByteArray();
+    }
+
+    @Test
+    void externalDataOutsideTheModelsFolderIsRefusedByImportAndByOpen() throws IOException {
+        Path secret = Files.write(tmp.resolve("secret.bin"), new byte[16]);
+        Path folder = Files.createDirectories(tmp.resolve("m"));
+        String rule = "; external data must be a file in the model's folder, named relative to it";
+        String[][] cases = {{"/etc/passwd", "an absolute path"}, {secret.toString(), "an absolute path"},
+            {"../../../../../../../../etc/passwd", "outside the model's folder"}, {"../secret.bin", "outside the model's folder"},
+            {"..\\secret.bin", "outside the model's folder"}, {"C:\\w.bin", "an absolute path"}};
+        Path model = folder.resolve("ext.onnx");
+        for (String[] c : cases) {
+            Files.write(model, externalModel(c[0]));
+            String expected = "ext.onnx: initializer 'W' keeps its data in '" + c[0] + "', " + c[1] + rule;
+            Path out = tmp.resolve("out");
+            assertOneLineError(run("import", model.toString(), "--out", out.toString()), "error: " + expected);
+            assertFalse(Files.exists(out), "nothing written");
+            // The app's open (File > Open, gradscope open MODEL.onnx) imports through the same step.
+            GradscopeException e = assertThrows(GradscopeException.class,
+                    () -> ModelImport.run(model, ModelImport.Options.defaults()));
+            assertEquals(expected, e.getMessage());
+        }
+        Files.createSymbolicLink(folder.resolve("w.bin"), secret);
+        Files.write(model, externalModel("w.bin"));
+        assertOneLineError(run("import", model.toString(), "--out", tmp.resolve("out").toString()),
+                "error: ext.onnx: initializer 'W' keeps its data in 'w.bin', a link to a file outside the model's folder" + rule);
     }
 }

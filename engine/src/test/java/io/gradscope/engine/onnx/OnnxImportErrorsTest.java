@@ -4,6 +4,7 @@ import static io.gradscope.engine.onnx.ModelBuilder.floats;
 import static io.gradscope.engine.onnx.ModelBuilder.integer;
 import static io.gradscope.engine.onnx.ModelBuilder.ints;
 import static io.gradscope.engine.onnx.ModelBuilder.string;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -153,6 +154,91 @@ class OnnxImportErrorsTest {
     void missingExternalDataSaysWhichFile() throws IOException {
         assertEquals("ext.onnx: initializer 'W' keeps its data in 'weights.bin', which is missing (external data is read from the "
                 + "model's folder)", refused(external("weights.bin").write(dir.resolve("ext.onnx"))));
+    }
+
+    /** 8 bytes of padding, then W = [1, 2, 3, 4] as float32: what {@link #external} reads. */
+    private static byte[] weights() {
+        ByteBuffer b = ByteBuffer.allocate(8 + 16).order(ByteOrder.LITTLE_ENDIAN);
+        b.putDouble(0);
+        for (float v : new float[] {1, 2, 3, 4}) {
+            b.putFloat(v);
+        }
+        return b.array();
+    }
+
+    @Test
+    void externalDataOutsideTheModelsFolderIsRefused() throws IOException {
+        // Issue 49, 1: a model read /etc/passwd (or any file) into its parameter files.
+        Path secret = Files.write(dir.resolve("secret.bin"), weights());
+        Path folder = Files.createDirectories(dir.resolve("model"));
+        Files.createDirectories(folder.resolve("sub"));
+        String rule = "; external data must be a file in the model's folder, named relative to it";
+        String[][] cases = {
+            {secret.toString(), "an absolute path" + rule},
+            {"/etc/passwd", "an absolute path" + rule},
+            {"C:\\Windows\\w.bin", "an absolute path" + rule},
+            {"c:w.bin", "an absolute path" + rule},
+            {"\\\\server\\share\\w.bin", "an absolute path" + rule},
+            {"", "an empty path" + rule},
+            {"../secret.bin", "outside the model's folder" + rule},
+            {"sub/../../secret.bin", "outside the model's folder" + rule},
+            {"..\\secret.bin", "outside the model's folder" + rule},
+            {"../../../../../../../../etc/passwd", "outside the model's folder" + rule},
+            {"..", "outside the model's folder" + rule},
+        };
+        for (String[] c : cases) {
+            assertEquals("ext.onnx: initializer 'W' keeps its data in '" + c[0] + "', " + c[1],
+                    refused(external(c[0]).write(folder.resolve("ext.onnx"))), c[0]);
+        }
+        // Links inside the folder that lead out of it: to the file, and to a folder holding it.
+        Files.createSymbolicLink(folder.resolve("w.bin"), secret);
+        Files.createSymbolicLink(folder.resolve("up"), dir);
+        for (String link : new String[] {"w.bin", "up/secret.bin", "sub/../w.bin"}) {
+            assertEquals("ext.onnx: initializer 'W' keeps its data in '" + link + "', a link to a file outside the model's folder" + rule,
+                    refused(external(link).write(folder.resolve("ext.onnx"))), link);
+        }
+        // Inside the folder, by any spelling and through a link that stays inside, it is read.
+        Files.write(folder.resolve("sub/in.bin"), weights());
+        Files.createSymbolicLink(folder.resolve("in-link.bin"), folder.resolve("sub/in.bin"));
+        for (String inside : new String[] {"sub/in.bin", "sub\\in.bin", "./sub/../sub/in.bin", "in-link.bin"}) {
+            OnnxImport.Result r = OnnxImport.run(external(inside).write(folder.resolve("ext.onnx")), dir.resolve("out-ok"),
+                    OnnxImport.Options.defaults());
+            assertArrayEquals(new double[] {1, 2, 3, 4}, io.gradscope.engine.program.Npy.read(r.program().resolveSibling("params/W.npy"))
+                    .toDoubleArray(), inside);
+            deleteTree(dir.resolve("out-ok"));
+        }
+    }
+
+    @Test
+    void externalDataOfAnotherLengthOrPastTwoGigabytesIsOneLine() throws IOException {
+        // Issue 49, 4: length=3000000000 was a NegativeArraySizeException where the file is that long (sparse here).
+        Files.write(dir.resolve("weights.bin"), weights());
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(dir.resolve("weights.bin").toFile(), "rw")) {
+            f.setLength(4_100_000_000L);
+        }
+        OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue("weights.bin"))
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("length").setValue("3000000000"));
+        ModelBuilder b = new ModelBuilder().input("x", 1, 2).initializer(w)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", 1, 2);
+        assertEquals("ext.onnx: initializer 'W' declares 3000000000 bytes of external data but its shape and type need 16",
+                refused(b.write(dir.resolve("ext.onnx"))));
+        OnnxMl.TensorProto.Builder big = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(11).addDims(50000).addDims(10000)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue("weights.bin"));
+        ModelBuilder huge = new ModelBuilder().input("x", 1, 50000).initializer(big)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", 1, 10000);
+        assertEquals("ext.onnx: initializer 'W' needs 4000000000 bytes of external data; the import reads at most 2147483639 bytes a "
+                + "tensor", refused(huge.write(dir.resolve("ext.onnx"))));
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        try (var s = Files.walk(p)) {
+            for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
+        }
     }
 
     @Test
