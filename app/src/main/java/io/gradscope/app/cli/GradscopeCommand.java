@@ -25,7 +25,8 @@ import picocli.CommandLine.Command;
 public final class GradscopeCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG",
-            description = "Write the window to PNG once the first run is shown, then quit (see 'gradscope open --help').")
+            description = "Write the window to PNG once the first run is shown, then quit (see 'gradscope open --help'); "
+                    + "an existing PNG is replaced, any other file refused.")
     java.nio.file.Path screenshot;
 
     /** Without a command: the desktop app on the default program. */

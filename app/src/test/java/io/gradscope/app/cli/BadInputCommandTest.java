@@ -495,4 +495,66 @@ class BadInputCommandTest {
         assertOneLineError(run("import", model.toString(), "--out", tmp.resolve("out").toString()),
                 "error: ext.onnx: initializer 'W' keeps its data in 'w.bin', a link to a file outside the model's folder" + rule);
     }
+
+    // ---- issue 49, 2, 3: an output that would replace an input, or cannot be written -------------
+
+    @Test
+    void anOutputThatIsTheCommandsInputIsRefusedAndTheInputKept() throws IOException {
+        String matrix = "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n";
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), matrix);
+        assertOneLineError(run("color", mtx.toString(), "--out", mtx.toString()), "error: --out " + mtx + ": is the command's input "
+                + mtx + "; writing it would replace it, so name another file");
+        Path other = tmp.resolve("sub/../x.mtx");
+        Files.createDirectories(tmp.resolve("sub"));
+        assertOneLineError(run("color", mtx.toString(), "--out", other.toString()), "error: --out " + other
+                + ": is the command's input " + mtx + "; writing it would replace it, so name another file");
+        assertEquals(matrix, Files.readString(mtx));
+        Path p = program(MLP);
+        assertOneLineError(run("open", p.toString(), "--screenshot", p.toString()), "error: --screenshot " + p
+                + ": is the command's input " + p + "; writing it would replace it, so name another file");
+        assertEquals(MLP, Files.readString(p));
+        Path model = Files.copy(ImportCommandTest.MODELS.resolve("mlp/model.onnx"), tmp.resolve("m.onnx"));
+        byte[] bytes = Files.readAllBytes(model);
+        assertOneLineError(run("open", model.toString(), "--screenshot", model.toString()), "error: --screenshot " + model
+                + ": is the command's input " + model + "; writing it would replace it, so name another file");
+        assertArrayEquals(bytes, Files.readAllBytes(model));
+    }
+
+    @Test
+    void anExistingFileIsReplacedOnlyWhenItIsOfTheKindWritten() throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n");
+        Path notes = Files.writeString(tmp.resolve("notes.txt"), "mine");
+        assertOneLineError(run("color", mtx.toString(), "--out", notes.toString()), "error: --out " + notes + ": it exists and is "
+                + "not a .npy file; it is replaced only when it is one (an earlier output): remove it first, or name another file");
+        assertEquals("mine", Files.readString(notes));
+        Path p = program(MLP);
+        Path png = Files.writeString(tmp.resolve("shot.png"), "not a picture");
+        assertOneLineError(run("open", p.toString(), "--screenshot", png.toString()), "error: --screenshot " + png + ": it exists and "
+                + "is not a PNG file; it is replaced only when it is one (an earlier output): remove it first, or name another file");
+        // An earlier .npy (the colors of another run) is replaced, as asked.
+        Path colors = tmp.resolve("colors.npy");
+        Npy.write(Tensor.ofLongs(new long[] {7, 7, 7}, 3), colors);
+        Cli.Result r = run("color", mtx.toString(), "--out", colors.toString());
+        assertEquals(0, r.status(), r.err());
+        assertArrayEquals(new double[] {0, 0}, Npy.read(colors).toDoubleArray(), "two columns, no conflict: one color");
+    }
+
+    @Test
+    void anOutputInAFolderThatCannotBeWrittenOrOnAPipeOrDeviceIsOneLineBeforeRunning() throws Exception {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        Path p = program(MLP);
+        Cli.Result r = run("open", p.toString(), "--screenshot", "/proc/x.png");
+        assertEquals(2, r.status(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("error: --screenshot /proc/x.png: cannot write in /proc ("), r.err());
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n");
+        Path fifo = tmp.resolve("colors.npy");
+        mkfifo(fifo);
+        assertOneLineError(run("color", mtx.toString(), "--out", fifo.toString()),
+                "error: --out " + fifo + ": not a regular file (a named pipe); name a file to write");
+        if (Files.exists(Path.of("/dev/full"))) {
+            assertOneLineError(run("color", mtx.toString(), "--out", "/dev/full"),
+                    "error: --out /dev/full: not a regular file (a character device); name a file to write");
+        }
+    }
 }
