@@ -454,6 +454,11 @@ class BadInputCommandTest {
 
     /** y = x @ W with W (2x2 float32) kept in {@code location}, as an exporter writes a large model. */
     private static byte[] externalModel(String location) {
+        return model("MatMul", location);
+    }
+
+    /** y = OP(x, W), W as {@link #externalModel}. */
+    private static byte[] model(String op, String location) {
         OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder()
                 .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(1))
                 .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(2));
@@ -464,7 +469,7 @@ class BadInputCommandTest {
                 .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue(location));
         OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("g")
                 .addInput(OnnxMl.ValueInfoProto.newBuilder().setName("x").setType(type)).addInitializer(w)
-                .addNode(OnnxMl.NodeProto.newBuilder().setOpType("MatMul").setName("mm").addInput("x").addInput("W").addOutput("y"))
+                .addNode(OnnxMl.NodeProto.newBuilder().setOpType(op).setName("mm").addInput("x").addInput("W").addOutput("y"))
                 .addOutput(OnnxMl.ValueInfoProto.newBuilder().setName("y").setType(type));
         return OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
                 .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setDomain("").setVersion(13)).setGraph(g).build().toByteArray();
@@ -556,5 +561,25 @@ class BadInputCommandTest {
             assertOneLineError(run("color", mtx.toString(), "--out", "/dev/full"),
                     "error: --out /dev/full: not a regular file (a character device); name a file to write");
         }
+    }
+
+    // ---- issue 49, 6: a NUL byte in a message ----------------------------------------------------
+
+    @Test
+    void aNulByteAFileHoldsIsQuotedInItsMessage() throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("nul.mtx"), "%%MatrixMarket matrix coordinate pat\0tern general\n2 2 1\n1 1\n");
+        assertOneLineError(run("color", mtx.toString()), "error: " + mtx + ":1: field 'pat\\x00tern' is not read (pattern, real or integer)");
+        Path entry = Files.writeString(tmp.resolve("nul2.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1\0 1\n");
+        assertOneLineError(run("color", entry.toString()), "error: " + entry + ":3: '1\\x00' is not an integer");
+        Path p = program("x = input(3)\nloss = sum(x)\n");
+        Path f = Files.write(tmp.resolve("nul.npy"), npy("{'descr': '<f\u00004', 'fortran_order': False, 'shape': (3,), }", 12));
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f),
+                "error: --input x=" + f + ": unsupported dtype '<f\\x004' (expected <f4, <f8, <i8 or <i4)");
+        Path m = Files.write(tmp.resolve("nul.onnx"), model("Mat\0Mul\u001b[2J", "w.bin"));
+        Files.write(tmp.resolve("w.bin"), new byte[16]);
+        Cli.Result r = run("import", m.toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().contains("Mat\\x00Mul\\x1b[2J"), r.err());
+        assertFalse(r.err().chars().anyMatch(c -> c < 0x20 && c != '\n'), "no control character reaches the terminal: " + r.err());
     }
 }
