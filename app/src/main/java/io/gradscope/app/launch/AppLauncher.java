@@ -38,20 +38,36 @@ public final class AppLauncher {
     static int launch(Path file, Path screenshot, Map<String, String> env, Runnable start) {
         // The file first: a missing file, or one that is not text, is said as such, display or not.
         if (file != null) {
-            String problem = InputFiles.textProblem(file);
+            String problem = InputFiles.problem(file);
+            if (problem == null) {
+                problem = io.gradscope.engine.program.Program.sizeProblem(file);
+            }
+            if (problem == null) {
+                problem = InputFiles.textProblem(file);
+            }
             if (problem != null) {
                 throw new GradscopeException("cannot read " + file + ": " + problem);
             }
         }
         checkScreenshot(screenshot, file);
+        GradscopeApp.initialFile = file;
+        GradscopeApp.screenshot = screenshot;
+        startFx(env, start);
+        return GradscopeApp.exitStatus;
+    }
+
+    /**
+     * Runs {@code start} (an {@code Application.launch}) on the display {@code env} names, until its
+     * window closes; a display that is missing or cannot be opened, or no GTK, is one line (the app,
+     * bench-ui).
+     */
+    public static void startFx(Map<String, String> env, Runnable start) {
         String display = env.get("DISPLAY");
         boolean wayland = env.get("WAYLAND_DISPLAY") != null && !env.get("WAYLAND_DISPLAY").isEmpty();
         if ((display == null || display.isEmpty()) && !wayland) {
             throw noDisplay("no display to open the app on");
         }
         quietJavaFx();
-        GradscopeApp.initialFile = file;
-        GradscopeApp.screenshot = screenshot;
         StartTimes.mark("launch");
         try {
             start.run();
@@ -67,7 +83,6 @@ public final class AppLauncher {
             }
             throw e;
         }
-        return GradscopeApp.exitStatus;
     }
 
     /** PNG files begin with these bytes: an existing one is replaced, any other file refused. */

@@ -582,4 +582,24 @@ class BadInputCommandTest {
         assertTrue(r.err().contains("Mat\\x00Mul\\x1b[2J"), r.err());
         assertFalse(r.err().chars().anyMatch(c -> c < 0x20 && c != '\n'), "no control character reaches the terminal: " + r.err());
     }
+
+    // ---- issue 49, 4: internal errors ------------------------------------------------------------
+
+    @Test
+    void aProgramOfTwoGigabytesIsRefusedByOpenBeforeTheWindow() throws IOException {
+        Path big = program("x = param(2)\nl = sum(x)\n");
+        try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(2L << 30);
+        }
+        assertOneLineError(run("open", big.toString()), "error: cannot read " + big + ": a program of 2147483648 bytes is too large "
+                + "(at most 33554432)");
+    }
+
+    @Test
+    void benchUiOnADisplayThatCannotBeOpenedIsOneLineAndStatusTwo() throws Exception {
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90),
+                () -> launch(List.of(), ":7413", "bench-ui", "--open", "../assets/examples/mlp.grad"));
+        assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
+                + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
+    }
 }
