@@ -602,4 +602,33 @@ class BadInputCommandTest {
         assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
                 + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
     }
+
+    // ---- issue 49, 9, 10: Matrix Market files accepted or said unclearly ---------------------------
+
+    private void assertColorRefuses(String text, String expected) throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("m.mtx"), text);
+        assertOneLineError(run("color", mtx.toString()), "error: " + mtx + expected);
+    }
+
+    @Test
+    void aMatrixMarketFileWithMoreEntriesOrTextAfterThemIsRefusedAtItsLine() throws IOException {
+        String head = "%%MatrixMarket matrix coordinate pattern general\n% a comment\n3 3 2\n1 1\n2 2\n";
+        assertColorRefuses(head + "3 3\n", ":6: an entry past the 2 the size line declares (line 3)");
+        assertColorRefuses(head + "\n% fine\nthe end\n", ":8: unexpected text after the 2 entries: 'the end'");
+        Path ok = Files.writeString(tmp.resolve("ok.mtx"), head + "\n% only comments and blank lines after\n\n");
+        assertEquals(0, run("color", ok.toString()).status());
+    }
+
+    @Test
+    void matrixMarketMessagesNameTheDuplicateTheHeaderAfterAMarkAndTheDeclaredSize() throws IOException {
+        assertColorRefuses("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n2 3\n2 3\n",
+                ":5: entry (2, 3) is listed twice (first at line 4)");
+        Path bom = Files.writeString(tmp.resolve("bom.mtx"), "\uFEFF%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n");
+        Cli.Result r = run("color", bom.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().startsWith(bom + ": 2 x 2, 1 nonzeros"), r.out());
+        // A tiny file declaring a billion entries: its end, not the Java heap.
+        assertColorRefuses("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1000000000\n1 1 1.5\n",
+                ": ends after 1 of 1000000000 entries");
+    }
 }
