@@ -40,7 +40,7 @@ public final class ColorCommand implements Callable<Integer> {
     String order;
 
     @Option(names = "--recolor", paramLabel = "N", defaultValue = "0",
-            description = "Passes that try to beat greedy (default: ${DEFAULT-VALUE}).")
+            description = "Passes that try to beat greedy, at most 10000 (default: ${DEFAULT-VALUE}).")
     int recolor;
 
     @Option(names = "--json", description = "Print one JSON object (colors, lower_bound, valid, ...) instead of text.")

@@ -631,4 +631,27 @@ class BadInputCommandTest {
         assertColorRefuses("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1000000000\n1 1 1.5\n",
                 ": ends after 1 of 1000000000 entries");
     }
+
+    // ---- issue 49, 5: hangs ----------------------------------------------------------------------
+
+    @Test
+    void recolorPassesAreBoundedAndTheLargestCountEnds() throws IOException {
+        // A 5-cycle's column coloring stays above its lower bound, so every pass runs.
+        Path cycle = Files.writeString(tmp.resolve("c5.mtx"), "%%MatrixMarket matrix coordinate pattern general\n5 5 10\n"
+                + "1 2\n2 3\n3 4\n4 5\n5 1\n2 1\n3 2\n4 3\n5 4\n1 5\n");
+        assertOneLineError(run("color", cycle.toString(), "--recolor", "2000000000"),
+                "error: --recolor must be between 0 and 10000 passes, not 2000000000");
+        Cli.Result r = run("color", cycle.toString(), "--recolor", "10000");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("column coloring (natural+recolor): 3 colors") || r.out().contains("column coloring (natural): 3 colors"),
+                r.out());
+    }
+
+    @Test
+    void aDenseJacobianTooLargeToEvaluateIsRefusedWithItsSize() throws IOException {
+        Path p = program("x = input(100000, grad=True)\ny = x * 2\nl = sum(y)\n");
+        assertOneLineError(run("jacobian", p.toString(), "--of", "y", "--wrt", "x", "--dense"), "error: --dense: the jacobian is "
+                + "100000 x 100000 (10000000000 entries), more than --dense evaluates (100000000); leave out --dense to evaluate it "
+                + "by its sparsity pattern");
+    }
 }
