@@ -13,8 +13,8 @@ final class ModelBuilder {
     static OnnxMl.ValueInfoProto.Builder value(String name, int type, Object... dims) {
         OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder();
         for (Object d : dims) {
-            if (d instanceof Integer i) {
-                shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(i));
+            if (d instanceof Number i) {
+                shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(i.longValue()));
             } else {
                 shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimParam((String) d));
             }

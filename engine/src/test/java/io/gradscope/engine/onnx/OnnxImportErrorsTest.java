@@ -233,6 +233,26 @@ class OnnxImportErrorsTest {
                 + "tensor", refused(huge.write(dir.resolve("ext.onnx"))));
     }
 
+    @Test
+    void anInputTooLargeForATensorIsTheModelsNotAnImportBug() throws IOException {
+        // Issue 49, 7: "the imported program does not check (an import bug): /tmp/gradscope-import-.../model.grad:4:5: ..."
+        ModelBuilder big = new ModelBuilder().input("x", 100000, 100000).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", 100000, 100000);
+        assertEquals("big.onnx: input 'x' of shape [100000, 100000] has 10000000000 elements, more than a tensor can hold "
+                + "(2147483639)", refused(big.write(dir.resolve("big.onnx"))));
+        ModelBuilder wide = new ModelBuilder().input("x", 1, 1L << 31).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", 1, 1L << 31);
+        assertEquals("wide.onnx: input 'x' has the dimension 2147483648 (its second), more than a tensor can hold (2147483639 "
+                + "elements)", refused(wide.write(dir.resolve("wide.onnx"))));
+        ModelBuilder dyn = new ModelBuilder().input("x", "batch", 100000).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", "batch", 100000);
+        Path m = dyn.write(dir.resolve("dyn.onnx"));
+        GradscopeException e = assertThrows(GradscopeException.class,
+                () -> OnnxImport.run(m, dir.resolve("out"), new OnnxImport.Options("sum", Map.of("batch", "100000"))));
+        assertEquals("dyn.onnx: input 'x' of shape [100000, 100000] has 10000000000 elements, more than a tensor can hold "
+                + "(2147483639); give smaller sizes with --dim", e.getMessage());
+    }
+
     private static void deleteTree(Path p) throws IOException {
         try (var s = Files.walk(p)) {
             for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
