@@ -569,7 +569,8 @@ final class Translator {
      * constant) or {@code labels} (integers and booleans).
      */
     private Tensor declare(String name, Const c, boolean param, String what) {
-        String path = "file:" + paramsFolder + "/" + name + ".npy";
+        String file = fileName(name);
+        String path = "file:" + paramsFolder + "/" + file + ".npy";
         String decl;
         if (!c.isFloat()) {
             int classes = 2;
@@ -585,8 +586,24 @@ final class Translator {
             decl = (param ? "param(" : "input(") + dimsText(c.shape(), true) + "init=\"" + path + "\")";
         }
         text.add(groups, name, decl, what);
-        files.put(name, c);
+        files.put(file, c);
         return new Tensor(name, c.shape(), !c.isFloat());
+    }
+
+    /**
+     * The parameter file's name (without .npy) for the program name {@code name}: the name itself, or,
+     * past 100 characters, its first 80 and a hash (a file name over 255 bytes cannot be created).
+     */
+    private String fileName(String name) {
+        if (name.length() <= 100) {
+            return name;
+        }
+        String base = name.substring(0, 80) + "_" + String.format("%08x", name.hashCode());
+        String f = base;
+        for (int k = 1; files.containsKey(f); k++) {
+            f = base + "_" + k;
+        }
+        return f;
     }
 
     private String leafBase(String onnx) {

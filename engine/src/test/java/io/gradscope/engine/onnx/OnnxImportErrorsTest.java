@@ -253,6 +253,30 @@ class OnnxImportErrorsTest {
                 + "(2147483639); give smaller sizes with --dim", e.getMessage());
     }
 
+    @Test
+    void namesAndCommentsWithLineBreaksQuotesOrGreatLengthImportIntoAProgramThatReadsBack() throws IOException {
+        // Issue 49, 8: each of these wrote a program the import could not read back ("an import bug").
+        String longName = "w".repeat(300);
+        ModelBuilder b = new ModelBuilder().producer("evil\nx = param(1)").input("x", 1, 2)
+                .initializer(floats(longName, new int[] {2, 2}, 1, -2, 3, 4))
+                .initializer(floats("b\n\"q", new int[] {2}, 5, 6))
+                .node("MatMul", "/fc\"x/lay\ner/MatMul\n", new String[] {"x", longName}, new String[] {"h\n"})
+                .node("Add", "/fc\"x/a\\b\tc/Add", new String[] {"h\n", "b\n\"q"}, new String[] {"y"}).output("y", 1, 2);
+        Path model = b.write(dir.resolve("m\nx = 1.onnx"));
+        OnnxImport.Result r = OnnxImport.run(model, dir.resolve("out"), OnnxImport.Options.defaults());
+        String text = Files.readString(r.program());
+        assertTrue(text.startsWith("# Imported from m\\nx = 1.onnx by gradscope import (ONNX opset 13, exported by evil\\nx = "
+                + "param(1)).\n"), text);
+        assertTrue(text.contains("with group(\"fc\\\"x\"):\n    with group(\"lay\\ner\"):"), text);
+        // The program runs, with the model's values: [1, 10] @ W + b.
+        ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
+                Map.of(r.inputs().get("x"), Tensor.of(new double[] {1, 10}, 1, 2))));
+        assertEquals((1 + 30 + 5) + (-2 + 40 + 6), run.objective().item(), 1e-12);
+        for (Path f : Files.list(r.program().resolveSibling("params")).toList()) {
+            assertTrue(f.getFileName().toString().length() <= 128, f.toString());
+        }
+    }
+
     private static void deleteTree(Path p) throws IOException {
         try (var s = Files.walk(p)) {
             for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
