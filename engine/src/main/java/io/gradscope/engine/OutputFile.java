@@ -56,12 +56,13 @@ public final class OutputFile {
                 throw refuse(option, given, "permission denied");
             }
         }
-        Path existing = out.toAbsolutePath().normalize().getParent();
+        // The folders as the user wrote them (the current folder, not its absolute path, for a relative one).
+        Path existing = out.normalize().getParent();
         while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
             existing = existing.getParent();
         }
         if (existing == null) {
-            throw refuse(option, given, "its folder cannot be found");
+            existing = out.isAbsolute() ? out.getRoot() : Path.of(".");
         }
         if (!Files.isDirectory(existing)) {
             throw refuse(option, given, existing + " is a file, not a folder");

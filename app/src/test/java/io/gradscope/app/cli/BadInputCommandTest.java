@@ -557,6 +557,9 @@ class BadInputCommandTest {
         mkfifo(fifo);
         assertOneLineError(run("color", mtx.toString(), "--out", fifo.toString()),
                 "error: --out " + fifo + ": not a regular file (a named pipe); name a file to write");
+        // A relative path is said as given, not with the current folder expanded.
+        assertOneLineError(run("color", mtx.toString(), "--out", "pom.xml/colors.npy"),
+                "error: --out pom.xml/colors.npy: pom.xml is a file, not a folder");
         if (Files.exists(Path.of("/dev/full"))) {
             assertOneLineError(run("color", mtx.toString(), "--out", "/dev/full"),
                     "error: --out /dev/full: not a regular file (a character device); name a file to write");

@@ -214,7 +214,10 @@ final class OnnxFile {
                     + "the model's folder, named relative to it");
         }
         if (!Files.isRegularFile(file)) {
-            throw error(what + " keeps its data in '" + shown + "', which is missing (external data is read from the model's folder)");
+            String problem = io.gradscope.engine.InputFiles.problem(file);
+            throw error(what + " keeps its data in '" + shown + "', which " + (!Files.exists(file)
+                    ? "is missing (external data is read from the model's folder)"
+                    : "cannot be read: " + (problem == null ? "not a regular file" : problem)));
         }
         try {
             Path real = file.toRealPath();

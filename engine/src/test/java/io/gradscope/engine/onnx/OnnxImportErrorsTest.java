@@ -190,6 +190,10 @@ class OnnxImportErrorsTest {
             assertEquals("ext.onnx: initializer 'W' keeps its data in '" + c[0] + "', " + c[1],
                     refused(external(c[0]).write(folder.resolve("ext.onnx"))), c[0]);
         }
+        // A folder or a pipe in the folder is not called missing.
+        Files.createDirectories(folder.resolve("dir.bin"));
+        assertEquals("ext.onnx: initializer 'W' keeps its data in 'dir.bin', which cannot be read: is a directory",
+                refused(external("dir.bin").write(folder.resolve("ext.onnx"))));
         // Links inside the folder that lead out of it: to the file, and to a folder holding it.
         Files.createSymbolicLink(folder.resolve("w.bin"), secret);
         Files.createSymbolicLink(folder.resolve("up"), dir);
