@@ -40,38 +40,22 @@ public final class ColorCommand implements Callable<Integer> {
     String order;
 
     @Option(names = "--recolor", paramLabel = "N", defaultValue = "0",
-            description = "Passes that try to beat greedy (default: ${DEFAULT-VALUE}).")
+            description = "Passes that try to beat greedy, at most 10000 (default: ${DEFAULT-VALUE}).")
     int recolor;
 
     @Option(names = "--json", description = "Print one JSON object (colors, lower_bound, valid, ...) instead of text.")
     boolean json;
 
-    @Option(names = "--out", paramLabel = "COLORS.npy", description = "Write the color of every column (row, index) here, int64.")
+    @Option(names = "--out", paramLabel = "COLORS.npy", description = "Write the color of every column (row, index) here, int64. An existing .npy file is "
+                    + "replaced; the input, any other file, a folder or a pipe is refused.")
     Path out;
-
-    /** --out is checked before the coloring: a folder, or a path under a file, is refused at once. */
-    private void checkOut() {
-        if (out == null) {
-            return;
-        }
-        if (java.nio.file.Files.isDirectory(out)) {
-            throw new io.gradscope.engine.GradscopeException("--out " + out + ": is a folder; name the .npy file to write");
-        }
-        for (Path up = out.toAbsolutePath().getParent(); up != null; up = up.getParent()) {
-            if (java.nio.file.Files.exists(up)) {
-                if (!java.nio.file.Files.isDirectory(up)) {
-                    throw new io.gradscope.engine.GradscopeException("--out " + out + ": " + up + " is a file, not a folder");
-                }
-                return;
-            }
-        }
-    }
 
     @Override
     public Integer call() throws IOException {
         Coloring.Kind kind = ColoringOptions.kind(coloring);
         ColoringOptions.check(order, recolor);
-        checkOut();
+        io.gradscope.engine.OutputFile target = out == null ? null
+                : io.gradscope.engine.OutputFile.check("--out", out, ".npy", Npy.MAGIC, file);
         Pattern p = MatrixMarket.read(file).pattern();
         Coloring c = ColoringOptions.color(p, kind, order, recolor);
         int bound = Colorings.lowerBound(p, kind);
@@ -94,7 +78,11 @@ public final class ColorCommand implements Callable<Integer> {
                     + ", lower bound " + bound + ", " + (valid ? "valid" : "NOT valid"));
         }
         if (out != null) {
-            Npy.write(colors(c), out);
+            try {
+                Npy.write(colors(c), out);
+            } catch (IOException e) {
+                throw target.failed(e);
+            }
         }
         return valid ? 0 : 1;
     }

@@ -9,6 +9,11 @@ import io.gradscope.engine.sparse.Pattern;
 /** Reading {@code --coloring}, {@code --order} and {@code --recolor}, and coloring a pattern by them. */
 final class ColoringOptions {
     static final String ORDERS = ColoringChoice.ORDERS;
+    /**
+     * The most passes --recolor runs: each pass is a greedy coloring and the tabu search gets 1000
+     * moves a pass; 2,000,000,000 on a 5-cycle (above its lower bound, so every pass runs) never ended.
+     */
+    static final int MAX_RECOLOR = 10_000;
 
     private ColoringOptions() {
     }
@@ -27,8 +32,8 @@ final class ColoringOptions {
         if (!order.equals(ColoringChoice.BEST) && VertexOrder.byFlag(order) == null) {
             throw new GradscopeException("--order must be one of " + ORDERS + ", not '" + order + "'");
         }
-        if (recolor < 0) {
-            throw new GradscopeException("--recolor must be 0 or more passes, not " + recolor);
+        if (recolor < 0 || recolor > MAX_RECOLOR) {
+            throw new GradscopeException("--recolor must be between 0 and " + MAX_RECOLOR + " passes, not " + recolor);
         }
     }
 

@@ -25,7 +25,8 @@ import picocli.CommandLine.Command;
 public final class GradscopeCommand implements Callable<Integer> {
 
     @picocli.CommandLine.Option(names = "--screenshot", paramLabel = "PNG",
-            description = "Write the window to PNG once the first run is shown, then quit (see 'gradscope open --help').")
+            description = "Write the window to PNG once the first run is shown, then quit (see 'gradscope open --help'); "
+                    + "an existing PNG is replaced, any other file refused.")
     java.nio.file.Path screenshot;
 
     /** Without a command: the desktop app on the default program. */
@@ -102,8 +103,8 @@ public final class GradscopeCommand implements Callable<Integer> {
         return 1;
     }
 
-    /** A message as one line: a line break it quotes (a model's tensor name may hold one) is written as a backslash and n. */
+    /** A message as one line: a line break or another control character it quotes is escaped (GradscopeException.oneLine). */
     static String oneLine(String message) {
-        return message == null ? "" : message.replace("\r", "\\r").replace("\n", "\\n");
+        return GradscopeException.oneLine(message);
     }
 }

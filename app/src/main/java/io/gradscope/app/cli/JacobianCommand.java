@@ -55,6 +55,9 @@ public final class JacobianCommand implements Callable<Integer> {
     static final OutputFolder.Layout LAYOUT = new OutputFolder.Layout(
             Set.of("jacobian.npy", "jacobian.mtx", "pattern.mtx", "colors.npy", "summary.json"), Set.of());
 
+    /** The most entries --dense evaluates (10,000 x 10,000: a few seconds for a cheap program). */
+    static final long MAX_DENSE_EVALUATION = 100_000_000L;
+
     /** The largest Jacobian written densely (128 MiB of float64). */
     static final long MAX_DENSE = 1L << 24;
 
@@ -68,7 +71,8 @@ public final class JacobianCommand implements Callable<Integer> {
             description = "What to differentiate by: a param, an input(..., grad=True), or a named value.")
     String wrt;
 
-    @Option(names = "--dense", description = "Evaluate every row (one VJP each; with --coloring column, every column by a JVP).")
+    @Option(names = "--dense", description = "Evaluate every row (one VJP each; with --coloring column, every column by a JVP); "
+            + "up to 100,000,000 entries.")
     boolean dense;
 
     @Option(names = "--pattern", paramLabel = "global|local",
@@ -85,7 +89,7 @@ public final class JacobianCommand implements Callable<Integer> {
     @Option(names = "--order", paramLabel = "NAME", defaultValue = "best", description = "Greedy's vertex order (see below).")
     String order;
 
-    @Option(names = "--recolor", paramLabel = "N", defaultValue = "10", description = "Passes to beat greedy (see below).")
+    @Option(names = "--recolor", paramLabel = "N", defaultValue = "10", description = "Passes to beat greedy, at most 10000 (see below).")
     int recolor;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Write the Jacobian, its pattern, the colors and the summary here.")
@@ -130,6 +134,12 @@ public final class JacobianCommand implements Callable<Integer> {
         SparseMatrix result;
         Pattern structure;
         Coloring c;
+        if (dense && (long) j.rows() * j.cols() > MAX_DENSE_EVALUATION) {
+            // A VJP (or JVP) per row costs about a pass over the whole matrix: 100,000 x 100,000 took minutes.
+            throw new GradscopeException("--dense: the " + (hessian ? "hessian" : "jacobian") + " is " + j.rows() + " x " + j.cols()
+                    + " (" + (long) j.rows() * j.cols() + " entries), more than --dense evaluates (" + MAX_DENSE_EVALUATION
+                    + "); leave out --dense to evaluate it by its sparsity pattern");
+        }
         if (dense) {
             boolean byColumns = kind == Coloring.Kind.COLUMN || hessian;
             result = byColumns ? Jacobians.denseByColumns(j) : Jacobians.denseByRows(j);

@@ -34,7 +34,8 @@ public final class OpenCommand implements Callable<Integer> {
 
     @Option(names = "--screenshot", paramLabel = "PNG",
             description = "Write the window to PNG once the run is shown (three steps into the sweep), then quit; run it "
-                    + "under xvfb-run -a without a display. What it shows: below.")
+                    + "under xvfb-run -a without a display. An existing PNG is replaced; the file opened, any other file, a "
+                    + "folder or a pipe is refused. What it shows: below.")
     Path screenshot;
 
     @picocli.CommandLine.Mixin

@@ -2,6 +2,7 @@ package io.gradscope.app.launch;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.InputFiles;
+import io.gradscope.engine.OutputFile;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.logging.Level;
@@ -28,6 +29,7 @@ public final class AppLauncher {
 
     /** Starts the app on a model imported beforehand (its window shows the model's name). */
     public static int launchModel(io.gradscope.app.service.ModelImport.Imported model, Path screenshot) {
+        checkScreenshot(screenshot, model.model());
         GradscopeApp.initialModel = model;
         return launch(model.program(), screenshot);
     }
@@ -36,19 +38,36 @@ public final class AppLauncher {
     static int launch(Path file, Path screenshot, Map<String, String> env, Runnable start) {
         // The file first: a missing file, or one that is not text, is said as such, display or not.
         if (file != null) {
-            String problem = InputFiles.textProblem(file);
+            String problem = InputFiles.problem(file);
+            if (problem == null) {
+                problem = io.gradscope.engine.program.Program.sizeProblem(file);
+            }
+            if (problem == null) {
+                problem = InputFiles.textProblem(file);
+            }
             if (problem != null) {
                 throw new GradscopeException("cannot read " + file + ": " + problem);
             }
         }
+        checkScreenshot(screenshot, file);
+        GradscopeApp.initialFile = file;
+        GradscopeApp.screenshot = screenshot;
+        startFx(env, start);
+        return GradscopeApp.exitStatus;
+    }
+
+    /**
+     * Runs {@code start} (an {@code Application.launch}) on the display {@code env} names, until its
+     * window closes; a display that is missing or cannot be opened, or no GTK, is one line (the app,
+     * bench-ui).
+     */
+    public static void startFx(Map<String, String> env, Runnable start) {
         String display = env.get("DISPLAY");
         boolean wayland = env.get("WAYLAND_DISPLAY") != null && !env.get("WAYLAND_DISPLAY").isEmpty();
         if ((display == null || display.isEmpty()) && !wayland) {
             throw noDisplay("no display to open the app on");
         }
         quietJavaFx();
-        GradscopeApp.initialFile = file;
-        GradscopeApp.screenshot = screenshot;
         StartTimes.mark("launch");
         try {
             start.run();
@@ -64,7 +83,16 @@ public final class AppLauncher {
             }
             throw e;
         }
-        return GradscopeApp.exitStatus;
+    }
+
+    /** PNG files begin with these bytes: an existing one is replaced, any other file refused. */
+    static final byte[] PNG = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+    /** A screenshot's file, checked before the window starts: not the file opened, not a folder, pipe or other file. */
+    private static void checkScreenshot(Path screenshot, Path input) {
+        if (screenshot != null) {
+            OutputFile.check("--screenshot", screenshot, "PNG", PNG, input);
+        }
     }
 
     /** Silences JavaFX's start-up notice about the class path (on purpose: the app runs from the class path). */

@@ -209,12 +209,29 @@ final class Screenshot {
         // gradscope.screenshot.delay: longer, to take the whole screen meanwhile (import -window root).
         PauseTransition pause = new PauseTransition(Duration.millis(Integer.getInteger("gradscope.screenshot.delay", 1500)));
         pause.setOnFinished(e -> {
+            // Written beside it and moved over it: a failed write leaves what was there.
+            Path tmp = null;
             try {
                 var img = scene.snapshot(null);
-                javax.imageio.ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", out.toFile());
+                Path folder = out.toAbsolutePath().getParent();
+                java.nio.file.Files.createDirectories(folder);
+                tmp = java.nio.file.Files.createTempFile(folder, ".gradscope-screenshot-", ".png");
+                try (var stream = java.nio.file.Files.newOutputStream(tmp)) {
+                    javax.imageio.ImageIO.write(SwingFXUtils.fromFXImage(img, null), "png", stream);
+                }
+                java.nio.file.Files.move(tmp, out, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
                 System.err.println("gradscope: wrote " + out);
-            } catch (Exception ex) {
-                System.err.println("gradscope: cannot write " + out + ": " + ex.getMessage());
+            } catch (java.io.IOException | RuntimeException ex) {
+                System.err.println("error: --screenshot " + out + ": cannot write it ("
+                        + (ex instanceof java.io.IOException ioe ? io.gradscope.engine.InputFiles.reason(ioe) : ex.getMessage()) + ")");
+                GradscopeApp.exitStatus = 2;
+                if (tmp != null) {
+                    try {
+                        java.nio.file.Files.deleteIfExists(tmp);
+                    } catch (java.io.IOException gone) {
+                        // nothing more to do
+                    }
+                }
             }
             Platform.exit();
         });

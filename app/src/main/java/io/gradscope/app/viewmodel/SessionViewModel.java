@@ -360,6 +360,9 @@ public final class SessionViewModel {
         String text = null;
         String problem = InputFiles.problem(path);
         if (problem == null) {
+            problem = io.gradscope.engine.program.Program.sizeProblem(path);
+        }
+        if (problem == null) {
             try {
                 text = Files.readString(path, StandardCharsets.UTF_8);
             } catch (IOException e) {

@@ -3,9 +3,13 @@ package io.gradscope.app.cli;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.onnx.proto.OnnxMl;
+import io.gradscope.app.service.ModelImport;
+import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
@@ -444,5 +448,213 @@ class BadInputCommandTest {
     void theHelpSaysHowToRaiseTheMemoryLimit() {
         Cli.Result r = run("--help");
         assertTrue(r.out().contains("--max-memory SIZE") && r.out().contains("JAVA_OPTS"), r.out());
+    }
+
+    // ---- issue 49, 1: an ONNX model's external data from anywhere --------------------------------
+
+    /** y = x @ W with W (2x2 float32) kept in {@code location}, as an exporter writes a large model. */
+    private static byte[] externalModel(String location) {
+        return model("MatMul", location);
+    }
+
+    /** y = OP(x, W), W as {@link #externalModel}. */
+    private static byte[] model(String op, String location) {
+        OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder()
+                .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(1))
+                .addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(2));
+        OnnxMl.TypeProto type = OnnxMl.TypeProto.newBuilder().setTensorType(OnnxMl.TypeProto.Tensor.newBuilder().setElemType(1)
+                .setShape(shape)).build();
+        OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue(location));
+        OnnxMl.GraphProto.Builder g = OnnxMl.GraphProto.newBuilder().setName("g")
+                .addInput(OnnxMl.ValueInfoProto.newBuilder().setName("x").setType(type)).addInitializer(w)
+                .addNode(OnnxMl.NodeProto.newBuilder().setOpType(op).setName("mm").addInput("x").addInput("W").addOutput("y"))
+                .addOutput(OnnxMl.ValueInfoProto.newBuilder().setName("y").setType(type));
+        return OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
+                .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setDomain("").setVersion(13)).setGraph(g).build().toByteArray();
+    }
+
+    @Test
+    void externalDataOutsideTheModelsFolderIsRefusedByImportAndByOpen() throws IOException {
+        Path secret = Files.write(tmp.resolve("secret.bin"), new byte[16]);
+        Path folder = Files.createDirectories(tmp.resolve("m"));
+        String rule = "; external data must be a file in the model's folder, named relative to it";
+        String[][] cases = {{"/etc/passwd", "an absolute path"}, {secret.toString(), "an absolute path"},
+            {"../../../../../../../../etc/passwd", "outside the model's folder"}, {"../secret.bin", "outside the model's folder"},
+            {"..\\secret.bin", "outside the model's folder"}, {"C:\\w.bin", "an absolute path"}};
+        Path model = folder.resolve("ext.onnx");
+        for (String[] c : cases) {
+            Files.write(model, externalModel(c[0]));
+            String expected = "ext.onnx: initializer 'W' keeps its data in '" + c[0] + "', " + c[1] + rule;
+            Path out = tmp.resolve("out");
+            assertOneLineError(run("import", model.toString(), "--out", out.toString()), "error: " + expected);
+            assertFalse(Files.exists(out), "nothing written");
+            // The app's open (File > Open, gradscope open MODEL.onnx) imports through the same step.
+            GradscopeException e = assertThrows(GradscopeException.class,
+                    () -> ModelImport.run(model, ModelImport.Options.defaults()));
+            assertEquals(expected, e.getMessage());
+        }
+        Files.createSymbolicLink(folder.resolve("w.bin"), secret);
+        Files.write(model, externalModel("w.bin"));
+        assertOneLineError(run("import", model.toString(), "--out", tmp.resolve("out").toString()),
+                "error: ext.onnx: initializer 'W' keeps its data in 'w.bin', a link to a file outside the model's folder" + rule);
+    }
+
+    // ---- issue 49, 2, 3: an output that would replace an input, or cannot be written -------------
+
+    @Test
+    void anOutputThatIsTheCommandsInputIsRefusedAndTheInputKept() throws IOException {
+        String matrix = "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n";
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), matrix);
+        assertOneLineError(run("color", mtx.toString(), "--out", mtx.toString()), "error: --out " + mtx + ": is the command's input "
+                + mtx + "; writing it would replace it, so name another file");
+        Path other = tmp.resolve("sub/../x.mtx");
+        Files.createDirectories(tmp.resolve("sub"));
+        assertOneLineError(run("color", mtx.toString(), "--out", other.toString()), "error: --out " + other
+                + ": is the command's input " + mtx + "; writing it would replace it, so name another file");
+        assertEquals(matrix, Files.readString(mtx));
+        Path p = program(MLP);
+        assertOneLineError(run("open", p.toString(), "--screenshot", p.toString()), "error: --screenshot " + p
+                + ": is the command's input " + p + "; writing it would replace it, so name another file");
+        assertEquals(MLP, Files.readString(p));
+        Path model = Files.copy(ImportCommandTest.MODELS.resolve("mlp/model.onnx"), tmp.resolve("m.onnx"));
+        byte[] bytes = Files.readAllBytes(model);
+        assertOneLineError(run("open", model.toString(), "--screenshot", model.toString()), "error: --screenshot " + model
+                + ": is the command's input " + model + "; writing it would replace it, so name another file");
+        assertArrayEquals(bytes, Files.readAllBytes(model));
+    }
+
+    @Test
+    void anExistingFileIsReplacedOnlyWhenItIsOfTheKindWritten() throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 2\n1 1\n2 2\n");
+        Path notes = Files.writeString(tmp.resolve("notes.txt"), "mine");
+        assertOneLineError(run("color", mtx.toString(), "--out", notes.toString()), "error: --out " + notes + ": it exists and is "
+                + "not a .npy file; it is replaced only when it is one (an earlier output): remove it first, or name another file");
+        assertEquals("mine", Files.readString(notes));
+        Path p = program(MLP);
+        Path png = Files.writeString(tmp.resolve("shot.png"), "not a picture");
+        assertOneLineError(run("open", p.toString(), "--screenshot", png.toString()), "error: --screenshot " + png + ": it exists and "
+                + "is not a PNG file; it is replaced only when it is one (an earlier output): remove it first, or name another file");
+        // An earlier .npy (the colors of another run) is replaced, as asked.
+        Path colors = tmp.resolve("colors.npy");
+        Npy.write(Tensor.ofLongs(new long[] {7, 7, 7}, 3), colors);
+        Cli.Result r = run("color", mtx.toString(), "--out", colors.toString());
+        assertEquals(0, r.status(), r.err());
+        assertArrayEquals(new double[] {0, 0}, Npy.read(colors).toDoubleArray(), "two columns, no conflict: one color");
+    }
+
+    @Test
+    void anOutputInAFolderThatCannotBeWrittenOrOnAPipeOrDeviceIsOneLineBeforeRunning() throws Exception {
+        Assumptions.assumeTrue(Files.isDirectory(Path.of("/proc/self")), "no /proc here");
+        Path p = program(MLP);
+        Cli.Result r = run("open", p.toString(), "--screenshot", "/proc/x.png");
+        assertEquals(2, r.status(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("error: --screenshot /proc/x.png: cannot write in /proc ("), r.err());
+        Path mtx = Files.writeString(tmp.resolve("x.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1\n");
+        Path fifo = tmp.resolve("colors.npy");
+        mkfifo(fifo);
+        assertOneLineError(run("color", mtx.toString(), "--out", fifo.toString()),
+                "error: --out " + fifo + ": not a regular file (a named pipe); name a file to write");
+        // A relative path is said as given, not with the current folder expanded.
+        assertOneLineError(run("color", mtx.toString(), "--out", "pom.xml/colors.npy"),
+                "error: --out pom.xml/colors.npy: pom.xml is a file, not a folder");
+        if (Files.exists(Path.of("/dev/full"))) {
+            assertOneLineError(run("color", mtx.toString(), "--out", "/dev/full"),
+                    "error: --out /dev/full: not a regular file (a character device); name a file to write");
+        }
+    }
+
+    // ---- issue 49, 6: a NUL byte in a message ----------------------------------------------------
+
+    @Test
+    void aNulByteAFileHoldsIsQuotedInItsMessage() throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("nul.mtx"), "%%MatrixMarket matrix coordinate pat\0tern general\n2 2 1\n1 1\n");
+        assertOneLineError(run("color", mtx.toString()), "error: " + mtx + ":1: field 'pat\\x00tern' is not read (pattern, real or integer)");
+        Path entry = Files.writeString(tmp.resolve("nul2.mtx"), "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1\0 1\n");
+        assertOneLineError(run("color", entry.toString()), "error: " + entry + ":3: '1\\x00' is not an integer");
+        Path p = program("x = input(3)\nloss = sum(x)\n");
+        Path f = Files.write(tmp.resolve("nul.npy"), npy("{'descr': '<f\u00004', 'fortran_order': False, 'shape': (3,), }", 12));
+        assertOneLineError(run("run", p.toString(), "--input", "x=" + f),
+                "error: --input x=" + f + ": unsupported dtype '<f\\x004' (expected <f4, <f8, <i8 or <i4)");
+        Path m = Files.write(tmp.resolve("nul.onnx"), model("Mat\0Mul\u001b[2J", "w.bin"));
+        Files.write(tmp.resolve("w.bin"), new byte[16]);
+        Cli.Result r = run("import", m.toString(), "--out", tmp.resolve("out").toString());
+        assertEquals(2, r.status(), r.err());
+        assertTrue(r.err().contains("Mat\\x00Mul\\x1b[2J"), r.err());
+        assertFalse(r.err().chars().anyMatch(c -> c < 0x20 && c != '\n'), "no control character reaches the terminal: " + r.err());
+    }
+
+    // ---- issue 49, 4: internal errors ------------------------------------------------------------
+
+    @Test
+    void aProgramOfTwoGigabytesIsRefusedByOpenBeforeTheWindow() throws IOException {
+        Path big = program("x = param(2)\nl = sum(x)\n");
+        try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(2L << 30);
+        }
+        assertOneLineError(run("open", big.toString()), "error: cannot read " + big + ": a program of 2147483648 bytes is too large "
+                + "(at most 33554432)");
+    }
+
+    @Test
+    void benchUiOnADisplayThatCannotBeOpenedIsOneLineAndStatusTwo() throws Exception {
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90),
+                () -> launch(List.of(), ":7413", "bench-ui", "--open", "../assets/examples/mlp.grad"));
+        assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
+                + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
+    }
+
+    // ---- issue 49, 9, 10: Matrix Market files accepted or said unclearly ---------------------------
+
+    private void assertColorRefuses(String text, String expected) throws IOException {
+        Path mtx = Files.writeString(tmp.resolve("m.mtx"), text);
+        assertOneLineError(run("color", mtx.toString()), "error: " + mtx + expected);
+    }
+
+    @Test
+    void aMatrixMarketFileWithMoreEntriesOrTextAfterThemIsRefusedAtItsLine() throws IOException {
+        String head = "%%MatrixMarket matrix coordinate pattern general\n% a comment\n3 3 2\n1 1\n2 2\n";
+        assertColorRefuses(head + "3 3\n", ":6: an entry past the 2 the size line declares (line 3)");
+        assertColorRefuses(head + "\n% fine\nthe end\n", ":8: unexpected text after the 2 entries: 'the end'");
+        Path ok = Files.writeString(tmp.resolve("ok.mtx"), head + "\n% only comments and blank lines after\n\n");
+        assertEquals(0, run("color", ok.toString()).status());
+    }
+
+    @Test
+    void matrixMarketMessagesNameTheDuplicateTheHeaderAfterAMarkAndTheDeclaredSize() throws IOException {
+        assertColorRefuses("%%MatrixMarket matrix coordinate pattern general\n3 3 3\n1 1\n2 3\n2 3\n",
+                ":5: entry (2, 3) is listed twice (first at line 4)");
+        Path bom = Files.writeString(tmp.resolve("bom.mtx"), "\uFEFF%%MatrixMarket matrix coordinate pattern general\n2 2 1\n2 1\n");
+        Cli.Result r = run("color", bom.toString());
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().startsWith(bom + ": 2 x 2, 1 nonzeros"), r.out());
+        // A tiny file declaring a billion entries: its end, not the Java heap.
+        assertColorRefuses("%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 1000000000\n1 1 1.5\n",
+                ": ends after 1 of 1000000000 entries");
+    }
+
+    // ---- issue 49, 5: hangs ----------------------------------------------------------------------
+
+    @Test
+    void recolorPassesAreBoundedAndTheLargestCountEnds() throws IOException {
+        // A 5-cycle's column coloring stays above its lower bound, so every pass runs.
+        Path cycle = Files.writeString(tmp.resolve("c5.mtx"), "%%MatrixMarket matrix coordinate pattern general\n5 5 10\n"
+                + "1 2\n2 3\n3 4\n4 5\n5 1\n2 1\n3 2\n4 3\n5 4\n1 5\n");
+        assertOneLineError(run("color", cycle.toString(), "--recolor", "2000000000"),
+                "error: --recolor must be between 0 and 10000 passes, not 2000000000");
+        Cli.Result r = run("color", cycle.toString(), "--recolor", "10000");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("column coloring (natural+recolor): 3 colors") || r.out().contains("column coloring (natural): 3 colors"),
+                r.out());
+    }
+
+    @Test
+    void aDenseJacobianTooLargeToEvaluateIsRefusedWithItsSize() throws IOException {
+        Path p = program("x = input(100000, grad=True)\ny = x * 2\nl = sum(y)\n");
+        assertOneLineError(run("jacobian", p.toString(), "--of", "y", "--wrt", "x", "--dense"), "error: --dense: the jacobian is "
+                + "100000 x 100000 (10000000000 entries), more than --dense evaluates (100000000); leave out --dense to evaluate it "
+                + "by its sparsity pattern");
     }
 }

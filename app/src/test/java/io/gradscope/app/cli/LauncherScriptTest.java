@@ -37,6 +37,7 @@ class LauncherScriptTest {
                 echo "out"
                 for a in "$@"; do last="$a"; done
                 if [ "$last" = wait ]; then exec sleep 300; fi
+                if [ "$last" = nul ]; then printf 'error: a\\0b\\n' >&2; fi
                 exit 3
                 """);
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -55,6 +56,16 @@ class LauncherScriptTest {
         assertEquals(3, p.exitValue(), err);
         assertEquals("out\n", out);
         assertEquals("a warning of its own\n", err);
+    }
+
+    @Test
+    void aLineWithANulByteReachesTheUser() throws Exception {
+        // Issue 49, 6: grep without -a took stderr for binary and printed "binary file matches" instead.
+        Process p = launcher("nul").start();
+        p.getInputStream().readAllBytes();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals("a warning of its own\nerror: a\0b\n", err);
     }
 
     @Test

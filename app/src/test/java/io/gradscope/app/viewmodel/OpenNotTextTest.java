@@ -22,4 +22,18 @@ class OpenNotTextTest {
         assertEquals(before, vm.source().get());
         assertEquals("chain.grad", vm.fileName().get());
     }
+
+    @Test
+    void aProgramOfTwoGigabytesIsSaidToBeTooLarge(@TempDir Path tmp) throws IOException {
+        // Issue 49, 4: reading it whole ran the app out of memory ("Exception in Application start method").
+        Path big = Files.writeString(tmp.resolve("big.grad"), "x = param(2)\n");
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(big.toFile(), "rw")) {
+            f.setLength(2L << 30);
+        }
+        SessionViewModel vm = SessionViewModelTest.session();
+        String before = vm.source().get();
+        vm.open(big);
+        assertEquals("Cannot open " + big + ": a program of 2147483648 bytes is too large (at most 33554432)", vm.status().get());
+        assertEquals(before, vm.source().get());
+    }
 }

@@ -72,6 +72,8 @@ public final class StepLifetimes {
     private final Map<Node, NodeNeeds> needs = new IdentityHashMap<>();
     private final NodeLiveness liveness = new NodeLiveness(this::letGo);
     private final Set<Node> stepped = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The nodes whose VJPs read a value of each segment: a recompute visits these, not every node (a 50,000-node chain). */
+    private final Map<Integer, List<Node>> readersOf = new HashMap<>();
     private int objective = -1;
 
     /** Lifetimes counted in {@code holds}, values recomputed as {@code plan} says. */
@@ -194,6 +196,12 @@ public final class StepLifetimes {
             }
         }
         needs.put(f.node, nn);
+        for (Need r : nn.recomputed) {
+            List<Node> readers = readersOf.computeIfAbsent(plan.segmentOf(r.op()), x -> new ArrayList<>());
+            if (readers.isEmpty() || readers.get(readers.size() - 1) != f.node) {
+                readers.add(f.node);
+            }
+        }
     }
 
     /** Whether no tensor before index {@code i} of {@code saved} is of storage {@code s} (a node saves a few). */
@@ -291,14 +299,15 @@ public final class StepLifetimes {
     /** Runs a segment's needed ops again (see {@link Segments#recompute}), binding their values to every node still to step that reads them. */
     private void recompute(int seg) {
         Map<Integer, List<Map.Entry<Node, Need>>> wanted = new HashMap<>();
-        for (Map.Entry<Node, NodeNeeds> e : needs.entrySet()) {
-            if (stepped.contains(e.getKey())) {
+        for (Node n : readersOf.getOrDefault(seg, List.of())) {
+            NodeNeeds nn = needs.get(n);
+            if (nn == null || stepped.contains(n)) {
                 continue;
             }
-            for (Need r : e.getValue().recomputed) {
+            for (Need r : nn.recomputed) {
                 if (plan.segmentOf(r.op()) == seg) {
-                    wanted.computeIfAbsent(r.op(), x -> new ArrayList<>()).add(Map.entry(e.getKey(), r));
-                    e.getValue().bound = true;
+                    wanted.computeIfAbsent(r.op(), x -> new ArrayList<>()).add(Map.entry(n, r));
+                    nn.bound = true;
                 }
             }
         }

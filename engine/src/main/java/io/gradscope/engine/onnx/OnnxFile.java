@@ -5,12 +5,14 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.gradscope.engine.GradscopeException;
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * Reading an ONNX file: the model protobuf (with one-line errors for a file that is not a model, a
@@ -157,27 +159,75 @@ final class OnnxFile {
         if (location == null) {
             throw error(what + " keeps its data outside the model but names no file (external data without a location)");
         }
+        if (offset < 0 || length < -1) {
+            throw error(what + " has the invalid external-data " + (offset < 0 ? "offset " + offset : "length " + length));
+        }
+        if (length >= 0 && length != bytes) {
+            throw error(what + " declares " + length + " bytes of external data but its shape and type need " + bytes);
+        }
+        if (bytes > Integer.MAX_VALUE - 8) {
+            throw error(what + " needs " + bytes + " bytes of external data; the import reads at most " + (Integer.MAX_VALUE - 8)
+                    + " bytes a tensor");
+        }
+        Path file = insideModelFolder(location, what);
+        // The checked path itself, not following a link put in its place since.
+        try (FileChannel f = FileChannel.open(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            if (offset > f.size() - bytes) {
+                throw error(what + " needs bytes " + offset + ".." + (offset + bytes) + " of '" + location
+                        + "', which has only " + f.size());
+            }
+            ByteBuffer b = ByteBuffer.allocate((int) bytes);
+            while (b.hasRemaining()) {
+                if (f.read(b, offset + b.position()) < 0) {
+                    throw new IOException("the file ended early");
+                }
+            }
+            return com.google.protobuf.UnsafeByteOperations.unsafeWrap(b.array());
+        } catch (IOException e) {
+            throw error(what + ": cannot read its external data '" + location + "' (" + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * The file an external-data {@code location} names, which must lie in the model's folder: a
+     * location that is absolute (a Windows drive or share too), climbs out with {@code ..}, or reaches
+     * outside through a symbolic link is refused, so a model cannot make the import read (and write
+     * into its parameter files) any file on the machine. A backslash separates folders, as in a model
+     * saved on Windows.
+     */
+    private Path insideModelFolder(String location, String what) {
+        String shown = location;
+        String slashed = location.replace('\\', '/');
+        if (slashed.isEmpty() || slashed.startsWith("/") || slashed.matches("(?s)[A-Za-z]:.*")) {
+            throw error(what + " keeps its data in '" + shown + "', " + (slashed.isEmpty() ? "an empty path"
+                    : "an absolute path") + "; external data must be a file in the model's folder, named relative to it");
+        }
         Path dir = path.toAbsolutePath().getParent();
         Path file;
         try {
-            file = dir == null ? Path.of(location) : dir.resolve(location);
+            file = dir.resolve(slashed).normalize();
         } catch (InvalidPathException e) {
-            throw error(what + " keeps its data in '" + location + "', which is not a valid path");
+            throw error(what + " keeps its data in '" + shown + "', which is not a valid path");
+        }
+        if (!file.startsWith(dir.normalize())) {
+            throw error(what + " keeps its data in '" + shown + "', outside the model's folder; external data must be a file in "
+                    + "the model's folder, named relative to it");
         }
         if (!Files.isRegularFile(file)) {
-            throw error(what + " keeps its data in '" + location + "', which is missing (external data is read from the model's folder)");
+            String problem = io.gradscope.engine.InputFiles.problem(file);
+            throw error(what + " keeps its data in '" + shown + "', which " + (!Files.exists(file)
+                    ? "is missing (external data is read from the model's folder)"
+                    : "cannot be read: " + (problem == null ? "not a regular file" : problem)));
         }
-        long len = length >= 0 ? length : bytes;
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
-            if (offset + len > f.length()) {
-                throw error(what + " needs bytes " + offset + ".." + (offset + len) + " of '" + location + "', which has only " + f.length());
+        try {
+            Path real = file.toRealPath();
+            if (!real.startsWith(dir.toRealPath())) {
+                throw error(what + " keeps its data in '" + shown + "', a link to a file outside the model's folder; external data "
+                        + "must be a file in the model's folder, named relative to it");
             }
-            byte[] b = new byte[(int) len];
-            f.seek(offset);
-            f.readFully(b);
-            return ByteString.copyFrom(b);
+            return real;
         } catch (IOException e) {
-            throw error(what + ": cannot read its external data '" + location + "' (" + e.getMessage() + ")");
+            throw error(what + ": cannot read its external data '" + shown + "' (" + e.getMessage() + ")");
         }
     }
 

@@ -119,7 +119,11 @@ public final class OnnxImport {
         try {
             Program.load(grad).check(DType.FLOAT32);
         } catch (GradscopeException e) {
-            throw file.error("the imported program does not check (an import bug): " + e.getMessage());
+            // The program's place, not the temporary folder the app imports into.
+            String why = String.valueOf(e.getMessage()).replace(grad.toString(), "model.grad");
+            throw file.error(why.contains("more than a tensor can hold") || why.contains("too large")
+                    ? "the model is too large to import: " + why
+                    : "the imported program does not check (an import bug): " + why);
         }
         return new Result(grad, tr.initializerNames, tr.inputNames, tr.outputNames, proto.getGraph().getNodeCount(), tr.opset);
     }

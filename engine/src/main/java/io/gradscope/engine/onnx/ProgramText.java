@@ -30,7 +30,22 @@ final class ProgramText {
     }
 
     void comment(String line) {
-        header.add("# " + line);
+        header.add("# " + io.gradscope.engine.GradscopeException.oneLine(line));
+    }
+
+    /** A group's name as a string literal: a backslash, quote, line break or tab escaped, another control character '?'. */
+    static String literal(String s) {
+        StringBuilder sb = new StringBuilder("\"");
+        for (char c : s.toCharArray()) {
+            switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '"' -> sb.append("\\\"");
+                case '\n' -> sb.append("\\n");
+                case '\t' -> sb.append("\\t");
+                default -> sb.append(c < 32 || c == 127 ? '?' : c);
+            }
+        }
+        return sb.append('"').toString();
     }
 
     /** A fresh identifier from {@code base}: invalid characters become '_', and a suffix keeps it unique. */
@@ -77,13 +92,12 @@ final class ProgramText {
             }
             while (open.size() < s.groups().size()) {
                 String g = s.groups().get(open.size());
-                sb.append("    ".repeat(open.size())).append("with group(\"").append(g.replace("\\", "\\\\").replace("\"", "\\\""))
-                        .append("\"):\n");
+                sb.append("    ".repeat(open.size())).append("with group(").append(literal(g)).append("):\n");
                 open.add(g);
             }
             sb.append("    ".repeat(open.size())).append(s.text());
             if (s.comment() != null && !s.comment().isEmpty()) {
-                sb.append("  # ").append(s.comment().replace('\n', ' ').replace('\r', ' '));
+                sb.append("  # ").append(io.gradscope.engine.GradscopeException.oneLine(s.comment()));
             }
             sb.append('\n');
         }

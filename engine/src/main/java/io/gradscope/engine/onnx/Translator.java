@@ -185,6 +185,28 @@ final class Translator {
                 + " the import does not support: " + list);
     }
 
+    /** An input the model declares too large for a tensor is the model's (or --dim's) size, said as such. */
+    private void checkSize(String onnx, int[] shape, OnnxMl.TensorShapeProto sp) {
+        long n = 1;
+        for (int d : shape) {
+            n = Math.min(Long.MAX_VALUE / 4, n * Math.max(d, 0));
+        }
+        if (n > io.gradscope.engine.tensor.Shapes.MAX_NUMEL) {
+            throw error("input '" + onnx + "' of shape " + java.util.Arrays.toString(shape) + " has " + n + " elements, more than a "
+                    + "tensor can hold (" + io.gradscope.engine.tensor.Shapes.MAX_NUMEL + ")"
+                    + (sp.getDimList().stream().anyMatch(d -> !d.hasDimValue()) ? "; give smaller sizes with --dim" : ""));
+        }
+    }
+
+    private static String ordinal(int i) {
+        return switch (i) {
+            case 0 -> "first";
+            case 1 -> "second";
+            case 2 -> "third";
+            default -> (i + 1) + "th";
+        };
+    }
+
     private void declareInput(OnnxMl.ValueInfoProto in) {
         String onnx = in.getName();
         if (!in.getType().hasTensorType()) {
@@ -197,6 +219,10 @@ final class Translator {
         for (int i = 0; i < shape.length; i++) {
             OnnxMl.TensorShapeProto.Dimension d = sp.getDim(i);
             if (d.hasDimValue() && d.getDimValue() >= 0) {
+                if (d.getDimValue() > io.gradscope.engine.tensor.Shapes.MAX_NUMEL) {
+                    throw error("input '" + onnx + "' has the dimension " + d.getDimValue() + " (its " + ordinal(i)
+                            + "), more than a tensor can hold (" + io.gradscope.engine.tensor.Shapes.MAX_NUMEL + " elements)");
+                }
                 shape[i] = (int) d.getDimValue();
                 shown.add(Long.toString(d.getDimValue()));
                 continue;
@@ -216,6 +242,7 @@ final class Translator {
             }
             shape[i] = Integer.parseInt(fixed);
         }
+        checkSize(onnx, shape, sp);
         int type = tt.getElemType();
         String name = text.name(onnx);
         inputNames.put(onnx, name);
@@ -542,7 +569,8 @@ final class Translator {
      * constant) or {@code labels} (integers and booleans).
      */
     private Tensor declare(String name, Const c, boolean param, String what) {
-        String path = "file:" + paramsFolder + "/" + name + ".npy";
+        String file = fileName(name);
+        String path = "file:" + paramsFolder + "/" + file + ".npy";
         String decl;
         if (!c.isFloat()) {
             int classes = 2;
@@ -558,8 +586,24 @@ final class Translator {
             decl = (param ? "param(" : "input(") + dimsText(c.shape(), true) + "init=\"" + path + "\")";
         }
         text.add(groups, name, decl, what);
-        files.put(name, c);
+        files.put(file, c);
         return new Tensor(name, c.shape(), !c.isFloat());
+    }
+
+    /**
+     * The parameter file's name (without .npy) for the program name {@code name}: the name itself, or,
+     * past 100 characters, its first 80 and a hash (a file name over 255 bytes cannot be created).
+     */
+    private String fileName(String name) {
+        if (name.length() <= 100) {
+            return name;
+        }
+        String base = name.substring(0, 80) + "_" + String.format("%08x", name.hashCode());
+        String f = base;
+        for (int k = 1; files.containsKey(f); k++) {
+            f = base + "_" + k;
+        }
+        return f;
     }
 
     private String leafBase(String onnx) {

@@ -51,16 +51,27 @@ final class Lexer {
         return new ProgramException(file, p, what);
     }
 
+    private ProgramException inconsistentTabs(Pos p) {
+        return error(p, "this line's indentation mixes tabs and spaces unlike the lines around it, so its block depends on the "
+                + "width of a tab; indent with spaces only (or tabs only)");
+    }
+
     private void run() {
         Deque<Integer> indents = new ArrayDeque<>();
         indents.push(0);
+        // The same indentation with a tab as 1 column: where the two disagree on the blocks, the program's
+        // meaning depends on the tab width, and it is refused (as Python's TabError).
+        Deque<Integer> narrow = new ArrayDeque<>();
+        narrow.push(0);
         boolean atLineStart = true;
         while (i < src.length()) {
             if (atLineStart && brackets.isEmpty()) {
                 int width = 0;
+                int alt = 0;
                 int j = i;
                 while (j < src.length() && (src.charAt(j) == ' ' || src.charAt(j) == '\t' || src.charAt(j) == '\f')) {
                     width = src.charAt(j) == '\t' ? (width / 8 + 1) * 8 : width + 1;
+                    alt++;
                     j++;
                 }
                 boolean blank = j >= src.length() || src.charAt(j) == '\n' || src.charAt(j) == '\r' || src.charAt(j) == '#';
@@ -68,15 +79,23 @@ final class Lexer {
                 if (!blank) {
                     Pos p = pos();
                     if (width > indents.peek()) {
+                        if (alt <= narrow.peek()) {
+                            throw inconsistentTabs(p);
+                        }
                         indents.push(width);
+                        narrow.push(alt);
                         out.add(new Token(Token.Kind.INDENT, "", p));
                     } else {
                         while (width < indents.peek()) {
                             indents.pop();
+                            narrow.pop();
                             out.add(new Token(Token.Kind.DEDENT, "", p));
                         }
                         if (width != indents.peek()) {
                             throw error(p, "this line's indentation matches no enclosing block");
+                        }
+                        if (alt != narrow.peek()) {
+                            throw inconsistentTabs(p);
                         }
                     }
                 }
@@ -180,6 +199,9 @@ final class Lexer {
             if (c == quote) {
                 i++;
                 break;
+            }
+            if ((c < 32 && c != '\t') || c == 127) {
+                throw error(pos(), "unexpected character '" + String.format("\\x%02x", (int) c) + "' in a string");
             }
             if (c == '\\' && i + 1 < src.length()) {
                 char n = src.charAt(i + 1);

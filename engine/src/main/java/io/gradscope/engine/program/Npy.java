@@ -37,7 +37,8 @@ public final class Npy {
     // anything is allocated (a negative or overflowing shape, a header length past the end), then
     // the data is read CHUNK bytes at a time. Reading the whole file into a byte[] first fails past
     // 2 GB and held the bytes, a float64 copy and the run's copy at once.
-    private static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
+    /** The first bytes of every .npy file. */
+    public static final byte[] MAGIC = {(byte) 0x93, 'N', 'U', 'M', 'P', 'Y'};
     private static final Pattern DESCR = Pattern.compile("'descr'\\s*:\\s*'([^']*)'");
     private static final Pattern DESCR_KEY = Pattern.compile("'descr'\\s*:\\s*(\\S)");
     private static final Pattern FORTRAN = Pattern.compile("'fortran_order'\\s*:\\s*(True|False)");

@@ -54,6 +54,19 @@ public final class Program {
         return new Program(file, Parser.parse(file, source));
     }
 
+    /**
+     * Null when a program file is small enough to read; else why not ("a program of N bytes is too
+     * large (at most M)"), said before reading it (the app's open included: a 2 GiB file ran it out of memory).
+     */
+    public static String sizeProblem(Path path) {
+        try {
+            long size = Files.size(path);
+            return size > MAX_BYTES ? "a program of " + size + " bytes is too large (at most " + MAX_BYTES + ")" : null;
+        } catch (IOException e) {
+            return InputFiles.reason(e);
+        }
+    }
+
     /** Reads and parses a file; text that is not UTF-8 is an error at its first bad line. */
     public static Program load(Path path) {
         if (path.toString().isEmpty()) {
@@ -65,13 +78,12 @@ public final class Program {
                     + (path.toString().equals("-") && problem.equals("no such file")
                     ? " (a program is not read from standard input; give its file)" : ""));
         }
+        String large = sizeProblem(path);
+        if (large != null) {
+            throw new GradscopeException("cannot read " + path + ": " + large);
+        }
         byte[] bytes;
         try {
-            long size = Files.size(path);
-            if (size > MAX_BYTES) {
-                throw new GradscopeException("cannot read " + path + ": a program of " + size + " bytes is too large (at most "
-                        + MAX_BYTES + ")");
-            }
             bytes = Files.readAllBytes(path);
         } catch (IOException e) {
             throw new GradscopeException("cannot read " + path + ": " + InputFiles.reason(e));

@@ -53,6 +53,9 @@ public final class MatrixMarket {
 
     static Matrix read(String name, BufferedReader in) throws IOException {
         String header = in.readLine();
+        if (header != null && header.startsWith("\uFEFF")) {
+            header = header.substring(1); // a byte-order mark an editor put before the header
+        }
         if (header == null || !header.toLowerCase(Locale.ROOT).startsWith("%%matrixmarket")) {
             throw new GradscopeException(name + ":1: not a Matrix Market file (no %%MatrixMarket header)");
         }
@@ -83,6 +86,7 @@ public final class MatrixMarket {
             throw new GradscopeException(name + ":" + line + ": the size line 'ROWS COLS NONZEROS' is missing");
         }
         long[] size = numbers(name, line, s, 3);
+        int sizeLine = line;
         if (size[0] > Integer.MAX_VALUE - 8 || size[1] > Integer.MAX_VALUE - 8 || size[2] > Integer.MAX_VALUE / 2 - 8) {
             throw new GradscopeException(name + ":" + line + ": a matrix of this size is too large");
         }
@@ -92,9 +96,11 @@ public final class MatrixMarket {
         if (symmetric && rows != cols) {
             throw new GradscopeException(name + ":" + line + ": a symmetric matrix must be square, not " + rows + " x " + cols);
         }
-        int cap = symmetric ? 2 * entries : entries;
+        // Grown as entries come: a small file declaring billions of entries ends early, said as such.
+        int cap = Math.min(symmetric ? 2 * entries : entries, 1 << 16);
         int[] ri = new int[cap];
         int[] ci = new int[cap];
+        int[] lines = new int[cap];
         double[] vals = pattern ? null : new double[cap];
         int n = 0;
         for (int e = 0; e < entries; e++) {
@@ -125,12 +131,20 @@ public final class MatrixMarket {
             }
             int i = (int) rc[0] - 1;
             int j = (int) rc[1] - 1;
+            if (n + 2 > ri.length) {
+                int grown = (int) Math.min((long) ri.length * 2 + 2, symmetric ? 2L * entries : entries);
+                ri = Arrays.copyOf(ri, grown);
+                ci = Arrays.copyOf(ci, grown);
+                lines = Arrays.copyOf(lines, grown);
+                vals = vals == null ? null : Arrays.copyOf(vals, grown);
+            }
             if (symmetric && j > i) {
                 throw new GradscopeException(name + ":" + line + ": a symmetric file lists the lower triangle only, but ("
                         + rc[0] + ", " + rc[1] + ") is above the diagonal");
             }
             ri[n] = i;
             ci[n] = j;
+            lines[n] = line;
             if (vals != null) {
                 vals[n] = v;
             }
@@ -138,19 +152,45 @@ public final class MatrixMarket {
             if (symmetric && i != j) {
                 ri[n] = j;
                 ci[n] = i;
+                lines[n] = line;
                 if (vals != null) {
                     vals[n] = v;
                 }
                 n++;
             }
         }
+        // After the entries, only blank lines and comments: more entries than declared, or other text, are refused.
+        while ((s = in.readLine()) != null) {
+            line++;
+            if (s.isBlank() || s.startsWith("%")) {
+                continue;
+            }
+            String[] f = s.trim().split("\\s+");
+            boolean entry = f.length == (pattern ? 2 : 3) && f[0].matches("\\d+") && f[1].matches("\\d+");
+            throw new GradscopeException(name + ":" + line + ": " + (entry ? "an entry past the " + entries
+                    + " the size line declares (line " + sizeLine + ")" : "unexpected text after the " + entries + " entries: '"
+                    + clip(s.trim()) + "'"));
+        }
         return assemble(name, rows, cols, Arrays.copyOf(ri, n), Arrays.copyOf(ci, n), vals == null ? null : Arrays.copyOf(vals, n),
-                symmetric);
+                symmetric, lines);
     }
 
-    private static Matrix assemble(String name, int rows, int cols, int[] ri, int[] ci, double[] vals, boolean symmetric) {
+    private static String clip(String s) {
+        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
+    }
+
+    private static Matrix assemble(String name, int rows, int cols, int[] ri, int[] ci, double[] vals, boolean symmetric,
+            int[] lines) {
         Pattern p = Pattern.fromCoordinates(rows, cols, ri, ci);
         if (p.nnz() != ri.length) {
+            java.util.Map<Long, Integer> seen = new java.util.HashMap<>();
+            for (int k = 0; k < ri.length; k++) {
+                Integer first = seen.putIfAbsent((long) ri[k] * cols + ci[k], k);
+                if (first != null) {
+                    throw new GradscopeException(name + ":" + lines[k] + ": entry (" + (ri[k] + 1) + ", " + (ci[k] + 1)
+                            + ") is listed twice (first at line " + lines[first] + ")");
+                }
+            }
             throw new GradscopeException(name + ": an entry is listed twice");
         }
         double[] v = null;

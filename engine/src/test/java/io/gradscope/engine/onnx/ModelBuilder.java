@@ -9,12 +9,13 @@ import java.nio.file.Path;
 final class ModelBuilder {
     private final OnnxMl.GraphProto.Builder graph = OnnxMl.GraphProto.newBuilder().setName("test");
     private int opset = 13;
+    private String producer = "test";
 
     static OnnxMl.ValueInfoProto.Builder value(String name, int type, Object... dims) {
         OnnxMl.TensorShapeProto.Builder shape = OnnxMl.TensorShapeProto.newBuilder();
         for (Object d : dims) {
-            if (d instanceof Integer i) {
-                shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(i));
+            if (d instanceof Number i) {
+                shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(i.longValue()));
             } else {
                 shape.addDim(OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimParam((String) d));
             }
@@ -87,6 +88,11 @@ final class ModelBuilder {
                 .setS(com.google.protobuf.ByteString.copyFromUtf8(v)).build();
     }
 
+    ModelBuilder producer(String name) {
+        this.producer = name;
+        return this;
+    }
+
     ModelBuilder opset(int v) {
         this.opset = v;
         return this;
@@ -97,7 +103,7 @@ final class ModelBuilder {
     }
 
     byte[] bytes() {
-        return OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName("test")
+        return OnnxMl.ModelProto.newBuilder().setIrVersion(8).setProducerName(producer)
                 .addOpsetImport(OnnxMl.OperatorSetIdProto.newBuilder().setDomain("").setVersion(opset)).setGraph(graph).build()
                 .toByteArray();
     }

@@ -4,6 +4,7 @@ import static io.gradscope.engine.onnx.ModelBuilder.floats;
 import static io.gradscope.engine.onnx.ModelBuilder.integer;
 import static io.gradscope.engine.onnx.ModelBuilder.ints;
 import static io.gradscope.engine.onnx.ModelBuilder.string;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -153,6 +154,139 @@ class OnnxImportErrorsTest {
     void missingExternalDataSaysWhichFile() throws IOException {
         assertEquals("ext.onnx: initializer 'W' keeps its data in 'weights.bin', which is missing (external data is read from the "
                 + "model's folder)", refused(external("weights.bin").write(dir.resolve("ext.onnx"))));
+    }
+
+    /** 8 bytes of padding, then W = [1, 2, 3, 4] as float32: what {@link #external} reads. */
+    private static byte[] weights() {
+        ByteBuffer b = ByteBuffer.allocate(8 + 16).order(ByteOrder.LITTLE_ENDIAN);
+        b.putDouble(0);
+        for (float v : new float[] {1, 2, 3, 4}) {
+            b.putFloat(v);
+        }
+        return b.array();
+    }
+
+    @Test
+    void externalDataOutsideTheModelsFolderIsRefused() throws IOException {
+        // Issue 49, 1: a model read /etc/passwd (or any file) into its parameter files.
+        Path secret = Files.write(dir.resolve("secret.bin"), weights());
+        Path folder = Files.createDirectories(dir.resolve("model"));
+        Files.createDirectories(folder.resolve("sub"));
+        String rule = "; external data must be a file in the model's folder, named relative to it";
+        String[][] cases = {
+            {secret.toString(), "an absolute path" + rule},
+            {"/etc/passwd", "an absolute path" + rule},
+            {"C:\\Windows\\w.bin", "an absolute path" + rule},
+            {"c:w.bin", "an absolute path" + rule},
+            {"\\\\server\\share\\w.bin", "an absolute path" + rule},
+            {"", "an empty path" + rule},
+            {"../secret.bin", "outside the model's folder" + rule},
+            {"sub/../../secret.bin", "outside the model's folder" + rule},
+            {"..\\secret.bin", "outside the model's folder" + rule},
+            {"../../../../../../../../etc/passwd", "outside the model's folder" + rule},
+            {"..", "outside the model's folder" + rule},
+        };
+        for (String[] c : cases) {
+            assertEquals("ext.onnx: initializer 'W' keeps its data in '" + c[0] + "', " + c[1],
+                    refused(external(c[0]).write(folder.resolve("ext.onnx"))), c[0]);
+        }
+        // A folder or a pipe in the folder is not called missing.
+        Files.createDirectories(folder.resolve("dir.bin"));
+        assertEquals("ext.onnx: initializer 'W' keeps its data in 'dir.bin', which cannot be read: is a directory",
+                refused(external("dir.bin").write(folder.resolve("ext.onnx"))));
+        // Links inside the folder that lead out of it: to the file, and to a folder holding it.
+        Files.createSymbolicLink(folder.resolve("w.bin"), secret);
+        Files.createSymbolicLink(folder.resolve("up"), dir);
+        for (String link : new String[] {"w.bin", "up/secret.bin", "sub/../w.bin"}) {
+            assertEquals("ext.onnx: initializer 'W' keeps its data in '" + link + "', a link to a file outside the model's folder" + rule,
+                    refused(external(link).write(folder.resolve("ext.onnx"))), link);
+        }
+        // Inside the folder, by any spelling and through a link that stays inside, it is read.
+        Files.write(folder.resolve("sub/in.bin"), weights());
+        Files.createSymbolicLink(folder.resolve("in-link.bin"), folder.resolve("sub/in.bin"));
+        for (String inside : new String[] {"sub/in.bin", "sub\\in.bin", "./sub/../sub/in.bin", "in-link.bin"}) {
+            OnnxImport.Result r = OnnxImport.run(external(inside).write(folder.resolve("ext.onnx")), dir.resolve("out-ok"),
+                    OnnxImport.Options.defaults());
+            assertArrayEquals(new double[] {1, 2, 3, 4}, io.gradscope.engine.program.Npy.read(r.program().resolveSibling("params/W.npy"))
+                    .toDoubleArray(), inside);
+            deleteTree(dir.resolve("out-ok"));
+        }
+    }
+
+    @Test
+    void externalDataOfAnotherLengthOrPastTwoGigabytesIsOneLine() throws IOException {
+        // Issue 49, 4: length=3000000000 was a NegativeArraySizeException where the file is that long (sparse here).
+        Files.write(dir.resolve("weights.bin"), weights());
+        try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(dir.resolve("weights.bin").toFile(), "rw")) {
+            f.setLength(4_100_000_000L);
+        }
+        OnnxMl.TensorProto.Builder w = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(1).addDims(2).addDims(2)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue("weights.bin"))
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("length").setValue("3000000000"));
+        ModelBuilder b = new ModelBuilder().input("x", 1, 2).initializer(w)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", 1, 2);
+        assertEquals("ext.onnx: initializer 'W' declares 3000000000 bytes of external data but its shape and type need 16",
+                refused(b.write(dir.resolve("ext.onnx"))));
+        OnnxMl.TensorProto.Builder big = OnnxMl.TensorProto.newBuilder().setName("W").setDataType(11).addDims(50000).addDims(10000)
+                .setDataLocation(OnnxMl.TensorProto.DataLocation.EXTERNAL)
+                .addExternalData(OnnxMl.StringStringEntryProto.newBuilder().setKey("location").setValue("weights.bin"));
+        ModelBuilder huge = new ModelBuilder().input("x", 1, 50000).initializer(big)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"y"}).output("y", 1, 10000);
+        assertEquals("ext.onnx: initializer 'W' needs 4000000000 bytes of external data; the import reads at most 2147483639 bytes a "
+                + "tensor", refused(huge.write(dir.resolve("ext.onnx"))));
+    }
+
+    @Test
+    void anInputTooLargeForATensorIsTheModelsNotAnImportBug() throws IOException {
+        // Issue 49, 7: "the imported program does not check (an import bug): /tmp/gradscope-import-.../model.grad:4:5: ..."
+        ModelBuilder big = new ModelBuilder().input("x", 100000, 100000).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", 100000, 100000);
+        assertEquals("big.onnx: input 'x' of shape [100000, 100000] has 10000000000 elements, more than a tensor can hold "
+                + "(2147483639)", refused(big.write(dir.resolve("big.onnx"))));
+        ModelBuilder wide = new ModelBuilder().input("x", 1, 1L << 31).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", 1, 1L << 31);
+        assertEquals("wide.onnx: input 'x' has the dimension 2147483648 (its second), more than a tensor can hold (2147483639 "
+                + "elements)", refused(wide.write(dir.resolve("wide.onnx"))));
+        ModelBuilder dyn = new ModelBuilder().input("x", "batch", 100000).node("Relu", "/Relu", new String[] {"x"}, new String[] {"y"})
+                .output("y", "batch", 100000);
+        Path m = dyn.write(dir.resolve("dyn.onnx"));
+        GradscopeException e = assertThrows(GradscopeException.class,
+                () -> OnnxImport.run(m, dir.resolve("out"), new OnnxImport.Options("sum", Map.of("batch", "100000"))));
+        assertEquals("dyn.onnx: input 'x' of shape [100000, 100000] has 10000000000 elements, more than a tensor can hold "
+                + "(2147483639); give smaller sizes with --dim", e.getMessage());
+    }
+
+    @Test
+    void namesAndCommentsWithLineBreaksQuotesOrGreatLengthImportIntoAProgramThatReadsBack() throws IOException {
+        // Issue 49, 8: each of these wrote a program the import could not read back ("an import bug").
+        String longName = "w".repeat(300);
+        ModelBuilder b = new ModelBuilder().producer("evil\nx = param(1)").input("x", 1, 2)
+                .initializer(floats(longName, new int[] {2, 2}, 1, -2, 3, 4))
+                .initializer(floats("b\n\"q", new int[] {2}, 5, 6))
+                .node("MatMul", "/fc\"x/lay\ner/MatMul\n", new String[] {"x", longName}, new String[] {"h\n"})
+                .node("Add", "/fc\"x/a\\b\tc/Add", new String[] {"h\n", "b\n\"q"}, new String[] {"y"}).output("y", 1, 2);
+        Path model = b.write(dir.resolve("m\nx = 1.onnx"));
+        OnnxImport.Result r = OnnxImport.run(model, dir.resolve("out"), OnnxImport.Options.defaults());
+        String text = Files.readString(r.program());
+        assertTrue(text.startsWith("# Imported from m\\nx = 1.onnx by gradscope import (ONNX opset 13, exported by evil\\nx = "
+                + "param(1)).\n"), text);
+        assertTrue(text.contains("with group(\"fc\\\"x\"):\n    with group(\"lay\\ner\"):"), text);
+        // The program runs, with the model's values: [1, 10] @ W + b.
+        ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
+                Map.of(r.inputs().get("x"), Tensor.of(new double[] {1, 10}, 1, 2))));
+        assertEquals((1 + 30 + 5) + (-2 + 40 + 6), run.objective().item(), 1e-12);
+        for (Path f : Files.list(r.program().resolveSibling("params")).toList()) {
+            assertTrue(f.getFileName().toString().length() <= 128, f.toString());
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        try (var s = Files.walk(p)) {
+            for (Path f : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
+        }
     }
 
     @Test

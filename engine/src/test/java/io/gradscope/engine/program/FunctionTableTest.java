@@ -27,6 +27,15 @@ class FunctionTableTest {
     }
 
     @Test
+    void theDocsStateTheNestingLimitsTheParserHas() throws IOException {
+        // Issue 49, 11: the limit on nested 'with' blocks was refused cleanly but documented nowhere.
+        String doc = Files.readString(DOC);
+        assertTrue(doc.contains("Blocks nest up to **" + Parser.MAX_BLOCKS + " levels** of `with`"), "the 'with' limit");
+        assertTrue(doc.contains("(more than " + Parser.MAX_BLOCKS + " levels)"), "its message");
+        assertTrue(doc.contains("An expression nests up to " + Parser.MAX_DEPTH + " levels"), "the expression limit");
+    }
+
+    @Test
     void everyCallableOpIsInTheTableAndKnownToPrograms() {
         String table = FunctionTable.markdown();
         for (OpSpec s : OpSpecs.all()) {
