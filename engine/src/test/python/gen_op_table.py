@@ -655,6 +655,61 @@ for sx, scale, mode, ac in [((1, 2, 5, 4), 1.5, "nearest", False), ((1, 2, 6, 5)
         return F.interpolate(x, scale_factor=scale, mode=mode, align_corners=ac if mode == "bilinear" else None)
     add("interpolate", interp_scale, [uniform(sx, -2, 2)], attrs)
 
+# ---- issue 44: windows that lie partly or wholly outside the input, against PyTorch ----------------
+# A kernel column (or row) whose every read lies in the padding: convnext_tiny's 7x7 depthwise kernel,
+# padding 3, on a 2x2 map; deeplabv3's dilation 24, padding 24, on 14x14 (here dilation 4 on 3x3).
+EDGE_CONV2D = [((1, 2, 2, 2), (2, 1, 7, 7), True, dict(padding=3, groups=2)),
+               ((1, 2, 3, 3), (3, 2, 3, 3), False, dict(padding=4, dilation=4)),
+               ((1, 2, 2, 2), (3, 2, 3, 3), True, dict(padding=3)),
+               ((2, 1, 1, 1), (2, 1, 3, 3), False, dict(padding=2)),
+               ((1, 1, 3, 3), (2, 1, 3, 3), False, dict(stride=2, padding=3)),
+               ((1, 2, 2, 3), (2, 2, 5, 3), True, dict(stride=(1, 2), padding=(4, 2), dilation=(1, 3)))]
+for sx, sw, bias, kw in EDGE_CONV2D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv2d", lambda x, w, b=None, kw=kw: F.conv2d(x, w, b, **kw), ins, window_attrs(**kw))
+for sx, sw, kw in [((1, 2, 2), (3, 2, 5), dict(padding=4)), ((2, 1, 3), (2, 1, 3), dict(padding=3, dilation=3)),
+                   ((1, 2, 1), (2, 2, 7), dict(padding=3, stride=3))]:
+    add("conv1d", lambda x, w, kw=kw: F.conv1d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)], window_attrs(**kw))
+# conv_transpose with padding past the kernel's reach (the 3x3 stride-1 correlation padded 2 - p < 0)
+for sx, sw, kw in [((1, 2, 6, 6), (2, 3, 3, 3), dict(padding=3)), ((1, 2, 5, 4), (2, 2, 3, 3), dict(padding=(3, 2), dilation=2)),
+                   ((1, 1, 3, 3), (1, 2, 3, 3), dict(padding=2))]:
+    add("conv_transpose2d", lambda x, w, kw=kw: F.conv_transpose2d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)],
+        window_attrs(**kw))
+add("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, padding=4, dilation=2), [uniform((1, 2, 7), -1, 1), uniform((2, 2, 3), -1, 1)],
+    window_attrs(padding=4, dilation=2))
+for name, fn, cases in [
+        ("max_pool2d", F.max_pool2d, [((1, 2, 3, 3), dict(kernel_size=3, stride=2, padding=1, dilation=2)),
+                                      ((1, 1, 1, 1), dict(kernel_size=3, stride=1, padding=1)),
+                                      ((1, 1, 2, 2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True))]),
+        ("max_pool1d", F.max_pool1d, [((1, 2, 2), dict(kernel_size=5, stride=1, padding=2)),
+                                      ((1, 1, 3), dict(kernel_size=2, stride=1, padding=1, dilation=2))]),
+        ("avg_pool2d", F.avg_pool2d, [((1, 2, 1, 1), dict(kernel_size=3, stride=1, padding=1)),
+                                      ((1, 2, 2, 2), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+                                      ((1, 1, 2, 3), dict(kernel_size=(3, 5), stride=1, padding=(1, 2), ceil_mode=True))]),
+        ("avg_pool1d", F.avg_pool1d, [((1, 2, 1), dict(kernel_size=3, padding=1)),
+                                      ((1, 1, 2), dict(kernel_size=5, stride=2, padding=2, count_include_pad=False))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+for sx, kw in [((1, 2, 2, 2), dict(kernel_size=7, padding=3)), ((1, 1, 3, 3), dict(kernel_size=3, padding=4, dilation=4)),
+               ((1, 1, 2, 2), dict(kernel_size=(1, 5), padding=(0, 4), stride=(1, 3)))]:
+    add("unfold", lambda x, kw=kw: F.unfold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+for sx, kw in [((1, 98, 4), dict(output_size=2, kernel_size=7, padding=3)), ((1, 9, 9), dict(output_size=3, kernel_size=3, padding=4, dilation=4))]:
+    add("fold", lambda x, kw=kw: F.fold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+
+# prod along axis 0 of a 0-d tensor (PyTorch takes dim 0 or -1 of a scalar)
+for keep in (False, True):
+    add("prod", lambda x, keep=keep: torch.prod(x, 0, keepdim=keep), [torch.tensor(-1.75, dtype=torch.float64)], {"axis": 0, "keepdim": keep})
+
+# conv_transpose with output_padding >= stride (valid below max(stride, dilation))
+for sx, sw, kw in [((1, 2, 3, 3), (2, 2, 3, 3), dict(stride=1, dilation=2, output_padding=1)),
+                   ((1, 2, 3, 2), (2, 3, 2, 3), dict(stride=2, dilation=3, output_padding=2, padding=1)),
+                   ((1, 2, 2, 3), (2, 1, 3, 2), dict(stride=(1, 2), dilation=(3, 1), output_padding=(2, 1), padding=(2, 0)))]:
+    add("conv_transpose2d", lambda x, w, kw=kw: F.conv_transpose2d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)],
+        window_attrs(**kw))
+add("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=1, dilation=3, output_padding=2, padding=1),
+    [uniform((1, 2, 4), -1, 1), uniform((2, 2, 3), -1, 1)], window_attrs(stride=1, dilation=3, output_padding=2, padding=1))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)
