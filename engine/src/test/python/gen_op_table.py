@@ -710,6 +710,40 @@ for sx, sw, kw in [((1, 2, 3, 3), (2, 2, 3, 3), dict(stride=1, dilation=2, outpu
 add("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=1, dilation=3, output_padding=2, padding=1),
     [uniform((1, 2, 4), -1, 1), uniform((2, 2, 3), -1, 1)], window_attrs(stride=1, dilation=3, output_padding=2, padding=1))
 
+# max / min without an axis: torch.max(x), the gradient shared evenly by the ties (the NaNs where it is NaN)
+for name, fn in [("max", torch.max), ("min", torch.min)]:
+    for sx in [(2, 3, 4), (5,), ()]:
+        add(name, lambda x, fn=fn: fn(x), [uniform(sx, -2, 2)])
+    # ties (an infinity keeps central differences off the kink)
+    ties = torch.tensor([[1.0, 3.0, -INF], [3.0, -2.0, 0.5]], dtype=torch.float64)
+    add(name, lambda x, fn=fn: fn(x), [ties if name == "max" else -ties])
+    # PyTorch 1.13's forward mode gives NaN at a NaN maximum (no element equals it): the JVP from its reverse mode
+    add(name, lambda x, fn=fn: fn(x), [torch.tensor([1.0, NAN, 2.0, NAN], dtype=torch.float64)], reverse_jvp=True)
+
+# pad in circular mode (the axis wraps around; at most the axis's length on each side)
+for sx, ax, b, a in [((3, 4), 1, 2, 1), ((4, 3), 0, 4, 2), ((2, 3, 2), 1, 0, 3), ((5,), 0, 1, 1)]:
+    add("pad", lambda x, ax=ax, b=b, a=a: pad_axis(x, ax, b, a, "circular"), [uniform(sx, -2, 2)],
+        {"axis": ax, "before": b, "after": a, "mode": "circular"})
+
+# K-dimensional cross_entropy and nll_loss (segmentation: scores [N, C, d1, ...], labels [N, d1, ...])
+for sz, attrs, kw, weighted, probs in [((2, 3, 4), {}, {}, False, False),
+                                       ((2, 3, 2, 3), {"reduction": "none"}, dict(reduction="none"), False, False),
+                                       ((2, 4, 3, 2), {"ignore_index": 1}, dict(ignore_index=1), True, False),
+                                       ((1, 3, 2, 2), {"label_smoothing": 0.2, "reduction": "sum"}, dict(label_smoothing=0.2, reduction="sum"),
+                                        True, False),
+                                       ((2, 3, 2, 2), {}, {}, False, True)]:
+    c = sz[1]
+    z = uniform(sz, -2, 2)
+    lab = (sz[0],) + sz[2:]
+    t = torch.softmax(uniform(sz, -2, 2), 1) if probs else torch.randint(0, c, lab, generator=gen)
+    ins = [z, t] + ([uniform((c,), 0.5, 2)] if weighted else [])
+    add("cross_entropy", lambda z, t, w=None, kw=kw: F.cross_entropy(z, t, w, **kw), ins, attrs, const=(2,))
+for sz, attrs, kw, weighted in [((2, 3, 4), {}, {}, True), ((2, 3, 2, 2), {"reduction": "none"}, dict(reduction="none"), False)]:
+    c = sz[1]
+    x = torch.log_softmax(uniform(sz, -2, 2), 1)
+    ins = [x, torch.randint(0, c, (sz[0],) + sz[2:], generator=gen)] + ([uniform((c,), 0.5, 2)] if weighted else [])
+    add("nll_loss", lambda x, t, w=None, kw=kw: F.nll_loss(x, t, w, **kw), ins, attrs, const=(2,))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -113,7 +113,8 @@ class ProgramCallTest {
             String d = dims(a.shape());
             if (a.dtype() == DType.INT64) {
                 int[] first = row.inputs().get(0).shape();
-                int classes = first.length == 0 ? 1 : first[first.length - 1];
+                // the scores' classes: the last dimension, or dimension 1 of K-dimensional scores [N, C, d1, ...]
+                int classes = first.length == 0 ? 1 : first[first.length >= 3 ? 1 : first.length - 1];
                 for (double v : a.data()) {
                     classes = Math.max(classes, (int) v + 1); // indices and masks: any class count that holds them
                 }
