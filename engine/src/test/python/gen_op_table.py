@@ -744,6 +744,23 @@ for sz, attrs, kw, weighted in [((2, 3, 4), {}, {}, True), ((2, 3, 2, 2), {"redu
     ins = [x, torch.randint(0, c, (sz[0],) + sz[2:], generator=gen)] + ([uniform((c,), 0.5, 2)] if weighted else [])
     add("nll_loss", lambda x, t, w=None, kw=kw: F.nll_loss(x, t, w, **kw), ins, attrs, const=(2,))
 
+# interpolate, bicubic (size or scale_factor, align_corners both ways; an output smaller than the input too)
+for sx, size, scale, ac in [((1, 2, 3, 4), (5, 7), None, False), ((1, 1, 4, 4), (2, 3), None, False), ((1, 2, 3, 3), (5, 4), None, True),
+                            ((2, 3, 3), (4, 6), None, False), ((1, 1, 5, 3), None, 1.5, False), ((1, 1, 1, 3), (3, 2), None, True)]:
+    attrs = {"mode": "bicubic"}
+    if size is not None:
+        attrs["size"] = list(size)
+    else:
+        attrs["scale_factor"] = scale
+    if ac:
+        attrs["align_corners"] = True
+
+    def bicubic(x, size=size, scale=scale, ac=ac):
+        if x.dim() == 3:
+            return bicubic(x.unsqueeze(0))[0]
+        return F.interpolate(x, size=size, scale_factor=scale, mode="bicubic", align_corners=ac)
+    add("interpolate", bicubic, [uniform(sx, -2, 2)], attrs)
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

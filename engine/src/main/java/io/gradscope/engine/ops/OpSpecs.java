@@ -445,9 +445,9 @@ public final class OpSpecs {
                 .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
                 .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
                         + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
-                .note("`size` or `scale_factor`; `mode` \"nearest\" or \"bilinear\"; 2-D planes")
+                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\"; 2-D planes")
                 .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
-                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear"), a.bool("align_corners"),
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear", "bicubic"), a.bool("align_corners"),
                         a.label())));
         for (int d = 1; d <= 2; d++) {
             int spatial = d;
