@@ -14,13 +14,12 @@ import java.util.Arrays;
  * Scores of rank 1 or 2 go straight to the op. One node in the graph; its VJP and JVP are the op's
  * own, read through the moved views.
  */
-final class ClassesLast extends Op {
-    private final Op op;
+final class ClassesLast extends WrappedOp {
     /** For each tensor the op saved in its forward: which input it is (the op's VJP reads its inputs there), or −1. */
     private int[] savedInputs = new int[0];
 
     private ClassesLast(Op op) {
-        this.op = op;
+        super(op);
     }
 
     /** {@code op}, taking scores of rank 3 or more too. */
@@ -151,26 +150,6 @@ final class ClassesLast extends Op {
         return Pattern.fromCoordinates(p.rows(), p.cols(), ri, ci);
     }
 
-    @Override
-    public String name() {
-        return op.name();
-    }
-
-    @Override
-    public String label() {
-        return op.label();
-    }
-
-    @Override
-    public String rule() {
-        return op.rule();
-    }
-
-    @Override
-    public String jvpRule() {
-        return op.jvpRule();
-    }
-
     /** The 2-D op's rule, its columns renamed (the rows, positions in order, are the output's already). */
     @Override
     public Pattern dependencies(int input, int[][] shapes) {
@@ -252,11 +231,6 @@ final class ClassesLast extends Op {
             grads[i] = unflat(grads[i], i, z, ctx.inputAt(i).shape());
         }
         return grads;
-    }
-
-    @Override
-    public VjpReads vjpReads(boolean[] needsGrad) {
-        return op.vjpReads(needsGrad);
     }
 
     @Override
