@@ -655,6 +655,112 @@ for sx, scale, mode, ac in [((1, 2, 5, 4), 1.5, "nearest", False), ((1, 2, 6, 5)
         return F.interpolate(x, scale_factor=scale, mode=mode, align_corners=ac if mode == "bilinear" else None)
     add("interpolate", interp_scale, [uniform(sx, -2, 2)], attrs)
 
+# ---- issue 44: windows that lie partly or wholly outside the input, against PyTorch ----------------
+# A kernel column (or row) whose every read lies in the padding: convnext_tiny's 7x7 depthwise kernel,
+# padding 3, on a 2x2 map; deeplabv3's dilation 24, padding 24, on 14x14 (here dilation 4 on 3x3).
+EDGE_CONV2D = [((1, 2, 2, 2), (2, 1, 7, 7), True, dict(padding=3, groups=2)),
+               ((1, 2, 3, 3), (3, 2, 3, 3), False, dict(padding=4, dilation=4)),
+               ((1, 2, 2, 2), (3, 2, 3, 3), True, dict(padding=3)),
+               ((2, 1, 1, 1), (2, 1, 3, 3), False, dict(padding=2)),
+               ((1, 1, 3, 3), (2, 1, 3, 3), False, dict(stride=2, padding=3)),
+               ((1, 2, 2, 3), (2, 2, 5, 3), True, dict(stride=(1, 2), padding=(4, 2), dilation=(1, 3)))]
+for sx, sw, bias, kw in EDGE_CONV2D:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv2d", lambda x, w, b=None, kw=kw: F.conv2d(x, w, b, **kw), ins, window_attrs(**kw))
+for sx, sw, kw in [((1, 2, 2), (3, 2, 5), dict(padding=4)), ((2, 1, 3), (2, 1, 3), dict(padding=3, dilation=3)),
+                   ((1, 2, 1), (2, 2, 7), dict(padding=3, stride=3))]:
+    add("conv1d", lambda x, w, kw=kw: F.conv1d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)], window_attrs(**kw))
+# conv_transpose with padding past the kernel's reach (the 3x3 stride-1 correlation padded 2 - p < 0)
+for sx, sw, kw in [((1, 2, 6, 6), (2, 3, 3, 3), dict(padding=3)), ((1, 2, 5, 4), (2, 2, 3, 3), dict(padding=(3, 2), dilation=2)),
+                   ((1, 1, 3, 3), (1, 2, 3, 3), dict(padding=2))]:
+    add("conv_transpose2d", lambda x, w, kw=kw: F.conv_transpose2d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)],
+        window_attrs(**kw))
+add("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, padding=4, dilation=2), [uniform((1, 2, 7), -1, 1), uniform((2, 2, 3), -1, 1)],
+    window_attrs(padding=4, dilation=2))
+for name, fn, cases in [
+        ("max_pool2d", F.max_pool2d, [((1, 2, 3, 3), dict(kernel_size=3, stride=2, padding=1, dilation=2)),
+                                      ((1, 1, 1, 1), dict(kernel_size=3, stride=1, padding=1)),
+                                      ((1, 1, 2, 2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True))]),
+        ("max_pool1d", F.max_pool1d, [((1, 2, 2), dict(kernel_size=5, stride=1, padding=2)),
+                                      ((1, 1, 3), dict(kernel_size=2, stride=1, padding=1, dilation=2))]),
+        ("avg_pool2d", F.avg_pool2d, [((1, 2, 1, 1), dict(kernel_size=3, stride=1, padding=1)),
+                                      ((1, 2, 2, 2), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+                                      ((1, 1, 2, 3), dict(kernel_size=(3, 5), stride=1, padding=(1, 2), ceil_mode=True))]),
+        ("avg_pool1d", F.avg_pool1d, [((1, 2, 1), dict(kernel_size=3, padding=1)),
+                                      ((1, 1, 2), dict(kernel_size=5, stride=2, padding=2, count_include_pad=False))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+for sx, kw in [((1, 2, 2, 2), dict(kernel_size=7, padding=3)), ((1, 1, 3, 3), dict(kernel_size=3, padding=4, dilation=4)),
+               ((1, 1, 2, 2), dict(kernel_size=(1, 5), padding=(0, 4), stride=(1, 3)))]:
+    add("unfold", lambda x, kw=kw: F.unfold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+for sx, kw in [((1, 98, 4), dict(output_size=2, kernel_size=7, padding=3)), ((1, 9, 9), dict(output_size=3, kernel_size=3, padding=4, dilation=4))]:
+    add("fold", lambda x, kw=kw: F.fold(x, **kw), [uniform(sx, -1, 1)], window_attrs(**kw))
+
+# prod along axis 0 of a 0-d tensor (PyTorch takes dim 0 or -1 of a scalar)
+for keep in (False, True):
+    add("prod", lambda x, keep=keep: torch.prod(x, 0, keepdim=keep), [torch.tensor(-1.75, dtype=torch.float64)], {"axis": 0, "keepdim": keep})
+
+# conv_transpose with output_padding >= stride (valid below max(stride, dilation))
+for sx, sw, kw in [((1, 2, 3, 3), (2, 2, 3, 3), dict(stride=1, dilation=2, output_padding=1)),
+                   ((1, 2, 3, 2), (2, 3, 2, 3), dict(stride=2, dilation=3, output_padding=2, padding=1)),
+                   ((1, 2, 2, 3), (2, 1, 3, 2), dict(stride=(1, 2), dilation=(3, 1), output_padding=(2, 1), padding=(2, 0)))]:
+    add("conv_transpose2d", lambda x, w, kw=kw: F.conv_transpose2d(x, w, **kw), [uniform(sx, -1, 1), uniform(sw, -1, 1)],
+        window_attrs(**kw))
+add("conv_transpose1d", lambda x, w: F.conv_transpose1d(x, w, stride=1, dilation=3, output_padding=2, padding=1),
+    [uniform((1, 2, 4), -1, 1), uniform((2, 2, 3), -1, 1)], window_attrs(stride=1, dilation=3, output_padding=2, padding=1))
+
+# max / min without an axis: torch.max(x), the gradient shared evenly by the ties (the NaNs where it is NaN)
+for name, fn in [("max", torch.max), ("min", torch.min)]:
+    for sx in [(2, 3, 4), (5,), ()]:
+        add(name, lambda x, fn=fn: fn(x), [uniform(sx, -2, 2)])
+    # ties (an infinity keeps central differences off the kink)
+    ties = torch.tensor([[1.0, 3.0, -INF], [3.0, -2.0, 0.5]], dtype=torch.float64)
+    add(name, lambda x, fn=fn: fn(x), [ties if name == "max" else -ties])
+    # PyTorch 1.13's forward mode gives NaN at a NaN maximum (no element equals it): the JVP from its reverse mode
+    add(name, lambda x, fn=fn: fn(x), [torch.tensor([1.0, NAN, 2.0, NAN], dtype=torch.float64)], reverse_jvp=True)
+
+# pad in circular mode (the axis wraps around; at most the axis's length on each side)
+for sx, ax, b, a in [((3, 4), 1, 2, 1), ((4, 3), 0, 4, 2), ((2, 3, 2), 1, 0, 3), ((5,), 0, 1, 1)]:
+    add("pad", lambda x, ax=ax, b=b, a=a: pad_axis(x, ax, b, a, "circular"), [uniform(sx, -2, 2)],
+        {"axis": ax, "before": b, "after": a, "mode": "circular"})
+
+# K-dimensional cross_entropy and nll_loss (segmentation: scores [N, C, d1, ...], labels [N, d1, ...])
+for sz, attrs, kw, weighted, probs in [((2, 3, 4), {}, {}, False, False),
+                                       ((2, 3, 2, 3), {"reduction": "none"}, dict(reduction="none"), False, False),
+                                       ((2, 4, 3, 2), {"ignore_index": 1}, dict(ignore_index=1), True, False),
+                                       ((1, 3, 2, 2), {"label_smoothing": 0.2, "reduction": "sum"}, dict(label_smoothing=0.2, reduction="sum"),
+                                        True, False),
+                                       ((2, 3, 2, 2), {}, {}, False, True)]:
+    c = sz[1]
+    z = uniform(sz, -2, 2)
+    lab = (sz[0],) + sz[2:]
+    t = torch.softmax(uniform(sz, -2, 2), 1) if probs else torch.randint(0, c, lab, generator=gen)
+    ins = [z, t] + ([uniform((c,), 0.5, 2)] if weighted else [])
+    add("cross_entropy", lambda z, t, w=None, kw=kw: F.cross_entropy(z, t, w, **kw), ins, attrs, const=(2,))
+for sz, attrs, kw, weighted in [((2, 3, 4), {}, {}, True), ((2, 3, 2, 2), {"reduction": "none"}, dict(reduction="none"), False)]:
+    c = sz[1]
+    x = torch.log_softmax(uniform(sz, -2, 2), 1)
+    ins = [x, torch.randint(0, c, (sz[0],) + sz[2:], generator=gen)] + ([uniform((c,), 0.5, 2)] if weighted else [])
+    add("nll_loss", lambda x, t, w=None, kw=kw: F.nll_loss(x, t, w, **kw), ins, attrs, const=(2,))
+
+# interpolate, bicubic (size or scale_factor, align_corners both ways; an output smaller than the input too)
+for sx, size, scale, ac in [((1, 2, 3, 4), (5, 7), None, False), ((1, 1, 4, 4), (2, 3), None, False), ((1, 2, 3, 3), (5, 4), None, True),
+                            ((2, 3, 3), (4, 6), None, False), ((1, 1, 5, 3), None, 1.5, False), ((1, 1, 1, 3), (3, 2), None, True)]:
+    attrs = {"mode": "bicubic"}
+    if size is not None:
+        attrs["size"] = list(size)
+    else:
+        attrs["scale_factor"] = scale
+    if ac:
+        attrs["align_corners"] = True
+
+    def bicubic(x, size=size, scale=scale, ac=ac):
+        if x.dim() == 3:
+            return bicubic(x.unsqueeze(0))[0]
+        return F.interpolate(x, size=size, scale_factor=scale, mode="bicubic", align_corners=ac)
+    add("interpolate", bicubic, [uniform(sx, -2, 2)], attrs)
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

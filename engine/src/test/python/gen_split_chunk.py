@@ -31,7 +31,19 @@ a, b, c = split(h, 2, axis=1)
 lo, hi = chunk(h, 2, axis=-1)
 obj = sum(a * c) + sum(sigmoid(b)) + sum(lo * hi) + sum(a)
 """,
+    # issue 44: an axis of 5 split by 5 (or chunked into 1) is one piece, bound to one name
+    "one piece binds one name": """\
+x = input(3, 5, grad=True)
+q0 = split(x, 5, axis=1)
+c0 = chunk(x, 1)
+obj = sum(q0 * q0) + sum(exp(c0))
+""",
 }
+
+
+def one(pieces):
+    """A call that gives one piece is that piece (the .grad format binds it to one name)."""
+    return pieces[0] if len(pieces) == 1 else pieces
 
 
 def run(name, source, seed):
@@ -45,8 +57,8 @@ def run(name, source, seed):
 
     env = {
         "input": leaf, "param": lambda *s: leaf(*s, grad=True),
-        "chunk": lambda x, chunks, axis=0: torch.chunk(x, chunks, dim=axis),
-        "split": lambda x, size, axis=0: torch.split(x, size, dim=axis),
+        "chunk": lambda x, chunks, axis=0: one(torch.chunk(x, chunks, dim=axis)),
+        "split": lambda x, size, axis=0: one(torch.split(x, size, dim=axis)),
         "sum": torch.sum, "exp": torch.exp, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
     }
     exec(source, env)

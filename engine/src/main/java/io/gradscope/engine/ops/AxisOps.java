@@ -188,7 +188,8 @@ final class AxisOps {
         public Tensor forward(OpContext ctx, Tensor... in) {
             Tensor x = in[0];
             int[] out = outputShape(new int[][] {x.shape()}, new DType[] {x.dtype()});
-            if (axis == null) {
+            if (axis == null || x.rank() == 0) {
+                // a 0-d x along its axis 0 (or -1), as PyTorch takes it: the product of its one element
                 return along(x.reshapeOrCopy(new int[] {(int) x.numel()}), 0).viewReshape(out);
             }
             return along(x, axes(x.rank())[0]).viewReshape(out);
@@ -209,7 +210,7 @@ final class AxisOps {
                 return Ops.div(Ops.reshape(ctx.output(), keep), x);
             }
             // NOTE: with a 0, the product of the others: each line repeated n times with its own element set to 1.
-            Tensor flat = axis == null ? Ops.reshape(x, (int) x.numel()) : Ops.permute(x, toLast(x.rank(), ax[0]));
+            Tensor flat = axis == null || x.rank() == 0 ? Ops.reshape(x, (int) x.numel()) : Ops.permute(x, toLast(x.rank(), ax[0]));
             int n = flat.shape()[flat.rank() - 1];
             int[] lead = java.util.Arrays.copyOf(flat.shape(), flat.rank() + 1);
             lead[lead.length - 2] = n;
@@ -223,7 +224,7 @@ final class AxisOps {
             }
             Tensor diag = Tensor.fromDoubles(x.dtype(), x.device(), eye, n, n);
             Tensor prods = Ops.apply(new Prod(-1, false), WhereOp.of(diag, Ops.constant(1, x), rows));
-            if (axis == null) {
+            if (axis == null || x.rank() == 0) {
                 return Ops.reshape(prods, x.shape());
             }
             return Ops.permute(prods, back(x.rank(), ax[0]));

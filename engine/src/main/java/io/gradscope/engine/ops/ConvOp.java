@@ -23,8 +23,16 @@ final class ConvOp extends Op {
     private final int[] padding;
     private final int[] dilation;
     private final int groups;
+    /** The rows and columns of windows when the transposed convolution fixes them, else null (as many as fit). */
+    private final int[] counts;
 
     ConvOp(int spatial, int[] stride, int[] padding, int[] dilation, int groups) {
+        this(spatial, stride, padding, dilation, groups, null);
+    }
+
+    /** The convolution over only the first {@code counts} rows and columns of windows (ConvTransposeOp's VJP). */
+    ConvOp(int spatial, int[] stride, int[] padding, int[] dilation, int groups, int[] counts) {
+        this.counts = counts == null ? null : counts.clone();
         this.spatial = spatial;
         this.stride = stride.clone();
         this.padding = padding.clone();
@@ -40,7 +48,13 @@ final class ConvOp extends Op {
     private Window window(int[] weight) {
         int[] kernel = spatial == 1 ? new int[] {weight[weight.length - 1]}
                 : new int[] {weight[weight.length - 2], weight[weight.length - 1]};
-        return Window.of(name(), spatial, kernel, stride, padding, dilation);
+        Window w = Window.of(name(), spatial, kernel, stride, padding, dilation);
+        return counts == null ? w : w.counts(counts[0], counts[1]);
+    }
+
+    /** Whether the backend's 3x3 kernel may take this window (it computes every window that fits). */
+    private boolean fits(Window w) {
+        return !w.fixedCounts() && ConvPath.fits(w, groups);
     }
 
     @Override
@@ -164,7 +178,7 @@ final class ConvOp extends Op {
         int[] xs = x.shape();
         int cout = wt.shape()[0];
         int k = wt.shape()[1] * w.size();
-        Tensor direct = spatial == 2 ? ConvPath.direct(w, groups, x, wt, false, w.ph, w.pw) : null;
+        Tensor direct = spatial == 2 && !w.fixedCounts() ? ConvPath.direct(w, groups, x, wt, false, w.ph, w.pw) : null;
         if (direct != null) {
             return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, bias(in[2], cout)) : direct;
         }
@@ -224,7 +238,7 @@ final class ConvOp extends Op {
             // an empty x (a plane of no rows, say, that the padding alone gives an output): nothing to send back
             dx = Tensor.zeros(x.dtype(), x.device(), x.shape());
         } else if (ctx.needsGrad(0)) {
-            if (spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
+            if (spatial == 2 && fits(w) && g.dtype() == DType.FLOAT32) {
                 // NOTE: stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
                 // kernel again (W flipped and transposed; im2col's product where it declines), and the
                 // transposed op's own VJP and JVP beyond.
@@ -237,7 +251,7 @@ final class ConvOp extends Op {
                 dx = spatial == 1 ? Ops.reshape(dx, x.shape()) : dx;
             }
         }
-        if (ctx.needsGrad(1) && spatial == 2 && ConvPath.fits(w, groups) && g.dtype() == DType.FLOAT32) {
+        if (ctx.needsGrad(1) && spatial == 2 && fits(w) && g.dtype() == DType.FLOAT32) {
             // NOTE: an op of its own, so that the backend's 3x3 kernel can take it (im2col's product where it declines).
             dw = Ops.apply(new ConvWeightGradOp(w.ph, w.pw), x, g);
         } else if (ctx.needsGrad(1)) {

@@ -49,12 +49,36 @@ final class ConvTransposeOp extends Op {
         return Window.of(name(), spatial, kernel, stride, padding, dilation);
     }
 
+    /**
+     * Note [Output padding past the stride]: the output is {@code (L − 1)·s − 2p + d·(k − 1) + 1 + op}
+     * long, over which {@code L + ⌊op / s⌋} windows fit; with {@code op ≥ s} (valid while op is below
+     * the dilation) the rows past x's L windows are outputs that only the padding's crop would have
+     * hidden, and no window of x starts there. So fold, unfold and the convolution of the VJP take
+     * exactly x's windows ({@link Window#counts}); below the stride the fitting count is x's already.
+     */
+    private int[] counts(int[] x) {
+        boolean past = false;
+        for (int i = 0; i < spatial; i++) {
+            past |= at(outputPadding, i)[0] >= at(stride, i)[0];
+        }
+        if (!past) {
+            return null;
+        }
+        return spatial == 1 ? new int[] {1, x[2]} : new int[] {x[2], x[3]};
+    }
+
+    /** The window over the output for x of this shape: {@link #counts} windows where they are fixed. */
+    private Window window(int[] weight, int[] x) {
+        int[] c = counts(x);
+        return c == null ? window(weight) : window(weight).counts(c[0], c[1]);
+    }
+
     private int[] at(int[] v, int i) {
         return new int[] {v[v.length == 1 ? 0 : i]};
     }
 
-    private ConvOp conv() {
-        return new ConvOp(spatial, stride, padding, dilation, groups);
+    private ConvOp conv(int[] x) {
+        return new ConvOp(spatial, stride, padding, dilation, groups, counts(x));
     }
 
     /** Each input element times the weights it meets, a multiply and an add each; the bias one per output. */
@@ -111,7 +135,7 @@ final class ConvTransposeOp extends Op {
         Tensor wt = in[1];
         int[] out = outputShape(Dependencies.shapes(new OpContext(in)), java.util.Arrays.stream(in).map(Tensor::dtype)
                 .toArray(DType[]::new));
-        Window w = window(wt.shape());
+        Window w = window(wt.shape(), x.shape());
         int n = x.shape()[0];
         int cin = x.shape()[1];
         int cout = out[1];
@@ -139,10 +163,10 @@ final class ConvTransposeOp extends Op {
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor x = ctx.input(0);
         Tensor wt = ctx.input(1);
-        Tensor dx = ctx.needsGrad(0) ? Ops.apply(conv(), g, wt) : null;
+        Tensor dx = ctx.needsGrad(0) ? Ops.apply(conv(x.shape()), g, wt) : null;
         Tensor dw = null;
         if (ctx.needsGrad(1)) {
-            Window w = window(wt.shape());
+            Window w = window(wt.shape(), x.shape());
             int n = x.shape()[0];
             int cin = x.shape()[1];
             int cout = g.shape()[1];
@@ -198,7 +222,7 @@ final class ConvTransposeOp extends Op {
     public Pattern dependencies(int input, int[][] shapes) {
         int[] out = outputShape(shapes, new DType[] {DType.FLOAT64, DType.FLOAT64, DType.FLOAT64});
         if (input == 0) {
-            return conv().dependencies(0, new int[][] {out, shapes[1]}).transpose();
+            return conv(shapes[0]).dependencies(0, new int[][] {out, shapes[1]}).transpose();
         }
         if (input == 2) {
             int[] cs = new int[out.length];

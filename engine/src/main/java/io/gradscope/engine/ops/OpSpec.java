@@ -64,9 +64,13 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
         return name + "(" + String.join(", ", parts) + ")";
     }
 
-    /** Whether programs give this attribute by keyword (scalars can; dimension lists cannot). */
+    /**
+     * Whether programs may give this parameter by keyword: tensors and attributes can (as the function
+     * table writes them, {@code cross_entropy(x, t, weight=w)}); dimension lists and a varargs tensor
+     * list cannot.
+     */
     public static boolean keyword(Param p) {
-        return !p.isTensor() && p.kind() != Param.Kind.DIMS;
+        return p.kind() != Param.Kind.TENSORS && p.kind() != Param.Kind.DIMS;
     }
 
     /** Starts a spec for the function {@code name}. */

@@ -164,9 +164,9 @@ public final class OpSpecs {
                 .reference("F.pad(x, [0, 0] * (x.dim() - 1 - axis % x.dim()) + [before, after], value=value) if mode == \"constant\" "
                         + "else F.pad(x.movedim(axis, -1).reshape(1, -1, x.shape[axis]), (before, after), mode=mode)"
                         + ".reshape(*x.movedim(axis, -1).shape[:-1], -1).movedim(-1, axis)")
-                .note("`before` and `after` along `axis`; `mode` \"constant\", \"reflect\" or \"replicate\"").linear()
+                .note("`before` and `after` along `axis`; `mode` \"constant\", \"reflect\", \"replicate\" or \"circular\"").linear()
                 .op(a -> {
-                    String mode = a.string("mode", "constant", "reflect", "replicate");
+                    String mode = a.string("mode", "constant", "reflect", "replicate", "circular");
                     double value = a.number("value");
                     if (mode.equals("constant") && value == 0) {
                         return new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
@@ -191,14 +191,14 @@ public final class OpSpecs {
                 .torch("F.cross_entropy(logits, labels, weight, ignore_index=..., reduction=..., label_smoothing=...)")
                 .reference("F.cross_entropy(logits, labels, weight, ignore_index=ignore_index, reduction=reduction, "
                         + "label_smoothing=label_smoothing)")
-                .note("`labels` int64 classes or probabilities of the logits' shape")
-                .op(a -> a.given("ignore_index") || a.given("reduction") || a.given("label_smoothing")
+                .note("`labels` int64 classes or probabilities of the logits' shape; logits [N, C, d1, ...] take labels [N, d1, ...]")
+                .op(a -> ClassesLast.of(a.given("ignore_index") || a.given("reduction") || a.given("label_smoothing")
                         ? new ClassLoss(true, a.integer("ignore_index"), reduction(a), a.number("label_smoothing"), a.label())
-                        : CrossEntropyOp.INSTANCE));
+                        : CrossEntropyOp.INSTANCE)));
         def(fn("nll_loss").tensor("input").tensor("target").optionalTensor("weight").integer("ignore_index", -100)
                 .string("reduction", "mean").torch("F.nll_loss(input, target, weight, ignore_index=..., reduction=...)")
                 .reference("F.nll_loss(input, target, weight, ignore_index=ignore_index, reduction=reduction)")
-                .op(a -> new ClassLoss(false, a.integer("ignore_index"), reduction(a), 0, a.label())));
+                .op(a -> ClassesLast.of(new ClassLoss(false, a.integer("ignore_index"), reduction(a), 0, a.label()))));
         def(fn("mse").tensor("a").tensor("b").torch("F.mse_loss(a, b)")
                 .reference("F.mse_loss(*torch.broadcast_tensors(a, b))").note("mean").op(a -> MseOp.INSTANCE));
         def(fn("layer_norm").tensor("x").tensor("weight").tensor("bias").number("eps", 1e-5)
@@ -265,9 +265,18 @@ public final class OpSpecs {
         def(fn("einsum").tensors().string("equation", null).torch("torch.einsum(equation, a, b, ...)").reference("torch.einsum(equation, *tensors)")
                 .note("the tensors first, then `equation=` (letters only, no \"...\")").op(a -> new EinsumOp(a.text("equation"))));
         for (String m : new String[] {"max", "min"}) {
-            def(fn(m).tensor("x").integer("axis").bool("keepdim", false).torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values")
-                    .note("the gradient goes to the index PyTorch returns").op(a -> new MaxAlongOp(m.equals("min"), a.integer("axis"),
-                            a.bool("keepdim"))));
+            def(fn(m).tensor("x").ints("axis", null).bool("keepdim", false)
+                    .torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values` / `torch." + m + "(x)")
+                    .reference("torch." + m + "(x) if axis is None else torch." + m
+                            + "(x, dim=axis if isinstance(axis, int) else axis[0], keepdim=keepdim).values")
+                    .note("the gradient goes to the index PyTorch returns; without an axis, shared by the ties")
+                    .op(a -> {
+                        int[] ax = a.intsOrNull("axis");
+                        if (ax != null && ax.length != 1) {
+                            throw new io.gradscope.engine.GradscopeException(m + ": axis must be one integer or None");
+                        }
+                        return new MaxAlongOp(m.equals("min"), ax == null ? null : ax[0], a.bool("keepdim"));
+                    }));
         }
     }
 
@@ -436,9 +445,9 @@ public final class OpSpecs {
                 .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
                 .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
                         + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
-                .note("`size` or `scale_factor`; `mode` \"nearest\" or \"bilinear\"; 2-D planes")
+                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\"; 2-D planes")
                 .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
-                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear"), a.bool("align_corners"),
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear", "bicubic"), a.bool("align_corners"),
                         a.label())));
         for (int d = 1; d <= 2; d++) {
             int spatial = d;

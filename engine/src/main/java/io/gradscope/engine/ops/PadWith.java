@@ -6,7 +6,7 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
-/** pad along one axis with a value other than 0, or by reflecting or replicating the edge (F.pad's modes). */
+/** pad along one axis with a value other than 0, or by reflecting, replicating or wrapping (circular) the edge (F.pad's modes). */
 final class PadWith extends MoveOps.Move {
     private final int axis;
     private final int before;
@@ -39,6 +39,7 @@ final class PadWith extends MoveOps.Move {
         return switch (mode) {
             case "reflect" -> "dx = slice(g) + the padding's g flipped back onto the elements it mirrors";
             case "replicate" -> "dx = slice(g) + the padding's g summed onto the edge elements";
+            case "circular" -> "dx = slice(g) + the padding's g added onto the elements it wraps from";
             default -> "dx = slice(g)";
         };
     }
@@ -61,6 +62,9 @@ final class PadWith extends MoveOps.Move {
             throw new GradscopeException("pad: reflect padding must be smaller than the axis (" + n + "), not " + before + " and "
                     + after);
         }
+        if (mode.equals("circular") && (before > n || after > n)) {
+            throw new GradscopeException("pad: circular padding must be at most the axis (" + n + "), not " + before + " and " + after);
+        }
         if (mode.equals("replicate") && n == 0 && before + after > 0) {
             throw new GradscopeException("pad: cannot replicate the edge of an empty axis");
         }
@@ -76,7 +80,11 @@ final class PadWith extends MoveOps.Move {
         Tensor out = mode.equals("constant") ? Tensor.full(x.dtype(), x.device(), value, shape)
                 : Tensor.empty(x.dtype(), x.device(), shape);
         MoveOps.Move.copy(x, out.viewNarrow(a, before, n));
-        if (!mode.equals("constant")) {
+        if (mode.equals("circular")) {
+            // the axis wraps around: the last `before` elements before it, the first `after` after it
+            MoveOps.Move.copy(x.viewNarrow(a, n - before, before), out.viewNarrow(a, 0, before));
+            MoveOps.Move.copy(x.viewNarrow(a, 0, after), out.viewNarrow(a, before + n, after));
+        } else if (!mode.equals("constant")) {
             for (int j = 0; j < before; j++) {
                 int src = mode.equals("reflect") ? before - j : 0;
                 copy(x.viewNarrow(a, src, 1), out.viewNarrow(a, j, 1));
@@ -95,6 +103,15 @@ final class PadWith extends MoveOps.Move {
         int n = ctx.input(0).shape()[a];
         Tensor dx = Ops.slice(g, a, before, before + n);
         if (mode.equals("constant")) {
+            return new Tensor[] {dx};
+        }
+        if (mode.equals("circular")) {
+            if (before > 0) {
+                dx = Ops.add(dx, Ops.pad(Ops.slice(g, a, 0, before), a, n - before, 0));
+            }
+            if (after > 0) {
+                dx = Ops.add(dx, Ops.pad(Ops.slice(g, a, before + n, before + n + after), a, 0, n - after));
+            }
             return new Tensor[] {dx};
         }
         if (before > 0) {

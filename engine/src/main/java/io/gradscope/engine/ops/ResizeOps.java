@@ -176,9 +176,10 @@ final class ResizeOps {
         }
     }
 
-    /** F.interpolate(x, size or scale_factor, mode="nearest" or "bilinear", align_corners). */
+    /** F.interpolate(x, size or scale_factor, mode="nearest", "bilinear" or "bicubic", align_corners). */
     static final class Interpolate extends Separable {
         private final boolean bilinear;
+        private final boolean bicubic;
         private final boolean alignCorners;
         private final String label;
         /** scale_factor, or NaN where a size is given. */
@@ -196,10 +197,11 @@ final class ResizeOps {
             }
             this.scaleFactor = scaleFactor;
             this.bilinear = mode.equals("bilinear");
+            this.bicubic = mode.equals("bicubic");
             this.alignCorners = alignCorners;
             this.label = label;
-            if (!bilinear && alignCorners) {
-                throw new GradscopeException("interpolate: align_corners applies to bilinear only (as PyTorch)");
+            if (!bilinear && !bicubic && alignCorners) {
+                throw new GradscopeException("interpolate: align_corners applies to bilinear and bicubic only (as PyTorch)");
             }
         }
 
@@ -215,7 +217,7 @@ final class ResizeOps {
 
         @Override
         public String rule() {
-            return "dx = A_hᵀ · g · A_w, A the " + (bilinear ? "bilinear" : "nearest") + " weights";
+            return "dx = A_hᵀ · g · A_w, A the " + (bilinear ? "bilinear" : bicubic ? "bicubic" : "nearest") + " weights";
         }
 
         /** With scale_factor: ⌊in · scale_factor⌋ (PyTorch's output size). */
@@ -231,6 +233,10 @@ final class ResizeOps {
             double[] m = new double[out * in];
             double scale = Double.isNaN(scaleFactor) ? (double) in / out : 1 / scaleFactor;
             for (int i = 0; i < out; i++) {
+                if (bicubic) {
+                    cubicRow(m, i, in, alignCorners ? (out > 1 ? i * (double) (in - 1) / (out - 1) : 0) : (i + 0.5) * scale - 0.5);
+                    continue;
+                }
                 if (!bilinear) {
                     m[i * in + Math.min((int) Math.floor(i * scale), in - 1)] = 1;
                     continue;
@@ -243,6 +249,25 @@ final class ResizeOps {
                 m[i * in + i1] += l;
             }
             return m;
+        }
+
+        /**
+         * Row i of the bicubic weights, as PyTorch's upsample_bicubic2d: source position {@code src} (not
+         * clamped at 0), the four inputs around ⌊src⌋ weighted by the cubic convolution with A = −0.75, an
+         * index past either edge read at the edge.
+         */
+        private static void cubicRow(double[] m, int i, int in, double src) {
+            double a = -0.75;
+            int x0 = (int) Math.floor(src);
+            double t = src - x0;
+            double[] w = {
+                ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a,
+                ((a + 2) * t - (a + 3)) * t * t + 1,
+                ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1,
+                ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a};
+            for (int k = 0; k < 4; k++) {
+                m[i * in + Math.max(0, Math.min(in - 1, x0 - 1 + k))] += w[k];
+            }
         }
     }
 }

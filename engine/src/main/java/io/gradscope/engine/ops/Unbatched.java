@@ -12,12 +12,11 @@ import java.util.Arrays;
  * keeps one node (the op, on the unbatched tensor); its VJP, JVP and dependency rule are the op's
  * own, read through batch-of-one views (flattened, a leading axis of size 1 changes no index).
  */
-final class Unbatched extends Op {
-    private final Op op;
+final class Unbatched extends WrappedOp {
     private final int rank;
 
     private Unbatched(Op op, int batchedRank) {
-        this.op = op;
+        super(op);
         this.rank = batchedRank;
     }
 
@@ -82,26 +81,6 @@ final class Unbatched extends Op {
     }
 
     @Override
-    public String name() {
-        return op.name();
-    }
-
-    @Override
-    public String label() {
-        return op.label();
-    }
-
-    @Override
-    public String rule() {
-        return op.rule();
-    }
-
-    @Override
-    public String jvpRule() {
-        return op.jvpRule();
-    }
-
-    @Override
     public Pattern dependencies(int input, int[][] shapes) {
         return op.dependencies(input, unbatched(shapes[0]) ? batchedShapes(shapes) : shapes);
     }
@@ -144,11 +123,6 @@ final class Unbatched extends Op {
             grads[0] = Ops.reshape(grads[0], ctx.inputAt(0).shape());
         }
         return grads;
-    }
-
-    @Override
-    public VjpReads vjpReads(boolean[] needsGrad) {
-        return op.vjpReads(needsGrad);
     }
 
     @Override

@@ -31,12 +31,21 @@ final class Window {
     final int dh;
     final int dw;
     final boolean ceilMode;
+    /** Rows and columns of windows fixed by the caller ({@link #counts}), or −1: as many as fit. */
+    private final int fixedH;
+    private final int fixedW;
 
     Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw) {
         this(kh, kw, sh, sw, ph, pw, dh, dw, false);
     }
 
     Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode) {
+        this(kh, kw, sh, sw, ph, pw, dh, dw, ceilMode, -1, -1);
+    }
+
+    private Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode, int fixedH, int fixedW) {
+        this.fixedH = fixedH;
+        this.fixedW = fixedW;
         this.kh = kh;
         this.kw = kw;
         this.sh = sh;
@@ -46,6 +55,20 @@ final class Window {
         this.dh = dh;
         this.dw = dw;
         this.ceilMode = ceilMode;
+    }
+
+    /**
+     * The same window, taking only the first {@code oh × ow} windows (at most as many as fit): a
+     * transposed convolution's output padding of stride or more adds rows and columns that no further
+     * window of x starts on (Note [Output padding past the stride] in ConvTransposeOp).
+     */
+    Window counts(int oh, int ow) {
+        return new Window(kh, kw, sh, sw, ph, pw, dh, dw, ceilMode, oh, ow);
+    }
+
+    /** Whether the window count is fixed by {@link #counts} rather than by the input's size. */
+    boolean fixedCounts() {
+        return fixedH >= 0;
     }
 
     /** The same window with pooling's {@code ceil_mode} set or not. */
@@ -95,11 +118,18 @@ final class Window {
     }
 
     int outH(String op, int h, int[] shape) {
-        return out(op, h, kh, sh, ph, dh, shape);
+        return fixed(op, out(op, h, kh, sh, ph, dh, shape), fixedH);
     }
 
     int outW(String op, int w, int[] shape) {
-        return out(op, w, kw, sw, pw, dw, shape);
+        return fixed(op, out(op, w, kw, sw, pw, dw, shape), fixedW);
+    }
+
+    private static int fixed(String op, int fit, int fixed) {
+        if (fixed > fit) {
+            throw new GradscopeException(op + ": " + fixed + " windows do not fit where " + fit + " do");
+        }
+        return fixed >= 0 ? fixed : fit;
     }
 
     /** How far {@code o} windows along an axis of size {@code n} reach past its end padding (ceil_mode's overhang). */

@@ -77,6 +77,27 @@ final class Args {
         throw error(argPos(i), fn() + "() argument " + (i + 1) + " must be a tensor, not " + Value.kind(v));
     }
 
+    /**
+     * The tensor given as positional {@code i} or keyword {@code name}; null where an optional one is
+     * left out or given as None.
+     */
+    TensorVal tensor(int i, String name, boolean optional) {
+        Value v = get(i, name);
+        if (v == null || optional && v instanceof NoneVal) {
+            if (optional) {
+                return null;
+            }
+            throw error(call.pos(), fn() + "() is missing its argument '" + name + "'");
+        }
+        if (i < positional.size()) {
+            return tensor(i);
+        }
+        if (v instanceof TensorVal t) {
+            return t;
+        }
+        throw error(where(i, name), fn() + "(): '" + name + "' must be a tensor, not " + Value.kind(v));
+    }
+
     /** Positional {@code i} if given, else keyword {@code name}, else null. */
     Value get(int i, String name) {
         if (i >= 0 && i < positional.size()) {

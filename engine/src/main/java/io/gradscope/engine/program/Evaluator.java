@@ -209,7 +209,13 @@ final class Evaluator {
             throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
         }
         if (Functions.SEVERAL.contains(fn)) {
-            throw error(c.pos(), fn + "(...) gives several values; bind each to a name, e.g. a, b = " + fn + "(x, 2)");
+            // One piece (split(x, 5, axis=1) of an axis of 5) is one value: it binds one name.
+            Pieces.Cut cut = cut(c);
+            int k = cut.ranges().size();
+            if (k != 1) {
+                throw error(c.pos(), fn + "(...) gives " + k + " pieces here; bind each to a name, e.g. a, b = " + fn + "(x, 2)");
+            }
+            return slice(cut, 0, c.pos());
         }
         OpSpec spec = Functions.op(fn);
         if (spec == null) {
@@ -235,32 +241,40 @@ final class Evaluator {
         if (values.containsKey(fn)) {
             throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
         }
-        Pieces.Cut cut;
-        try {
-            cut = Pieces.of(args(c));
-        } catch (ProgramException e) {
-            throw e;
-        } catch (GradscopeException e) {
-            throw error(c.pos(), e.getMessage());
-        }
+        Pieces.Cut cut = cut(c);
         int k = cut.ranges().size();
         if (k != names.size()) {
             throw error(c.pos(), fn + " gives " + k + " piece" + (k == 1 ? "" : "s") + " here; " + names.size()
                     + " name" + (names.size() == 1 ? "" : "s") + " on the left");
         }
-        OpSpec slice = OpSpecs.get("slice");
         List<TensorVal> out = new ArrayList<>();
         holds.readBySeveral(cut.x());
         try {
             for (int i = 0; i < k; i++) {
-                int[] r = cut.ranges().get(i);
-                Op op = slice.create(Map.of("axis", cut.axis(), "start", r[0], "stop", r[1]));
-                out.add(apply(op, List.of(cut.x()), names.get(i).pos()));
+                out.add(slice(cut, i, names.get(i).pos()));
             }
         } finally {
             holds.readBySeveralDone(cut.x());
         }
         return out;
+    }
+
+    /** Where split(...) or chunk(...) cuts its tensor. */
+    private Pieces.Cut cut(Ast.Call c) {
+        try {
+            return Pieces.of(args(c));
+        } catch (ProgramException e) {
+            throw e;
+        } catch (GradscopeException e) {
+            throw error(c.pos(), e.getMessage());
+        }
+    }
+
+    /** Piece {@code i} of the cut: one slice op, recorded at {@code pos}. */
+    private TensorVal slice(Pieces.Cut cut, int i, Pos pos) {
+        int[] r = cut.ranges().get(i);
+        Op op = OpSpecs.get("slice").create(Map.of("axis", cut.axis(), "start", r[0], "stop", r[1]));
+        return apply(op, List.of(cut.x()), pos);
     }
 
     private TensorVal apply(Op op, List<TensorVal> inputs, Pos pos) {

@@ -95,9 +95,10 @@ final class Functions {
             int at = i > 0 && params.get(0).kind() == Param.Kind.TENSORS ? -1 : i;
             switch (p.kind()) {
                 case TENSOR -> {
-                    // An optional tensor (a bias) left out, or given as None, is no input.
-                    if (!p.optional() || (i < a.count() && !(a.get(i, p.name()) instanceof Value.NoneVal))) {
-                        inputs.add(a.tensor(i));
+                    // By position or keyword; an optional tensor (a bias) left out, or given as None, is no input.
+                    TensorVal t = a.tensor(i, p.name(), p.optional());
+                    if (t != null) {
+                        inputs.add(t);
                     }
                 }
                 case TENSORS -> inputs.addAll(a.tensors());

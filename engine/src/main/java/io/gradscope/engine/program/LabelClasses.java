@@ -41,12 +41,14 @@ final class LabelClasses {
         }
         Declared d = declared.get(inputs.get(at));
         int[] scores = inputs.get(0).shape();
-        int c = scores[scores.length - 1];
+        // [N, C, d1, ...] (a K-dimensional loss) holds its classes along axis 1, [N, C] and [C] along the last
+        boolean spatial = scores.length >= 3;
+        int c = scores[spatial ? 1 : scores.length - 1];
         if (d == null || d.classes() <= c) {
             return null;
         }
         return op + ": the labels '" + d.name() + "' are declared with classes=" + d.classes() + " but the " + tensors.get(0).name()
-                + " " + Shapes.str(scores) + " have " + c + " class" + (c == 1 ? "" : "es") + " (the last dimension)";
+                + " " + Shapes.str(scores) + " have " + c + " class" + (c == 1 ? "" : "es") + (spatial ? " (dimension 1)" : " (the last dimension)");
     }
 
     /** Carries a declaration from a view's input to the view (an op its spec marks a view). */

@@ -94,6 +94,29 @@ class OnnxImportErrorsTest {
                 + "NonMaxSuppression ×1 (/nms); Attention (domain com.microsoft) ×1 (/attn)", refused(b.write(dir.resolve("m.onnx"))));
     }
 
+    /**
+     * Issue 44: a refused node's reader of the same kind was never checked (two chained pools with
+     * dilations said "1 node"), and the names stopped after four with "...".
+     */
+    @Test
+    void chainedRefusalsAreEachCountedAndEveryNodeIsNamed() throws IOException {
+        ModelBuilder b = new ModelBuilder().input("x", 1, 1, 9, 9);
+        String prev = "x";
+        for (int i = 1; i <= 3; i++) {
+            b.node("AveragePool", "/p" + i, new String[] {prev}, new String[] {"a" + i}, ints("kernel_shape", 2, 2),
+                    ints("dilations", 2, 2));
+            prev = "a" + i;
+        }
+        b.node("Relu", "/r", new String[] {prev}, new String[] {"r"});
+        for (int i = 1; i <= 6; i++) {
+            b.node("RoiAlign", "/roi" + i, new String[] {i == 1 ? "r" : "l" + (i - 1)}, new String[] {"l" + i});
+        }
+        b.output("l6", 1, 1, 3, 3);
+        assertEquals("c.onnx: cannot import: 9 nodes the import does not support: RoiAlign ×6 (/roi1, /roi2, /roi3, /roi4, /roi5, "
+                + "/roi6); AveragePool with dilations ×3 (/p1, /p2, /p3); 1 node after them, reading what they give, not checked",
+                refused(b.write(dir.resolve("c.onnx"))));
+    }
+
     @Test
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
@@ -107,7 +130,7 @@ class OnnxImportErrorsTest {
                 .node("Add", "/add", new String[] {"b", "d"}, new String[] {"y"}).output("y", 1, 1, 3, 3);
         String m = refused(b.write(dir.resolve("p.onnx")));
         assertEquals("p.onnx: cannot import: 3 nodes the import does not support: Gelu ×1 (/gelu); AveragePool with dilations ×1 "
-                + "(/p1/AveragePool); Pad in wrap mode ×1 (/pad)", m);
+                + "(/p1/AveragePool); Pad in wrap mode ×1 (/pad); 2 nodes after them, reading what they give, not checked", m);
     }
 
     /** The new operators' attribute values the op table has no function for, each named in the one message. */
@@ -123,7 +146,7 @@ class OnnxImportErrorsTest {
                 .node("Add", "/add2", new String[] {"d", "c"}, new String[] {"y"}).output("y", 1, 2, 4, 4);
         assertEquals("t.onnx: cannot import: 3 nodes the import does not support: ConvTranspose with output_shape ×1 "
                 + "(/up/ConvTranspose); Resize in cubic mode ×1 (/up/Resize); ScatterElements with reduction=none (only add: "
-                + "scatter_add) ×1 (/scatter)", refused(b.write(dir.resolve("t.onnx"))));
+                + "scatter_add) ×1 (/scatter); 2 nodes after them, reading what they give, not checked", refused(b.write(dir.resolve("t.onnx"))));
     }
 
     @Test
@@ -138,7 +161,7 @@ class OnnxImportErrorsTest {
                         integer("hidden_size", 2))
                 .node("Add", "/add", new String[] {"g", "l"}, new String[] {"y"}).output("y", 3, 1, 1, 2);
         assertEquals("rnn.onnx: cannot import: 2 nodes the import does not support: GRU with linear_before_reset=0 ×1 (/gru/GRU); "
-                + "LSTM with peepholes ×1 (/lstm/LSTM)", refused(b.write(dir.resolve("rnn.onnx"))));
+                + "LSTM with peepholes ×1 (/lstm/LSTM); 1 node after them, reading what they give, not checked", refused(b.write(dir.resolve("rnn.onnx"))));
     }
 
     private ModelBuilder external(String location) {

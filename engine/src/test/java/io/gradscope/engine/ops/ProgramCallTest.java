@@ -46,6 +46,11 @@ class ProgramCallTest {
 
     /** The call of the row's op as a program writes it. */
     static String call(OpSpec spec, OpRow row, List<String> names) {
+        return call(spec, row, names, false);
+    }
+
+    /** The call, with {@code tensorKeywords} its tensors by keyword too ({@code cross_entropy(logits=x0, labels=x1)}). */
+    static String call(OpSpec spec, OpRow row, List<String> names, boolean tensorKeywords) {
         List<String> args = new ArrayList<>();
         int tensor = 0;
         for (Param p : spec.params()) {
@@ -53,7 +58,8 @@ class ProgramCallTest {
             switch (p.kind()) {
                 case TENSOR -> {
                     if (tensor < names.size()) {
-                        args.add(names.get(tensor++)); // an optional tensor (a bias) the row leaves out is not written
+                        // an optional tensor (a bias) the row leaves out is not written
+                        args.add((tensorKeywords ? p.name() + "=" : "") + names.get(tensor++));
                     }
                 }
                 case TENSORS -> {
@@ -77,6 +83,25 @@ class ProgramCallTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
     void theRowRunsAsAProgramAndMatchesPyTorch(OpRow row) {
+        runs(row, false);
+    }
+
+    /** Rows of ops whose every argument can be written by keyword (no dimension list, varargs or all-or-none attributes). */
+    static Stream<OpRow> keywordRows() {
+        return rows().filter(r -> {
+            OpSpec spec = OpRegistry.spec(r.op());
+            return spec.allOrNone().isEmpty() && spec.params().stream().allMatch(OpSpec::keyword);
+        });
+    }
+
+    /** Issue 44: cross_entropy(x, t, weight=w) and attention(q, k, v, attn_mask=m) said "unexpected keyword argument". */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("keywordRows")
+    void theRowRunsWithEveryTensorByKeyword(OpRow row) {
+        runs(row, true);
+    }
+
+    private static void runs(OpRow row, boolean tensorKeywords) {
         OpSpec spec = OpRegistry.spec(row.op());
         StringBuilder src = new StringBuilder();
         List<String> names = new ArrayList<>();
@@ -88,7 +113,8 @@ class ProgramCallTest {
             String d = dims(a.shape());
             if (a.dtype() == DType.INT64) {
                 int[] first = row.inputs().get(0).shape();
-                int classes = first.length == 0 ? 1 : first[first.length - 1];
+                // the scores' classes: the last dimension, or dimension 1 of K-dimensional scores [N, C, d1, ...]
+                int classes = first.length == 0 ? 1 : first[first.length >= 3 ? 1 : first.length - 1];
                 for (double v : a.data()) {
                     classes = Math.max(classes, (int) v + 1); // indices and masks: any class count that holds them
                 }
@@ -101,7 +127,7 @@ class ProgramCallTest {
         }
         src.append("u = input(").append(dims(row.upstream().shape())).append(")\n");
         inputs.put("u", row.upstream().tensor(DType.FLOAT64));
-        src.append("y = ").append(call(spec, row, names)).append("\n");
+        src.append("y = ").append(call(spec, row, names, tensorKeywords)).append("\n");
         src.append("objective = sum(y * u)\n");
         ProgramRun run = Program.parse("row.grad", src.toString()).run(new RunOptions(DType.FLOAT64, 0, inputs));
         Tensor y = run.values().get("y");

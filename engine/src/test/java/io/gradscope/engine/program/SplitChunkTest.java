@@ -172,7 +172,7 @@ class SplitChunkTest {
 
     @Test
     void usingASplitAsOneValueIsAnError() {
-        assertEquals("case.grad:2:5: error: split(...) gives several values; bind each to a name, e.g. a, b = split(x, 2)",
+        assertEquals("case.grad:2:5: error: split(...) gives 2 pieces here; bind each to a name, e.g. a, b = split(x, 2)",
                 error("x = param(4)\ny = split(x, 2)\nobj = sum(y)\n"));
     }
 }

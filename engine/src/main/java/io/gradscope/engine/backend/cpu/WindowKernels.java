@@ -114,6 +114,11 @@ final class WindowKernels {
                     if (hi < ow) {
                         Arrays.fill(y, yo + hi, yo + ow, pad);
                     }
+                    if (hi == lo) {
+                        // Every read of this kernel column lies in the padding: where src would point is no
+                        // element of x (a negative index, or past x's end), and even a copy of none checks it.
+                        continue;
+                    }
                     int src = xo + ih * rs + (lo * sw - pw + jo) * cs;
                     int step = sw * cs;
                     if (step == 1) {
@@ -189,6 +194,11 @@ final class WindowKernels {
                     }
                     if (hi < ow) {
                         Arrays.fill(y, yo + hi, yo + ow, pad);
+                    }
+                    if (hi == lo) {
+                        // Every read of this kernel column lies in the padding: where src would point is no
+                        // element of x (a negative index, or past x's end), and even a copy of none checks it.
+                        continue;
                     }
                     int src = xo + ih * rs + (lo * sw - pw + jo) * cs;
                     int step = sw * cs;
