@@ -319,8 +319,8 @@ public final class DerivativesViewModel {
         leaves.clear();
         if (s == null) {
             tangents.set(TangentTrace.NONE);
-            hvp.set(null);
             hvpLeaf.set(null);
+            hvp.set(null);
             return;
         }
         // One change for all of them: a listener that rebuilds on each change would otherwise rebuild once a leaf.
