@@ -3,6 +3,7 @@ package io.gradscope.app.export;
 import io.gradscope.app.draw.AwtPen;
 import io.gradscope.app.draw.GraphScene;
 import io.gradscope.app.draw.SvgPen;
+import io.gradscope.app.viewmodel.Decorator;
 import io.gradscope.app.viewmodel.GraphStates;
 import io.gradscope.app.viewmodel.SessionViewModel;
 import io.gradscope.app.viewmodel.Sweep;
@@ -11,10 +12,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The export commands: the whole graph as PNG or SVG (as drawn: the sweep's states, lit edges,
- * collapsed groups; in the screen's colours, at a readable scale whatever the view), and the last
+ * collapsed groups, the overlay on screen; in the screen's colours, at a readable scale whatever the view), and the last
  * run's trace as JSON. Each says in the status line what it wrote, or why it could not.
  */
 public final class Exporter {
@@ -32,18 +35,35 @@ public final class Exporter {
             this.description = description;
             this.pattern = pattern;
         }
+
+        /** The name to suggest for the export of {@code program} ("resnet18.onnx" → "resnet18.png"); the plain name without one. */
+        public String fileNameFor(String program) {
+            if (program == null || program.isBlank()) {
+                return fileName;
+            }
+            String stem = program.replaceAll("\\.[^.]*$", "");
+            return this == TRACE_JSON ? stem + ".trace.json" : stem + fileName.substring(fileName.lastIndexOf('.'));
+        }
     }
 
     private final SessionViewModel vm;
+    private final Supplier<List<Decorator>> decorators;
 
     public Exporter(SessionViewModel vm) {
+        this(vm, List::of);
+    }
+
+    /** {@code decorators}: the overlays painted over the graph on screen (a colour by gradient norm), exported with it. */
+    public Exporter(SessionViewModel vm, Supplier<List<Decorator>> decorators) {
         this.vm = vm;
+        this.decorators = decorators;
     }
 
     /** The graph as drawn now: the layout with every node's and edge's look at the cursor. */
     public GraphScene scene() {
         Sweep s = vm.sweep().recorded().get();
         GraphScene scene = new GraphScene(s.graph(), vm.sweep().layout().get());
+        scene.setDecorators(decorators.get());
         GraphStates states = vm.sweep().graphStates();
         if (states != null) {
             scene.restyle(states, states.all());

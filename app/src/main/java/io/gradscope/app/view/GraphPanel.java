@@ -118,6 +118,11 @@ public final class GraphPanel extends StackPane {
         });
     }
 
+    /** The decorators painted over the sweep's looks, in order (an export draws them too). */
+    public java.util.List<Decorator> decorators() {
+        return java.util.List.copyOf(decorators);
+    }
+
     /**
      * Adds a decorator: its paint goes over the sweep's looks (after those added before it), and
      * the graph restyles whenever its revision changes.

@@ -98,6 +98,8 @@ public final class HvpPanel extends ScrollPane {
         setFitToWidth(true);
         vm.leaves().addListener((javafx.collections.ListChangeListener<DerivativesViewModel.LeafInfo>) c -> syncLeaves());
         vm.hvp().addListener((o, a, b) -> showHvp());
+        // The leaf alone may change (a new program clears it while H·v stays empty): the heading follows it too.
+        vm.hvpLeaf().addListener((o, a, b) -> showHvp());
         vm.hessian().addListener((o, a, b) -> showHessian(b));
         vm.hessianNote().addListener((o, a, b) -> refreshHessianNote());
         // Built when its tab is first shown: what was asked for before that is shown at once.

@@ -41,7 +41,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
     private final TransportBar transport = new TransportBar(vm.sweep());
     private final MemoryPanel memory = new MemoryPanel(vm.memory(), vm.remat());
     private final StatusBar status = new StatusBar();
-    private final Exporter exporter = new Exporter(vm);
+    private final Exporter exporter = new Exporter(vm, () -> graph.decorators());
     private final Menus menus;
     private BiFunction<String, String, Unsaved> askUnsaved = UnsavedDialog::ask;
     private Runnable exit = Platform::exit;
@@ -176,7 +176,8 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         if (!vm.modified().get()) {
             return true;
         }
-        return switch (askUnsaved.apply(vm.fileName().get(), doing)) {
+        // An imported model's text is never written over the model: the offer is to save it as a program.
+        return switch (askUnsaved.apply(vm.saveName(), doing)) {
             case SAVE -> save();
             case DISCARD -> true;
             case CANCEL -> false;

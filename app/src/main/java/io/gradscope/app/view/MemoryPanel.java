@@ -34,6 +34,8 @@ public final class MemoryPanel extends BorderPane {
     private final Label summary = new Label("No run yet");
     private final ComboBox<String> policy = new ComboBox<>(FXCollections.observableArrayList("none", "segments", "sqrt", "budget"));
     private final Slider budget = new Slider(0.1, 1.0, 0.6);
+    /** The budget the slider stands for ("budget 40.2 KiB"): the one in force, or while dragging the one it will run. */
+    private final Label budgetValue = new Label();
     private final ComboBox<String> compare = new ComboBox<>(FXCollections.observableArrayList(NO_COMPARISON, "none", "segments", "sqrt"));
     private final javafx.scene.control.ToggleButton tradeOffButton = new javafx.scene.control.ToggleButton("Trade-off curve");
     private final TradeOffChart tradeOff;
@@ -61,8 +63,22 @@ public final class MemoryPanel extends BorderPane {
         current.addListener((o, a, p) -> showPolicy(p));
         policy.valueProperty().addListener((o, a, b) -> {
             budget.setVisible("budget".equals(b));
-            if (!updating && b != null && !b.equals("budget")) {
-                vm.choosePolicy(RematPolicy.parse(b));
+            if (!updating && b != null) {
+                if (b.equals("budget")) {
+                    // Runs at once with the slider's budget: the curve's ring then marks the budget, not the last policy.
+                    rerunWithBudget();
+                } else {
+                    vm.choosePolicy(RematPolicy.parse(b));
+                }
+            }
+        });
+        budgetValue.setId("memory-budget-value");
+        budgetValue.setMinWidth(Label.USE_PREF_SIZE);
+        budgetValue.visibleProperty().bind(budget.visibleProperty());
+        budgetValue.managedProperty().bind(budget.visibleProperty());
+        budget.valueProperty().addListener((o, a, b) -> {
+            if (!updating) {
+                budgetValue.setText("budget " + HeapLimit.human(sliderBudget()));
             }
         });
         budget.valueChangingProperty().addListener((o, was, now) -> {
@@ -76,7 +92,7 @@ public final class MemoryPanel extends BorderPane {
         title.setMinWidth(Label.USE_PREF_SIZE);
         title.setStyle("-fx-font-weight: bold");
         policy.setMinWidth(Label.USE_PREF_SIZE);
-        HBox top = new HBox(8, title, policy, budget, summary);
+        HBox top = new HBox(8, title, policy, budget, budgetValue, summary);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(3, 6, 3, 6));
         HBox.setHgrow(summary, Priority.ALWAYS);
@@ -157,15 +173,21 @@ public final class MemoryPanel extends BorderPane {
         updating = true;
         policy.setValue(p == null ? "segments" : p.kind().name().toLowerCase(java.util.Locale.ROOT));
         budget.setVisible(p != null && p.kind() == RematPolicy.Kind.BUDGET);
+        budgetValue.setText(p != null && p.kind() == RematPolicy.Kind.BUDGET ? "budget " + HeapLimit.human(p.budget()) : "");
         updating = false;
     }
 
     /** A budget the slider's fraction of the current run's peak. */
     private void rerunWithBudget() {
-        MemoryTrack t = vm.track().get();
-        if ("budget".equals(policy.getValue()) && t != null) {
-            vm.choosePolicy(RematPolicy.budget(Math.max(1, (long) (t.timeline().peakBytes() * budget.getValue()))));
+        if ("budget".equals(policy.getValue()) && vm.track().get() != null) {
+            vm.choosePolicy(RematPolicy.budget(sliderBudget()));
         }
+    }
+
+    /** The slider's fraction of the current run's peak, in bytes (1 with no run). */
+    private long sliderBudget() {
+        MemoryTrack t = vm.track().get();
+        return t == null ? 1 : Math.max(1, (long) (t.timeline().peakBytes() * budget.getValue()));
     }
 
     /** The line column's width: "12345" and a cell's padding in the table's font. */

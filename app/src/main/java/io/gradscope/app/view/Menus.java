@@ -163,7 +163,7 @@ final class Menus {
 
     private void export(Exporter.Format format) {
         FileChooser fc = new FileChooser();
-        fc.setInitialFileName(format.fileName);
+        fc.setInitialFileName(format.fileNameFor(vm.fileName().get()));
         fc.getExtensionFilters().add(new FileChooser.ExtensionFilter(format.description, format.pattern));
         fc.setInitialDirectory(vm.dialogFolder().toFile());
         var f = fc.showSaveDialog(window.get());

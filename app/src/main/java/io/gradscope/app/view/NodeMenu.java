@@ -74,6 +74,7 @@ public final class NodeMenu {
             // A leaf: the tangent can start here (the tool bar's menu lists only the first leaves of a large model).
             MenuItem tangent = new MenuItem("Carry Tangent From " + v.name());
             tangent.setId("carry-tangent");
+            tangent.setMnemonicParsing(false);
             tangent.setOnAction(e -> vm.derivatives().setTangent(new io.gradscope.app.service.TangentChoice(v.name(), "ones")));
             menu.getItems().addAll(new SeparatorMenuItem(), tangent);
         }

@@ -41,11 +41,20 @@ final class RunToolBar extends ToolBar {
         TextField find = new TextField();
         find.setId("find");
         find.setPromptText("Find node by name…");
-        find.setOnAction(e -> {
-            if (vm.sweep().find(find.getText())) {
-                graph.reveal(vm.sweep().keyOf(vm.sweep().selected().get()));
+        // Enter: the next match, Shift+Enter: the previous; beside the field, which of how many.
+        find.addEventFilter(javafx.scene.input.KeyEvent.KEY_PRESSED, e -> {
+            if (e.getCode() == javafx.scene.input.KeyCode.ENTER) {
+                e.consume();
+                if (vm.sweep().find(find.getText(), e.isShiftDown() ? -1 : 1)) {
+                    graph.reveal(vm.sweep().keyOf(vm.sweep().selected().get()));
+                }
             }
         });
+        find.textProperty().addListener((o, a, b) -> vm.sweep().forgetFind());
+        Label count = new Label();
+        count.setId("find-count");
+        count.textProperty().bind(vm.sweep().findCount());
+        count.setMinWidth(Label.USE_PREF_SIZE);
         // Another program opened: the last one's query (a name it had) is not kept.
         vm.fileName().addListener((o, a, b) -> find.clear());
         Button fit = new Button("Fit");
@@ -54,7 +63,7 @@ final class RunToolBar extends ToolBar {
         zoomIn.setOnAction(e -> graph.zoomIn());
         Button zoomOut = new Button("−");
         zoomOut.setOnAction(e -> graph.zoomOut());
-        getItems().addAll(run, cancel, new Label("dtype"), dtype, new Label("device"), device, progress, new Label("   "), find, fit,
+        getItems().addAll(run, cancel, new Label("dtype"), dtype, new Label("device"), device, progress, new Label("   "), find, count, fit,
                 zoomIn, zoomOut);
     }
 

@@ -39,6 +39,8 @@ public final class TangentChooser extends MenuButton {
         this.vm = vm;
         setId("tangent-chooser");
         setFocusTraversable(false);
+        // Names are shown as they are: a mnemonic would eat the first underscore of input_0.
+        setMnemonicParsing(false);
         setTooltip(new Tooltip("The tangent v the runs carry (a leaf and a direction): the Forward sweep shows J·v beside each value, "
                 + "the Backward sweep the tangent of each gradient (H·v at the leaf)"));
         element.setPrefWidth(80);
@@ -109,6 +111,7 @@ public final class TangentChooser extends MenuButton {
 
     private RadioMenuItem leafItem(String name, boolean selected) {
         RadioMenuItem r = new RadioMenuItem(name == null ? "none" : name);
+        r.setMnemonicParsing(false);
         r.setId("tangent-leaf-" + (name == null ? "none" : name));
         r.setUserData(name);
         r.setSelected(selected);

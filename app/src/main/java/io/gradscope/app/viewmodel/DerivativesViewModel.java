@@ -190,10 +190,12 @@ public final class DerivativesViewModel {
 
     /**
      * A program was opened: its {@code # open:} line (if any) sets the tangent and the pass to start
-     * on; without one, the tangent is cleared. The caller runs it.
+     * on; without one, the tangent is cleared and the backward pass shown. The caller runs it.
      */
     public void opened(String text) {
         tangent.set(null);
+        // The pass belongs to the file: the last one's (Jump to origin went to the forward pass) is not kept.
+        sweep.setMode(Sweep.Mode.BACKWARD);
         pendingLeaf = null;
         pendingCheck = false;
         OpenHint hint = OpenHint.of(text);
@@ -319,8 +321,8 @@ public final class DerivativesViewModel {
         leaves.clear();
         if (s == null) {
             tangents.set(TangentTrace.NONE);
-            hvp.set(null);
             hvpLeaf.set(null);
+            hvp.set(null);
             return;
         }
         // One change for all of them: a listener that rebuilds on each change would otherwise rebuild once a leaf.

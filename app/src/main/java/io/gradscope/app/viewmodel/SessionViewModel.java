@@ -328,6 +328,17 @@ public final class SessionViewModel {
         }
     }
 
+    /**
+     * What belongs to the file, not the user, starts afresh with each file opened: its dtype (unless the
+     * user picked one, {@link #dtypeFor}) and what its runs recompute (its own checkpoint blocks: a budget
+     * chosen for one program's peak means nothing for the next). The pass starts on the backward one
+     * ({@link DerivativesViewModel#opened}). The device and the kept values are the user's.
+     */
+    private void fileSettings(boolean importedModel) {
+        dtypeFor(importedModel);
+        remat.set(RematPolicy.SEGMENTS);
+    }
+
     public void setDevice(Device d) {
         device.set(d);
     }
@@ -344,6 +355,7 @@ public final class SessionViewModel {
         model.set(null);
         imported = null;
         fileName.set(name);
+        fileSettings(false);
         dropShown();
         saved.set(text);
         source.set(text);
@@ -376,7 +388,7 @@ public final class SessionViewModel {
             return;
         }
         openRequest++;
-        dtypeFor(false);
+        fileSettings(false);
         fileName.set(path.getFileName().toString());
         model.set(null);
         imported = null;
@@ -413,7 +425,7 @@ public final class SessionViewModel {
     /** Shows an imported model's program under the model's name (Save asks where to write it) and runs it. */
     public void openImported(ModelImport.Imported imported) {
         openRequest++;
-        dtypeFor(true);
+        fileSettings(true);
         file.set(null);
         model.set(imported.model());
         this.imported = imported;

@@ -255,6 +255,30 @@ public final class Sweep {
         return -1;
     }
 
+    /**
+     * Every vertex {@link #find} would consider, best first: those named {@code query}, then those whose
+     * name contains it, then those whose op contains it (ignoring case), each in the graph's order.
+     */
+    public int[] findAll(String query) {
+        String exact = query.strip();
+        String q = exact.toLowerCase(Locale.ROOT);
+        List<Integer> named = new java.util.ArrayList<>();
+        List<Integer> inName = new java.util.ArrayList<>();
+        List<Integer> inOp = new java.util.ArrayList<>();
+        for (TraceGraph.Vertex v : graph.vertices()) {
+            if (v.title().equals(exact)) {
+                named.add(v.index());
+            } else if (v.title().toLowerCase(Locale.ROOT).contains(q)) {
+                inName.add(v.index());
+            } else if (v.op().toLowerCase(Locale.ROOT).contains(q)) {
+                inOp.add(v.index());
+            }
+        }
+        named.addAll(inName);
+        named.addAll(inOp);
+        return named.stream().mapToInt(Integer::intValue).toArray();
+    }
+
     /** A contribution sent to input number {@code input}, the vertex {@code toVertex}. */
     public record Contribution(int input, int toVertex, Tensor gradient) {
     }

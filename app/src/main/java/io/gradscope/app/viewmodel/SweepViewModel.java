@@ -16,6 +16,8 @@ import javafx.beans.property.ReadOnlyIntegerProperty;
 import javafx.beans.property.ReadOnlyIntegerWrapper;
 import javafx.beans.property.ReadOnlyObjectProperty;
 import javafx.beans.property.ReadOnlyObjectWrapper;
+import javafx.beans.property.ReadOnlyStringProperty;
+import javafx.beans.property.ReadOnlyStringWrapper;
 
 /**
  * Stepping through a recorded run: the pass, the cursor, the selection, playback, collapsed groups
@@ -40,6 +42,8 @@ public final class SweepViewModel {
     private final ReadOnlyObjectWrapper<Inspection> inspection = new ReadOnlyObjectWrapper<>(this, "inspection");
     private final ReadOnlyObjectWrapper<GraphStates.Change> graphChange = new ReadOnlyObjectWrapper<>(this, "graphChange");
     private final ReadOnlyObjectWrapper<String> foundKey = new ReadOnlyObjectWrapper<>(this, "found");
+    private final ReadOnlyStringWrapper findCount = new ReadOnlyStringWrapper(this, "findCount", "");
+    private final FindMatches matches = new FindMatches();
     private GraphStates states;
     private int layoutRequest;
     /** The vertex Find found whose sections are being opened, or -1. */
@@ -108,6 +112,7 @@ public final class SweepViewModel {
         cursor.set(-1);
         selected.set(-1);
         stepOpenings.clear();
+        forgetFind();
         recorded.set(new Sweep(run, graph));
         showLayout(drawnAt);
     }
@@ -129,6 +134,7 @@ public final class SweepViewModel {
         stepOpenings.clear();
         fitNext = false;
         foundKey.set(null);
+        forgetFind();
         if (recorded.get() == null && layout.get() == null) {
             return;
         }
@@ -232,10 +238,25 @@ public final class SweepViewModel {
 
     /**
      * Selects the first vertex whose name is {@code query}, else whose name contains it, else whose op
-     * contains it (ignoring case); false when none.
+     * contains it (ignoring case); false when none. Asked again with the same query, the next match.
      */
     public boolean find(String query) {
-        int found = recorded.get() == null || query == null || query.isBlank() ? -1 : recorded.get().find(query);
+        return find(query, 1);
+    }
+
+    /**
+     * Selects the match {@code step} (+1 next, -1 previous) from the one shown for {@code query}
+     * ({@link Sweep#findAll}: names equal, then names containing it, then ops), round the end; a new
+     * query starts at its first match (its last going back). {@link #findCount()} says which of how
+     * many. False when none matches.
+     */
+    public boolean find(String query, int step) {
+        boolean asked = recorded.get() != null && query != null && !query.isBlank();
+        int found = asked ? matches.step(recorded.get(), query, step) : -1;
+        if (!asked) {
+            forgetFind();
+        }
+        findCount.set(matches.count());
         if (found >= 0) {
             select(found);
             // Inside folded sections (or runs), the node is shown: what holds it opens, the rest stays as it is.
@@ -243,7 +264,7 @@ public final class SweepViewModel {
             holding.retainAll(layout.get().collapsed());
             String where = holding.isEmpty() ? "" : " (opened " + holding.stream()
                     .map(c -> layout.get().source().hierarchy().container(c).name().split(":")[0]).collect(java.util.stream.Collectors.joining(", ")) + ")";
-            report.accept("Found " + vertex(found).title() + where);
+            report.accept("Found " + vertex(found).title() + (findCount.get().endsWith(" of 1") ? "" : ", " + findCount.get()) + where);
             if (holding.isEmpty()) {
                 announceFound(found);
             } else {
@@ -252,10 +273,21 @@ public final class SweepViewModel {
                 revealing = found;
                 relayout(next);
             }
-        } else if (recorded.get() != null) {
+        } else if (asked) {
             report.accept("No node named '" + query + "'");
         }
         return found >= 0;
+    }
+
+    /** Which match Find shows of how many ("3 of 150", "no match"), or "" with no query asked. */
+    public ReadOnlyStringProperty findCount() {
+        return findCount.getReadOnlyProperty();
+    }
+
+    /** The query was edited or the run replaced: the next Enter finds afresh. */
+    public void forgetFind() {
+        matches.forget();
+        findCount.set("");
     }
 
     /**
