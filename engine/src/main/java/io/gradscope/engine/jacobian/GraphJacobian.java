@@ -31,6 +31,7 @@ public final class GraphJacobian implements JacobianOperator {
     private final Subgraph graph;
     private int vjps;
     private int jvps;
+    private final Map<Sparsity, io.gradscope.engine.sparse.IndexSets> sets = new java.util.EnumMap<>(Sparsity.class);
 
     private GraphJacobian(Subgraph graph) {
         this.graph = graph;
@@ -79,7 +80,7 @@ public final class GraphJacobian implements JacobianOperator {
 
     /** The sparsity pattern of this Jacobian from the ops' dependency rules, without evaluating it. */
     public Pattern pattern(Sparsity kind) {
-        return kind.of(graph);
+        return pattern(kind, null);
     }
 
     /**
@@ -87,7 +88,17 @@ public final class GraphJacobian implements JacobianOperator {
      * io.gradscope.engine.sparse.IndexSets.Cancelled} is thrown and nothing is kept.
      */
     public Pattern pattern(Sparsity kind, java.util.function.BooleanSupplier cancelled) {
-        return kind.sets(graph, cancelled).toPattern();
+        return sets(kind, cancelled).toPattern();
+    }
+
+    /** The index sets of the rows, kept from an estimate for the pattern after it (they are compact). */
+    private io.gradscope.engine.sparse.IndexSets sets(Sparsity kind, java.util.function.BooleanSupplier cancelled) {
+        io.gradscope.engine.sparse.IndexSets s = sets.get(kind);
+        if (s == null) {
+            s = kind.sets(graph, cancelled);
+            sets.put(kind, s);
+        }
+        return s;
     }
 
     /**
@@ -97,7 +108,12 @@ public final class GraphJacobian implements JacobianOperator {
      * {@link #pattern(Sparsity, java.util.function.BooleanSupplier)}.
      */
     public JacobianEstimate estimate(Sparsity kind, java.util.function.BooleanSupplier cancelled) {
-        io.gradscope.engine.sparse.IndexSets sets = kind.sets(graph, cancelled);
+        io.gradscope.engine.sparse.IndexSets rows = sets(kind, cancelled);
+        return new JacobianEstimate(rows(), cols(), rows.nonzeros(), rows.maxCount(), rows.maxColumnCount(), forwardFlops());
+    }
+
+    /** The flops of the nodes between {@code wrt} and the output, forward (a product costs a few times this). */
+    public long forwardFlops() {
         long flops = 0;
         for (Node n : graph.nodes) {
             if (n != graph.wrtNode) {
@@ -105,7 +121,7 @@ public final class GraphJacobian implements JacobianOperator {
                 flops += n.op().flops(shapes, n.output().shape());
             }
         }
-        return new JacobianEstimate(rows(), cols(), sets.nonzeros(), sets.maxCount(), sets.maxColumnCount(), flops);
+        return flops;
     }
 
     @Override

@@ -38,10 +38,6 @@ public enum Sparsity {
         return name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    Pattern of(Subgraph g) {
-        return sets(g, null).toPattern();
-    }
-
     /**
      * The index set of every element of {@code of} (the Jacobian's rows, compact: see {@link
      * IndexSets}), each node's found from its inputs' and its op's rule read a row at a time; a
