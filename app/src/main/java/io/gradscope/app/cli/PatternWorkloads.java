@@ -52,8 +52,9 @@ final class PatternWorkloads {
         return GraphJacobian.of(Ops.relu(c), x);
     }
 
+    /** Built afresh each run (a GraphJacobian keeps the sets it found). */
     private static Pattern build(GraphJacobian j) {
-        Pattern p = j.pattern(Sparsity.GLOBAL);
+        Pattern p = GraphJacobian.of(j.output(), j.wrt()).pattern(Sparsity.GLOBAL);
         if (p.nnz() == 0) {
             throw new IllegalStateException("an empty pattern");
         }
