@@ -93,7 +93,7 @@ public final class JacobianCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--pattern-only", description = "Find the sparsity pattern (and its coloring) without evaluating the "
-            + "Jacobian: no products; with --out, DIR/pattern.mtx, DIR/colors.npy and DIR/summary.json.")
+            + "Jacobian: no products; with --out, writes the pattern, the colors and the summary (no Jacobian files)")
     boolean patternOnly;
 
     @Option(names = "--max-time", paramLabel = "SECONDS", defaultValue = "60",
