@@ -8,6 +8,7 @@ import io.gradscope.engine.jacobian.ColoringChoice;
 import io.gradscope.engine.jacobian.Colorings;
 import io.gradscope.engine.jacobian.GraphJacobian;
 import io.gradscope.engine.jacobian.Hessians;
+import io.gradscope.engine.jacobian.JacobianEstimate;
 import io.gradscope.engine.jacobian.Jacobians;
 import io.gradscope.engine.jacobian.ProgramJacobians;
 import io.gradscope.engine.jacobian.Sparsity;
@@ -95,6 +96,15 @@ public final class JacobianCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Write the Jacobian, its pattern, the colors and the summary here.")
     Path out;
 
+    @Option(names = "--pattern-only", description = "Find the sparsity pattern (and its coloring) without evaluating the "
+            + "Jacobian: no products; with --out, writes the pattern, the colors and the summary (no Jacobian files)")
+    boolean patternOnly;
+
+    @Option(names = "--max-time", paramLabel = "SECONDS", defaultValue = "60",
+            description = "Evaluate only when the estimate (printed first, on stderr) is at most this many seconds; above it, "
+                    + "stop and say what to do instead (default: ${DEFAULT-VALUE}).")
+    double maxTime;
+
     @Mixin
     ProgramInputs run = new ProgramInputs();
 
@@ -134,12 +144,32 @@ public final class JacobianCommand implements Callable<Integer> {
         SparseMatrix result;
         Pattern structure;
         Coloring c;
+        if (patternOnly) {
+            if (dense) {
+                throw new GradscopeException("--pattern-only evaluates nothing; leave out --dense");
+            }
+            JacobianEstimate e = hessian ? null : j.estimate(sparsity, null);
+            if (e != null) {
+                System.err.println("estimate: " + e.summary());
+            }
+            Pattern found = hessian ? Hessians.pattern(j, sparsity) : j.pattern(sparsity);
+            Coloring colors = choose(found, kind);
+            s.put("pattern", sparsity.flag());
+            s.put("evaluation", "none (--pattern-only)");
+            putPattern(s, found, colors, j);
+            List<String> wrote = new ArrayList<>();
+            String replaced = folder == null ? null : folder.write(dir -> wrote.addAll(writePattern(dir, found, colors, s)));
+            printPattern(s, j, wrote);
+            OutputFolder.report(replaced);
+            return 0;
+        }
         if (dense && (long) j.rows() * j.cols() > MAX_DENSE_EVALUATION) {
             // A VJP (or JVP) per row costs about a pass over the whole matrix: 100,000 x 100,000 took minutes.
             throw new GradscopeException("--dense: the " + (hessian ? "hessian" : "jacobian") + " is " + j.rows() + " x " + j.cols()
                     + " (" + (long) j.rows() * j.cols() + " entries), more than --dense evaluates (" + MAX_DENSE_EVALUATION
                     + "); leave out --dense to evaluate it by its sparsity pattern");
         }
+        checkEstimate(j, sparsity);
         if (dense) {
             boolean byColumns = kind == Coloring.Kind.COLUMN || hessian;
             result = byColumns ? Jacobians.denseByColumns(j) : Jacobians.denseByRows(j);
@@ -157,13 +187,7 @@ public final class JacobianCommand implements Callable<Integer> {
             s.put("pattern", sparsity.flag());
             s.put("evaluation", "compressed");
         }
-        s.put("nonzeros", structure.nnz());
-        s.put("density", structure.density());
-        s.put("coloring", c.kind().flag());
-        s.put("order", c.order());
-        s.put("colors", c.count());
-        s.put("lower_bound", Colorings.lowerBound(structure, c.kind()));
-        s.put("valid", Colorings.isValid(structure, c));
+        putPattern(s, structure, c, j);
         s.put("vjps", j.vjps());
         s.put("jvps", j.jvps());
         s.put("dense_vjps", j.rows());
@@ -180,6 +204,60 @@ public final class JacobianCommand implements Callable<Integer> {
         print(s, j, wrote);
         OutputFolder.report(replaced);
         return 0;
+    }
+
+    private static void putPattern(Map<String, Object> s, Pattern structure, Coloring c, GraphJacobian j) {
+        s.put("nonzeros", structure.nnz());
+        s.put("density", structure.density());
+        s.put("coloring", c.kind().flag());
+        s.put("order", c.order());
+        s.put("colors", c.count());
+        s.put("lower_bound", Colorings.lowerBound(structure, c.kind()));
+        s.put("valid", Colorings.isValid(structure, c));
+    }
+
+    /**
+     * Prints the estimate on stderr; above {@code --max-time} stops with what to do instead (the
+     * pattern alone, a smaller {@code --wrt}, a higher limit) before any product is taken.
+     */
+    private void checkEstimate(GraphJacobian j, Sparsity sparsity) {
+        String what;
+        double seconds;
+        if (dense || hessian) {
+            long products = dense ? Math.min(j.rows(), j.cols()) : j.cols();
+            JacobianEstimate e = new JacobianEstimate(j.rows(), j.cols(), 0, 0, 0, j.forwardFlops());
+            seconds = products * 3.0 * e.forwardFlops() / JacobianEstimate.FLOPS_PER_SECOND;
+            what = (hessian ? "at most " : "") + products + " products, about " + JacobianEstimate.time(seconds);
+        } else {
+            JacobianEstimate e = j.estimate(sparsity, null);
+            seconds = e.seconds();
+            what = e.summary();
+        }
+        System.err.println("estimate: " + what);
+        if (seconds > maxTime) {
+            throw new GradscopeException("the " + (hessian ? "Hessian" : "Jacobian") + " of " + of + " by " + wrt + " is estimated "
+                    + "above --max-time " + maxTime + " s (" + what + "): run with --pattern-only for the pattern alone, "
+                    + "take a smaller --wrt, or raise --max-time");
+        }
+    }
+
+    private static List<String> writePattern(Path out, Pattern structure, Coloring c, Map<String, Object> s) throws IOException {
+        MatrixMarket.writePattern(structure, out.resolve("pattern.mtx"), false);
+        Npy.write(ColorCommand.colors(c), out.resolve("colors.npy"));
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.resolve("summary.json").toFile(), s);
+        return List.of("pattern.mtx", "colors.npy", "summary.json");
+    }
+
+    private void printPattern(Map<String, Object> s, GraphJacobian j, List<String> wrote) {
+        System.out.println((hessian ? "hessian of " + of : "jacobian of " + of + " " + Shapes.str(j.output().shape())) + " with respect to "
+                + wrt + " " + Shapes.str(j.wrt().shape()) + ": " + s.get("rows") + " x " + s.get("cols"));
+        System.out.println("pattern (" + s.get("pattern") + "): " + s.get("nonzeros") + " nonzeros, density "
+                + String.format(Locale.ROOT, "%.4g", (double) s.get("density")));
+        System.out.println(s.get("coloring") + " coloring (" + s.get("order") + "): " + count((int) s.get("colors"), "color")
+                + ", lower bound " + s.get("lower_bound") + "; not evaluated (--pattern-only)");
+        if (!wrote.isEmpty()) {
+            System.out.println("wrote " + String.join(", ", wrote.stream().map(f -> out.resolve(f).toString()).toList()));
+        }
     }
 
     /** The coloring asked for, or (none asked for) the one of column and row that needs fewer colors. */

@@ -49,7 +49,12 @@ final class ModelWorkloads {
                 new Workload("transformer_encoder_step_ms", "ms", WARM_STEPS, () -> step("transformer_encoder")));
     }
 
-    private static DoubleSupplier step(String model) {
+    /** A bench model imported as {@code gradscope import} does, with its leaves (float32) in the options. */
+    record Imported(Program program, RunOptions options) {
+    }
+
+    /** Imports bench/MODEL.onnx (weights generated) into a temporary folder, removed at exit. */
+    static Imported load(String model) {
         try {
             Path dir = Files.createTempDirectory("gradscope-bench-" + model);
             Path stripped = dir.resolve("stripped.onnx");
@@ -77,23 +82,29 @@ final class ModelWorkloads {
             leaves.put(r.inputs().get("input"), Workloads.random(DType.FLOAT32, 21, 1, shape));
             // the program checks that its leaves' files exist (their values come from the map): removed at exit
             Runtime.getRuntime().addShutdownHook(new Thread(() -> remove(dir)));
-            RunOptions options = new RunOptions(DType.FLOAT32, 0, leaves);
-            MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
-            return () -> {
-                long t0 = System.nanoTime();
-                io.gradscope.engine.program.ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
-                double ms = (System.nanoTime() - t0) / 1e6;
-                // The gradients let go, as a training loop does once its optimizer has read them
-                // (PyTorch's turn sets p.grad = None): their arrays go back to the allocator's cache
-                // for the next step instead of waiting for the collector.
-                if (run.gradients() != null) {
-                    run.gradients().byNode().values().forEach(g -> g.storage().release());
-                }
-                return ms;
-            };
+            return new Imported(p, new RunOptions(DType.FLOAT32, 0, leaves));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private static DoubleSupplier step(String model) {
+        Imported m = load(model);
+        Program p = m.program();
+        RunOptions options = m.options();
+        MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
+        return () -> {
+            long t0 = System.nanoTime();
+            io.gradscope.engine.program.ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
+            double ms = (System.nanoTime() - t0) / 1e6;
+            // The gradients let go, as a training loop does once its optimizer has read them
+            // (PyTorch's turn sets p.grad = None): their arrays go back to the allocator's cache
+            // for the next step instead of waiting for the collector.
+            if (run.gradients() != null) {
+                run.gradients().byNode().values().forEach(g -> g.storage().release());
+            }
+            return ms;
+        };
     }
 
     private static void remove(Path dir) {

@@ -71,6 +71,7 @@ final class Workloads {
         w.addAll(ModelWorkloads.all());
         w.addAll(DerivativeWorkloads.all());
         w.addAll(JacobianWorkloads.all());
+        w.addAll(PatternWorkloads.all());
         return w;
     }
 

@@ -28,7 +28,8 @@ import javafx.util.Duration;
  * {@code gradscope.screenshot.tradeoff=true} shows the memory panel's trade-off curve,
  * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline,
  * {@code gradscope.screenshot.jacobian=OF:WRT[:local]} opens the Jacobian tab on that Jacobian and picks a nonzero
- * ({@code gradscope.screenshot.jacobian.zoom}: zooms the spy plot in about it that many times).
+ * ({@code gradscope.screenshot.jacobian.zoom}: zooms the spy plot in about it that many times), or shows its
+ * estimate where that is above the limit.
  */
 final class Screenshot {
     private Screenshot() {
@@ -176,6 +177,12 @@ final class Screenshot {
                         spy.zoomAt(zoom, at[0], at[1]);
                     });
                 }
+                take(scene, out);
+            }
+        });
+        // A Jacobian estimated above the limit is not started: the picture is of its estimate.
+        j.aboveLimit().addListener((o, a, e) -> {
+            if (e != null) {
                 take(scene, out);
             }
         });

@@ -160,7 +160,13 @@ public final class JacobianPanel extends ScrollPane {
         VBox compressedBox = new VBox(2, compressedTitle, compressed);
         VBox.setVgrow(compressed, Priority.ALWAYS);
         HBox plots = new HBox(8, spy, compressedBox);
-        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), summary, pick, plots, new Separator(),
+        // Shown when the estimate was above the limit and nothing started: the user's word starts it.
+        Button anyway = new Button("Compute anyway");
+        anyway.setId("jacobian-compute-anyway");
+        anyway.setOnAction(e -> vm.computeAnyway());
+        anyway.visibleProperty().bind(vm.aboveLimit().isNotNull());
+        anyway.managedProperty().bind(vm.aboveLimit().isNotNull());
+        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), anyway, summary, pick, plots, new Separator(),
                 new HBox(6, png, mtx), saved);
         box.setPadding(new Insets(10));
         setContent(box);

@@ -246,7 +246,14 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
                 case PLUS, EQUALS, ADD -> graph.zoomIn();
                 case MINUS, SUBTRACT -> graph.zoomOut();
                 case DIGIT0, NUMPAD0 -> graph.fitAsked();
-                case ESCAPE -> sweep.select(-1);
+                case ESCAPE -> {
+                    // Esc stops what is running (as the tool bar's Cancel), else clears the selection.
+                    if (vm.cancellable().get()) {
+                        vm.cancel();
+                    } else {
+                        sweep.select(-1);
+                    }
+                }
                 default -> handled = false;
             }
             if (handled) {

@@ -72,9 +72,9 @@ final class Menus {
         Menu run = new Menu("Run");
         MenuItem runItem = item("Run", "Shortcut+Enter", vm::run);
         MenuItem cancelItem = item("Cancel", null, vm::cancel);
-        // As the tool bar's buttons: Cancel only while a run or a gradient check goes on.
+        // As the tool bar's buttons: Cancel only while a run, a gradient check or a Jacobian goes on.
         runItem.disableProperty().bind(vm.running());
-        cancelItem.disableProperty().bind(vm.running().not().and(vm.diagnostics().checking().not()));
+        cancelItem.disableProperty().bind(vm.cancellable().not());
         run.getItems().addAll(runItem, cancelItem);
         Menu view = new Menu("View");
         view.getItems().addAll(item("Fit to Window", "Shortcut+0", graph::fitAsked),

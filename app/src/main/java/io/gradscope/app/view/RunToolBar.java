@@ -21,9 +21,9 @@ final class RunToolBar extends ToolBar {
         Button cancel = new Button("Cancel");
         cancel.setId("cancel");
         cancel.setOnAction(e -> vm.cancel());
-        // Cancel stops a run, or a gradient check (its progress in the bar and the status line).
+        // Cancel stops a run, a gradient check (its progress in the bar and the status line) or a Jacobian.
         var checking = vm.diagnostics().checking();
-        cancel.disableProperty().bind(vm.running().not().and(checking.not()));
+        cancel.disableProperty().bind(vm.cancellable().not());
         ComboBox<DType> dtype = new ComboBox<>();
         dtype.getItems().addAll(SessionViewModel.DTYPES);
         follow(dtype, vm.dtype().get(), vm::setDType);

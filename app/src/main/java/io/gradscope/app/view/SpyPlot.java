@@ -136,15 +136,28 @@ public final class SpyPlot extends Pane {
             return;
         }
         fitted = true;
-        sx = (w - 2) / Math.max(1, pattern.cols());
-        sy = (h - 2) / Math.max(1, pattern.rows());
-        if (!stretch) {
-            sx = Math.min(sx, sy);
-            sy = sx;
-        }
+        double[] s = fitScales(pattern.rows(), pattern.cols(), w, h, stretch);
+        sx = s[0];
+        sy = s[1];
         offX = (w - sx * pattern.cols()) / 2;
         offY = (h - sy * pattern.rows()) / 2;
         draw();
+    }
+
+    /**
+     * The pixels per column and per row that fit a {@code rows x cols} matrix in {@code w x h}: square
+     * entries, unless that leaves the matrix under a third of the view along its short side (a
+     * 320 x 10 Jacobian was a 6-pixel sliver): then that side is stretched to fill the view, the
+     * long one kept, so a tall thin matrix is scaled along its short side (zoom reads it).
+     */
+    static double[] fitScales(int rows, int cols, double w, double h, boolean stretch) {
+        double sx = (w - 2) / Math.max(1, cols);
+        double sy = (h - 2) / Math.max(1, rows);
+        if (stretch) {
+            return new double[] {sx, sy};
+        }
+        double square = Math.min(sx, sy);
+        return new double[] {square * cols < (w - 2) / 3 ? sx : square, square * rows < (h - 2) / 3 ? sy : square};
     }
 
     public void zoomAt(double factor, double x, double y) {

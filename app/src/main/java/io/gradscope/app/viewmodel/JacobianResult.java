@@ -3,6 +3,7 @@ package io.gradscope.app.viewmodel;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.ColoringChoice;
+import io.gradscope.engine.jacobian.JacobianEstimate;
 import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.RunJacobian;
 import io.gradscope.engine.jacobian.Sparsity;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.BooleanSupplier;
 
 /**
  * A Jacobian the engine computed from the run on screen ({@link RecordedRun}: by the trace's ids,
@@ -31,8 +33,31 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
     public record Request(int of, String wrt, Sparsity sparsity, Coloring.Kind kind, String order) {
     }
 
+    /** Thrown instead of starting: the estimate is above the limit the caller gave. */
+    public static final class AboveLimit extends RuntimeException {
+        private final transient JacobianEstimate estimate;
+
+        AboveLimit(JacobianEstimate estimate) {
+            super("estimated above the limit: " + estimate.summary(), null, false, false);
+            this.estimate = estimate;
+        }
+
+        public JacobianEstimate estimate() {
+            return estimate;
+        }
+    }
+
     /** Asks the engine for {@code r} of the recorded {@code run} whose graph is {@code graph} (a refusal is a {@link GradscopeException}). */
     public static JacobianResult compute(ProgramRun run, TraceGraph graph, Request r) {
+        return compute(run, graph, r, null, Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * The same, estimated first: above {@code maxSeconds} an {@link AboveLimit} is thrown before any
+     * product; {@code cancelled} is asked as the pattern is found and before each product (then an
+     * {@link io.gradscope.engine.sparse.IndexSets.Cancelled} is thrown).
+     */
+    public static JacobianResult compute(ProgramRun run, TraceGraph graph, Request r, BooleanSupplier cancelled, double maxSeconds) {
         int leafVertex = -1;
         for (TraceGraph.Vertex v : graph.vertices()) {
             if (r.wrt().equals(v.name())) {
@@ -44,8 +69,16 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
             throw new GradscopeException("the run has no leaf named '" + r.wrt() + "'");
         }
         ColoringChoice coloring = new ColoringChoice(r.kind(), r.order(), ColoringChoice.CHEAPER.recolor());
-        RunJacobian j = RecordedRun.of(run.trace()).jacobian(graph.vertex(r.of()).id(), graph.vertex(leafVertex).id(),
-                r.sparsity(), coloring);
+        RecordedRun recorded = RecordedRun.of(run.trace());
+        long of = graph.vertex(r.of()).id();
+        long wrt = graph.vertex(leafVertex).id();
+        if (maxSeconds < Double.POSITIVE_INFINITY) {
+            JacobianEstimate e = recorded.jacobian(of, wrt).estimate(r.sparsity(), cancelled);
+            if (e.seconds() > maxSeconds) {
+                throw new AboveLimit(e);
+            }
+        }
+        RunJacobian j = recorded.jacobian(of, wrt, r.sparsity(), coloring, cancelled);
         Set<Integer> members = new HashSet<>(List.of(leafVertex, r.of()));
         j.between().forEach(b -> members.add(graph.indexOf(b.node())));
         List<TraceGraph.Edge> edges = new ArrayList<>();

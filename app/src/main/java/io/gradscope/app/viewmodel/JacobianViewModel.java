@@ -69,6 +69,10 @@ public final class JacobianViewModel implements Decorator {
     private final ReadOnlyObjectWrapper<Pick> picked = new ReadOnlyObjectWrapper<>(this, "picked");
     private final ReadOnlyIntegerWrapper requests = new ReadOnlyIntegerWrapper(this, "requests");
     private final ReadOnlyIntegerWrapper revision = new ReadOnlyIntegerWrapper(this, "revision");
+    private final ReadOnlyObjectWrapper<io.gradscope.engine.jacobian.JacobianEstimate> aboveLimit =
+            new ReadOnlyObjectWrapper<>(this, "aboveLimit");
+    /** The stop flag of the computation running, if any (set by {@link #cancel}, a new computation or another run). */
+    private java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
     private Set<Integer> lit = Set.of();
     private Set<TraceGraph.Edge> litEdges = Set.of();
     private int request;
@@ -329,9 +333,52 @@ public final class JacobianViewModel implements Decorator {
         }
     }
 
-    /** Computes the Jacobian for the current choices off the UI thread. */
+    /**
+     * The most seconds a Jacobian may be estimated to take and still start by itself: the system
+     * property {@code gradscope.jacobian.maxSeconds}, else 10. Above it the tab shows the estimate and
+     * waits for {@link #computeAnyway}.
+     */
+    public static double limitSeconds() {
+        return Double.parseDouble(System.getProperty("gradscope.jacobian.maxSeconds", "10"));
+    }
+
+    /** The estimate of the Jacobian asked for when it is above {@link #limitSeconds} and was not started (null otherwise). */
+    public ReadOnlyObjectProperty<io.gradscope.engine.jacobian.JacobianEstimate> aboveLimit() {
+        return aboveLimit.getReadOnlyProperty();
+    }
+
+    /** Computes the Jacobian for the current choices off the UI thread, when its estimate is below the limit. */
     public void compute() {
+        compute(limitSeconds());
+    }
+
+    /** Computes the Jacobian for the current choices whatever its estimate. */
+    public void computeAnyway() {
+        compute(Double.POSITIVE_INFINITY);
+    }
+
+    /**
+     * Stops the computation running (the pattern between two rows' sets, the evaluation between two
+     * products): the panel keeps what it showed before it started.
+     */
+    public void cancel() {
+        if (!running.get()) {
+            return;
+        }
+        stop.set(true);
+        request++;
+        running.set(false);
+        result.set(previous);
+        note.set("Cancelled.");
+    }
+
+    private JacobianResult previous;
+
+    private void compute(double maxSeconds) {
+        stop.set(true);
         clearPick();
+        previous = result.get();
+        aboveLimit.set(null);
         result.set(null);
         RunService.Request shown = shownRequest.get();
         Sweep s = sweep.recorded().get();
@@ -344,13 +391,23 @@ public final class JacobianViewModel implements Decorator {
         TraceGraph graph = s.graph();
         io.gradscope.engine.program.ProgramRun run = s.run();
         running.set(true);
+        java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
+        stop = mine;
         note.set("Computing the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + "…");
-        service.submit(() -> JacobianResult.compute(run, graph, r),
+        service.submit(() -> JacobianResult.compute(run, graph, r, mine::get, maxSeconds),
                 (res, failure) -> {
                     if (id != request) {
                         return;
                     }
                     running.set(false);
+                    if (failure instanceof JacobianResult.AboveLimit a) {
+                        result.set(previous);
+                        aboveLimit.set(a.estimate());
+                        note.set("Not started: the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + " is "
+                                + a.estimate().summary() + ", above the limit of " + io.gradscope.engine.jacobian.JacobianEstimate.time(maxSeconds)
+                                + ". Compute anyway, or choose a smaller w.r.t.");
+                        return;
+                    }
                     if (failure != null) {
                         note.set("No Jacobian: " + RunService.errorOf(failure).what());
                         return;
@@ -418,6 +475,8 @@ public final class JacobianViewModel implements Decorator {
     // ---- the run on screen ----------------------------------------------------------------------
 
     private void recorded(Sweep s) {
+        stop.set(true); // another run or program: the old one's Jacobian is not wanted
+        aboveLimit.set(null);
         request++;
         running.set(false);
         clearPick();

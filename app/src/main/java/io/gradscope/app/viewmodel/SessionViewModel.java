@@ -601,9 +601,15 @@ public final class SessionViewModel {
     /** The notice of the run going (a device fall-back), put before its status line. */
     private String notice = "";
 
-    /** Cancels the run going on, and the gradient check going on (at its next node). */
+    /** Cancels the run going on, the gradient check going on (at its next node) and the Jacobian being computed. */
     public void cancel() {
         service.cancel();
         diagnostics.cancelCheck();
+        jacobian().cancel();
+    }
+
+    /** Whether {@link #cancel} has something to stop: a run, a gradient check or a Jacobian. */
+    public javafx.beans.binding.BooleanExpression cancellable() {
+        return running().or(diagnostics.checking()).or(jacobian().running());
     }
 }

@@ -11,6 +11,7 @@ import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.Map;
 
 /**
@@ -105,10 +106,18 @@ public final class RecordedRun {
      * evaluating anything again ({@link RunJacobian#path}).
      */
     public RunJacobian jacobian(long of, long wrt, Sparsity sparsity, ColoringChoice coloring) {
+        return jacobian(of, wrt, sparsity, coloring, null);
+    }
+
+    /**
+     * The same, asking {@code cancelled} while the pattern is found and before each product (null:
+     * never); when it says yes, {@link io.gradscope.engine.sparse.IndexSets.Cancelled} is thrown.
+     */
+    public RunJacobian jacobian(long of, long wrt, Sparsity sparsity, ColoringChoice coloring, BooleanSupplier cancelled) {
         GraphJacobian j = jacobian(of, wrt);
-        Pattern p = j.pattern(sparsity);
+        Pattern p = j.pattern(sparsity, cancelled);
         Coloring c = coloring.color(p);
-        SparseMatrix result = Jacobians.compressed(j, p, c);
+        SparseMatrix result = Jacobians.compressed(cancelled == null ? j : new Stoppable(j, cancelled), p, c);
         List<Node> mids = new ArrayList<>();
         long entries = 0;
         for (Node n : j.nodes()) {
@@ -121,12 +130,53 @@ public final class RecordedRun {
         List<RunJacobian.Between> between = new ArrayList<>();
         for (Node n : mids) {
             between.add(!keep ? new RunJacobian.Between(n.id(), null, null) : new RunJacobian.Between(n.id(),
-                    GraphJacobian.of(n.output(), j.wrt()).pattern(sparsity).transpose(),
-                    GraphJacobian.of(j.output(), n.output()).pattern(sparsity)));
+                    GraphJacobian.of(n.output(), j.wrt()).pattern(sparsity, cancelled).transpose(),
+                    GraphJacobian.of(j.output(), n.output()).pattern(sparsity, cancelled)));
         }
         return new RunJacobian(of, wrt, j.output().shape(), j.wrt().shape(), p, c, Colorings.lowerBound(p, c.kind()),
                 Colorings.isValid(p, c), result, RunJacobian.compressedPattern(p, c), j.vjps(), j.jvps(), !j.nodes().isEmpty(),
                 List.copyOf(between));
+    }
+
+    /** A Jacobian's products, each first asking whether to stop. */
+    private record Stoppable(JacobianOperator j, BooleanSupplier cancelled) implements JacobianOperator {
+        private void check() {
+            if (cancelled.getAsBoolean()) {
+                throw new io.gradscope.engine.sparse.IndexSets.Cancelled();
+            }
+        }
+
+        @Override
+        public int rows() {
+            return j.rows();
+        }
+
+        @Override
+        public int cols() {
+            return j.cols();
+        }
+
+        @Override
+        public double[] vjp(double[] u) {
+            check();
+            return j.vjp(u);
+        }
+
+        @Override
+        public double[] jvp(double[] v) {
+            check();
+            return j.jvp(v);
+        }
+
+        @Override
+        public int vjps() {
+            return j.vjps();
+        }
+
+        @Override
+        public int jvps() {
+            return j.jvps();
+        }
     }
 
     /** The complete upstream gradient the backward pass gave value {@code id}, or null when it did not reach it. */

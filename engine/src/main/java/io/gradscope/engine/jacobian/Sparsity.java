@@ -3,12 +3,16 @@ package io.gradscope.engine.jacobian;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
+import io.gradscope.engine.sparse.IndexSets;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.sparse.Rows;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * Sparsity detection without evaluating the Jacobian: each node's pattern with respect to
@@ -34,15 +38,20 @@ public enum Sparsity {
         return name().toLowerCase(java.util.Locale.ROOT);
     }
 
-    Pattern of(Subgraph g) {
+    /**
+     * The index set of every element of {@code of} (the Jacobian's rows, compact: see {@link
+     * IndexSets}), each node's found from its inputs' and its op's rule read a row at a time; a
+     * node's sets are let go once its last user has them. {@code cancelled} is asked as it goes.
+     */
+    IndexSets sets(Subgraph g, BooleanSupplier cancelled) {
         int rows = (int) g.of.numel();
         int cols = (int) g.wrt.numel();
         if (g.nodes.isEmpty()) {
-            return Pattern.empty(rows, cols);
+            return IndexSets.none(rows, cols);
         }
-        Map<Node, Pattern> pattern = new HashMap<>();
+        Map<Node, IndexSets> sets = new HashMap<>();
         Map<Node, Integer> uses = new HashMap<>(g.consumers);
-        pattern.put(g.wrtNode, Pattern.identity(cols));
+        sets.put(g.wrtNode, IndexSets.identity(cols));
         for (Node n : g.nodes) {
             if (n == g.wrtNode) {
                 continue;
@@ -51,34 +60,37 @@ public enum Sparsity {
             OpContext ctx = n.context();
             int[][] shapes = inputs.stream().map(Tensor::shape).toArray(int[][]::new);
             int out = (int) n.output().numel();
-            Pattern acc = null;
+            List<IndexSets.Input> terms = new ArrayList<>();
             for (int i = 0; i < inputs.size(); i++) {
                 Node m = g.member(inputs.get(i));
                 if (m == null) {
                     continue;
                 }
-                Pattern rule = rule(n.op(), i, shapes, ctx);
+                Rows rule = rule(n.op(), i, shapes, ctx);
                 if (rule == null) {
                     // NOTE: an op without a dependency rule is taken as dense (every output on every input).
-                    rule = Pattern.dense(out, shapes[i].length == 0 ? 1 : (int) inputs.get(i).numel());
-                }
-                Pattern term = rule.times(pattern.get(m));
-                acc = acc == null ? term : acc.union(term);
-                if (uses.merge(m, -1, Integer::sum) == 0 && m != g.ofNode) {
-                    pattern.remove(m);
+                    terms.add(new IndexSets.Input(IndexSets.all(1, sets.get(m)), Pattern.dense(out, 1)));
+                } else {
+                    terms.add(new IndexSets.Input(sets.get(m), rule));
                 }
             }
-            pattern.put(n, acc);
+            sets.put(n, IndexSets.propagate(out, cols, terms, cancelled));
+            for (int i = 0; i < inputs.size(); i++) {
+                Node m = g.member(inputs.get(i));
+                if (m != null && uses.merge(m, -1, Integer::sum) == 0 && m != g.ofNode) {
+                    sets.remove(m);
+                }
+            }
         }
-        return pattern.get(g.ofNode);
+        return sets.get(g.ofNode);
     }
 
-    private Pattern rule(Op op, int input, int[][] shapes, OpContext ctx) {
+    private Rows rule(Op op, int input, int[][] shapes, OpContext ctx) {
         if (this == GLOBAL) {
-            return op.dependencies(input, shapes);
+            return op.dependencyRows(input, shapes);
         }
         try (Recorder.Paused quiet = Recorder.pause()) {
-            return op.localDependencies(input, ctx);
+            return op.localDependencyRows(input, ctx);
         }
     }
 }

@@ -83,6 +83,12 @@ final class ConvOp extends Op {
      */
     @Override
     public Pattern dependencies(int input, int[][] shapes) {
+        return Pattern.of(dependencyRows(input, shapes));
+    }
+
+    /** {@link #dependencies} from the windows, a row at a time ({@link WindowRows}). */
+    @Override
+    public io.gradscope.engine.sparse.Rows dependencyRows(int input, int[][] shapes) {
         int[] x4 = as4d(shapes[0]);
         int[] wt = shapes[1];
         int n = x4[0];
@@ -94,7 +100,7 @@ final class ConvOp extends Op {
         Window w = window(wt);
         int k = w.size();
         int[] plane = w.sources(x4[2], x4[3]);
-        int l = plane.length / k;
+        int l = plane.length / Math.max(k, 1);
         int rows = Math.multiplyExact(Math.multiplyExact(n, cout), l);
         if (input == 2) {
             int[] src = new int[rows];
@@ -103,24 +109,25 @@ final class ConvOp extends Op {
             }
             return Pattern.gather(src, cout);
         }
-        Pattern.Builder b = new Pattern.Builder(rows, Dependencies.numel(shapes[input]));
-        for (int s = 0; s < n; s++) {
-            for (int co = 0; co < cout; co++) {
-                int first = co / outPerGroup * perGroup;
-                for (int o = 0; o < l; o++) {
-                    for (int ci = 0; ci < perGroup; ci++) {
-                        for (int i = 0; i < k; i++) {
-                            int p = plane[i * l + o];
-                            if (p >= 0) {
-                                b.add(input == 0 ? (s * cin + first + ci) * hw + p : (co * perGroup + ci) * k + i);
-                            }
-                        }
-                    }
-                    b.endRow();
-                }
+        WindowRows.Planes planes = new WindowRows.Planes() {
+            @Override
+            public int count() {
+                return perGroup;
             }
-        }
-        return b.build();
+
+            @Override
+            public int base(int b, int ci) {
+                int co = b % cout;
+                return input == 0 ? ((b / cout) * cin + co / outPerGroup * perGroup + ci) * hw : (co * perGroup + ci) * k;
+            }
+        };
+        return new WindowRows(n * cout, Dependencies.numel(shapes[input]), plane, k, planes, input == 1);
+    }
+
+    /** Bilinear, no piecewise part: the local rows are the global ones. */
+    @Override
+    public io.gradscope.engine.sparse.Rows localDependencyRows(int input, OpContext ctx) {
+        return dependencyRows(input, Dependencies.shapes(ctx));
     }
 
     /**

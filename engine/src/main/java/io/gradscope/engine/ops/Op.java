@@ -47,6 +47,20 @@ public abstract class Op {
     }
 
     /**
+     * {@link #dependencies} read a row at a time: an op made of windows (a convolution, a pooling)
+     * gives its rows from the windows without listing every entry (a 3x3 convolution over 64
+     * channels of 56x56 has 115 M). Null where the op has no rule.
+     */
+    public io.gradscope.engine.sparse.Rows dependencyRows(int input, int[][] shapes) {
+        return dependencies(input, shapes);
+    }
+
+    /** {@link #localDependencies} read a row at a time (as {@link #dependencyRows}). */
+    public io.gradscope.engine.sparse.Rows localDependencyRows(int input, OpContext ctx) {
+        return localDependencies(input, ctx);
+    }
+
+    /**
      * The shape rule: the output shape for inputs of these shapes and dtypes, or a
      * {@link io.gradscope.engine.GradscopeException} saying which op, which shapes and why.
      */

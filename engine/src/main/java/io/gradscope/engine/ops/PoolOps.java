@@ -62,6 +62,26 @@ final class PoolOps {
             return spatial == 1 ? new int[] {s[0], s[1], 1, s[2]} : s;
         }
 
+        /** The global rule from the windows, a row at a time: output (b, o) on plane b's window at o inside x. */
+        @Override
+        public io.gradscope.engine.sparse.Rows dependencyRows(int input, int[][] shapes) {
+            int[] x4 = as4d(shapes[0]);
+            int hw = x4[2] * x4[3];
+            int planes = x4[0] * x4[1];
+            WindowRows.Planes own = new WindowRows.Planes() {
+                @Override
+                public int count() {
+                    return 1;
+                }
+
+                @Override
+                public int base(int b, int c) {
+                    return b * hw;
+                }
+            };
+            return new WindowRows(planes, Math.multiplyExact(planes, hw), w.sources(x4[2], x4[3]), w.size(), own, false);
+        }
+
         /** The windows of x as {@code [N, C, K, L]}. */
         Tensor windows(Tensor x, double padValue) {
             return windows(x, padValue, padValue);
@@ -238,6 +258,11 @@ final class PoolOps {
         @Override
         public Pattern dependencies(int input, int[][] shapes) {
             return windowElements(shapes[0], null);
+        }
+
+        @Override
+        public io.gradscope.engine.sparse.Rows localDependencyRows(int input, OpContext ctx) {
+            return dependencyRows(input, Dependencies.shapes(ctx));
         }
 
         /**

@@ -91,6 +91,17 @@ final class Unbatched extends WrappedOp {
     }
 
     @Override
+    public io.gradscope.engine.sparse.Rows dependencyRows(int input, int[][] shapes) {
+        return op.dependencyRows(input, unbatched(shapes[0]) ? batchedShapes(shapes) : shapes);
+    }
+
+    @Override
+    public io.gradscope.engine.sparse.Rows localDependencyRows(int input, OpContext ctx) {
+        return unbatched(ctx.inputAt(0).shape()) ? op.localDependencyRows(input, inner(ctx, false))
+                : op.localDependencyRows(input, ctx);
+    }
+
+    @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
         if (shapes.length == 0 || !unbatched(shapes[0])) {
             return op.outputShape(shapes, dtypes);

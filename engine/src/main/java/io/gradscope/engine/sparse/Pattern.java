@@ -17,7 +17,7 @@ import java.util.Arrays;
  * Pattern sd = s.times(d);                               // the chain: 2 x 3, 3 nonzeros
  * }</pre>
  */
-public final class Pattern {
+public final class Pattern implements Rows {
     private final int rows;
     private final int cols;
     private final int[] rowStart;
@@ -147,6 +147,24 @@ public final class Pattern {
         return b.build();
     }
 
+    /** Every row of {@code rows} listed (an op's rule made of windows, built out). */
+    public static Pattern of(Rows rows) {
+        if (rows instanceof Pattern p) {
+            return p;
+        }
+        checkSize(rows.entries());
+        int[] buf = new int[rows.maxRowCount()];
+        Builder b = new Builder(rows.rows(), rows.cols());
+        for (int i = 0; i < rows.rows(); i++) {
+            int n = rows.row(i, buf);
+            for (int k = 0; k < n; k++) {
+                b.add(buf[k]);
+            }
+            b.endRow();
+        }
+        return b.build();
+    }
+
     /**
      * Builds a pattern row by row: {@link #add} the columns of the current row in any order (repeats
      * are merged), {@link #endRow} after each row.
@@ -219,12 +237,26 @@ public final class Pattern {
 
     // ---- access -----------------------------------------------------------------------------
 
+    @Override
     public int rows() {
         return rows;
     }
 
+    @Override
     public int cols() {
         return cols;
+    }
+
+    @Override
+    public int row(int i, int[] buf) {
+        int n = rowStart[i + 1] - rowStart[i];
+        System.arraycopy(colIndex, rowStart[i], buf, 0, n);
+        return n;
+    }
+
+    @Override
+    public long entries() {
+        return colIndex.length;
     }
 
     public int nnz() {
@@ -258,6 +290,7 @@ public final class Pattern {
     }
 
     /** How many entries row {@code i} has. */
+    @Override
     public int rowCount(int i) {
         return rowStart[i + 1] - rowStart[i];
     }
@@ -274,6 +307,7 @@ public final class Pattern {
     }
 
     /** The most entries in one row. */
+    @Override
     public int maxRowCount() {
         int m = 0;
         for (int i = 0; i < rows; i++) {
