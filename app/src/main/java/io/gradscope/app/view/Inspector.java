@@ -63,6 +63,9 @@ public final class Inspector extends ScrollPane {
         layout.setId("inspector-layout");
         // a 4-d tensor's shape and strides are wider than the panel: wrap, so the dtype still shows
         layout.setWrapText(true);
+        // The leaf/recompute note is a sentence: wrapped, never cut ("its value is made ag...").
+        leafNote.setWrapText(true);
+        leafNote.setMinHeight(javafx.scene.layout.Region.USE_PREF_SIZE);
         value.setId("inspector-value");
         upstream.setId("inspector-upstream");
         contribTitle.getStyleClass().add("heading");

@@ -133,6 +133,11 @@ class MemoryPanelTest extends WindowFixture {
         assertTrue(robot.lookup("#inspector-name").queryLabeled().getText().equals(sweep.graph().vertex(v).title()));
         assertTrue(robot.lookup(n -> n instanceof javafx.scene.control.Labeled l && l.isVisible() && l.getText() != null
                 && l.getText().startsWith("Recomputing " + r.op() + " (segment ")).tryQuery().isPresent(), "the inspector says it is recomputed");
+        // Said whole, never cut ("its value is made ag..."): the note as drawn is the note.
+        javafx.scene.control.Labeled note = robot.lookup(n -> n instanceof javafx.scene.control.Labeled l && l.isVisible() && l.getText() != null
+                && l.getText().startsWith("Recomputing ")).queryLabeled();
+        String drawn = readFx(() -> ((javafx.scene.text.Text) note.lookup(".text")).getText());
+        assertEquals(note.getText(), drawn, "the recompute note as drawn");
         // The next step goes on (through the segment's other recomputed ops, then the backward steps); the node is outlined again.
         robot.type(KeyCode.RIGHT);
         WaitForAsyncUtils.waitForFxEvents();

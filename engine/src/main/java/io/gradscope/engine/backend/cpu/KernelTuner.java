@@ -131,20 +131,18 @@ public final class KernelTuner {
     }
 
     /**
-     * Measures, adopts the winners, and keeps them in the cache where every choice's times settled
-     * (on a machine too busy for the JIT to finish within the budget, the next process measures again).
+     * Measures, adopts the winners and keeps them in the cache. A choice whose times did not settle
+     * (a machine too busy for the JIT to finish within the budget) keeps the rule's kernel, in the
+     * cache too (its times say so): the measurement is made once a machine, and {@code bench --tune}
+     * makes it again.
      */
     private static void measureAndKeep(TuneCache cache) {
         Map<KernelChoice, Map<String, Double>> times = KernelTimings.measure();
         Map<KernelChoice, String> won = winners(times);
         lastTimes = times;
-        boolean settled = times.values().stream().noneMatch(t -> t.containsKey(KernelTimings.UNSETTLED));
-        // a choice whose times did not settle keeps the rule's kernel in this process
-        won.keySet().removeIf(c -> times.getOrDefault(c, Map.of()).containsKey(KernelTimings.UNSETTLED));
+        won.replaceAll((c, k) -> times.getOrDefault(c, Map.of()).containsKey(KernelTimings.UNSETTLED) ? rule(c) : k);
         adopt(won, "measured");
-        if (settled) {
-            cache.save(won, times);
-        }
+        cache.save(won, times);
     }
 
     /** A candidate replaces the rule's only when it takes less than this fraction of the rule's time: a tie is noise. */
