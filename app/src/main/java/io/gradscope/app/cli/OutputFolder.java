@@ -77,19 +77,30 @@ final class OutputFolder {
         while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
             existing = existing.getParent();
         }
+        String said = existing == null ? "its folder" : shown(existing, dir);
         if (existing == null || !Files.isDirectory(existing)) {
-            throw refuse(given, (existing == null ? "its folder" : "'" + existing + "'") + " is a file, not a folder");
+            throw refuse(given, (existing == null ? said : "'" + said + "'") + " is a file, not a folder");
         }
         if (!Files.isWritable(existing)) {
-            throw refuse(given, "permission denied to create it in " + existing);
+            throw refuse(given, "permission denied to create it in " + said);
         }
         // A real probe (permissions alone say nothing about /proc, a read-only mount, or root).
         try {
             Files.delete(Files.createTempDirectory(existing, ".gradscope-probe-"));
         } catch (IOException e) {
-            throw refuse(given, "cannot create a folder in " + existing + " (" + InputFiles.reason(e) + ")");
+            throw refuse(given, "cannot create a folder in " + said + " (" + InputFiles.reason(e) + ")");
         }
         return new OutputFolder(given, target);
+    }
+
+    /** A folder above {@code dir} as the user would write it: relative to the current folder when {@code dir} was. */
+    private static String shown(Path folder, Path dir) {
+        Path here = Path.of("").toAbsolutePath();
+        if (dir.isAbsolute() || !folder.startsWith(here)) {
+            return folder.toString();
+        }
+        String rel = here.relativize(folder).toString();
+        return rel.isEmpty() ? "." : rel;
     }
 
     private static GradscopeException refuse(String given, String why) {

@@ -3,6 +3,8 @@ package io.gradscope.app.cli;
 import io.gradscope.engine.program.Names;
 import java.util.List;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -13,6 +15,9 @@ import picocli.CommandLine.Model.OptionSpec;
  * at index 0", "is not a long").
  */
 final class UsageErrors {
+    private static final Pattern KEY_VALUE = Pattern.compile(
+            "Value for option (?:option )?'([^']*)' \\(([^)]*)\\) should be in KEY=VALUE format but was (.*)", Pattern.DOTALL);
+
     private UsageErrors() {
     }
 
@@ -40,6 +45,11 @@ final class UsageErrors {
             return name + ": " + (kind == null ? said : "'" + ex.getValue() + "' is not " + kind) + help;
         }
         String m = ex.getMessage() == null ? "" : ex.getMessage();
+        // picocli's words for a map option's value ("Value for option option '--dim' (NAME=SIZE) should be in KEY=VALUE format but was x").
+        Matcher kv = KEY_VALUE.matcher(m);
+        if (kv.matches()) {
+            return kv.group(1) + ": '" + kv.group(3) + "' is not " + kv.group(2) + help;
+        }
         return (m.isEmpty() ? m : Character.toLowerCase(m.charAt(0)) + m.substring(1)) + help;
     }
 

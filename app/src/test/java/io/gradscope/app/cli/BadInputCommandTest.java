@@ -657,4 +657,38 @@ class BadInputCommandTest {
                 + "100000 x 100000 (10000000000 entries), more than --dense evaluates (100000000); leave out --dense to evaluate it "
                 + "by its sparsity pattern");
     }
+
+    // ---- issue 49, 10: paths as given, declared sizes --------------------------------------------
+
+    @Test
+    void runOutUnderAFileNamesTheFileAsGiven() throws IOException {
+        Path p = program(MLP);
+        // Relative, under the module's pom.xml (a file): said as typed, not with the current folder expanded.
+        assertOneLineError(run("run", p.toString(), "--out", "pom.xml/out"), "error: --out pom.xml/out: 'pom.xml' is a file, not a folder");
+        assertOneLineError(run("run", p.toString(), "--out", "./pom.xml/a/b"), "error: --out ./pom.xml/a/b: 'pom.xml' is a file, not a folder");
+    }
+
+    @Test
+    void anNpyDeclaringMoreThanTheHeapInATinyFileSaysItsDeclaredSize() throws IOException {
+        Path p = program("x = input(3)\nloss = sum(x)\n");
+        Path f = tmp.resolve("big.npy");
+        byte[] head = npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2000000000,), }", 0);
+        Files.write(f, head);
+        try (RandomAccessFile r = new RandomAccessFile(f.toFile(), "rw")) {
+            r.setLength(head.length + 16_000_000_000L); // sparse: a few KiB on disk
+        }
+        Cli.Result r = run("run", p.toString(), "--dtype", "float64", "--input", "x=" + f);
+        assertEquals(2, r.status(), r.err());
+        assertEquals(1, r.err().strip().lines().count(), r.err());
+        assertTrue(r.err().startsWith("error: --input x=" + f + ": its shape [2000000000] declares 2000000000 elements, 14.9 GiB "
+                + "as float64, more than fits in the Java heap's limit of "), r.err());
+        assertTrue(r.err().strip().endsWith("(raise it with ./gradscope --max-memory SIZE (e.g. 16g) or JAVA_OPTS=-Xmx16g)"), r.err());
+    }
+
+    @Test
+    void aMapOptionsValueWithoutAnEqualsSignSaysOptionOnce() {
+        // picocli said "value for option option '--dim' (NAME=SIZE) should be in KEY=VALUE format but was x".
+        assertOneLineError(run("import", "model.onnx", "--out", "out", "--dim", "x"), "error: --dim: 'x' is not NAME=SIZE; see gradscope import --help");
+        assertOneLineError(run("open", "model.onnx", "--dim", "batch"), "error: --dim: 'batch' is not NAME=SIZE; see gradscope open --help");
+    }
 }

@@ -17,8 +17,40 @@ final class ChainPlans {
      * checkpoint_sequential runs its last segment plainly).
      */
     static RematPlan uniform(StepProfile p) {
-        int m = candidates(p).size();
-        return segments(p, sizes(m, (int) Math.round(Math.sqrt(m)), false));
+        List<Integer> candidates = candidates(p);
+        int m = candidates.size();
+        return segments(p, candidates, sizes(m, (int) Math.round(Math.sqrt(m)), false));
+    }
+
+    /** The most segment counts the {@code sqrt} policy tries (each is two meta runs of the whole step). */
+    static final int MAX_COUNTS = 16;
+
+    /**
+     * The segment counts the {@code sqrt} policy tries for {@code m} candidate values: every count
+     * from √m/2 to 2√m, or, when those are more than {@link #MAX_COUNTS}, that many spread evenly
+     * over the range, √m among them. Each is predicted by running the step on the meta device, so
+     * trying all 1.5√m of them made a 50,000-op chain run the step about 700 times (issue 49).
+     */
+    static List<Integer> counts(int root, int m) {
+        List<Integer> out = new ArrayList<>();
+        if (m < 4) {
+            return out;
+        }
+        int lo = Math.max(2, root / 2);
+        int hi = Math.max(2, 2 * root);
+        if (hi - lo + 1 <= MAX_COUNTS) {
+            for (int c = lo; c <= hi; c++) {
+                out.add(c);
+            }
+            return out;
+        }
+        java.util.TreeSet<Integer> spread = new java.util.TreeSet<>();
+        for (int i = 0; i < MAX_COUNTS - 1; i++) {
+            spread.add(lo + (int) Math.round(i * (double) (hi - lo) / (MAX_COUNTS - 2)));
+        }
+        spread.add(Math.max(lo, Math.min(hi, root)));
+        out.addAll(spread);
+        return out;
     }
 
     /**
@@ -78,8 +110,9 @@ final class ChainPlans {
         }
         List<Integer> chain = new ArrayList<>();
         for (int k = end; k >= 0; k = pred[k]) {
-            chain.add(0, k);
+            chain.add(k);
         }
+        java.util.Collections.reverse(chain); // walked from the end (adding at the front was quadratic)
         List<Integer> candidates = new ArrayList<>();
         for (int k : chain) {
             if (p.op(k).readByBackward() && p.op(k).bytes() > 0 && k != end) {
@@ -97,10 +130,12 @@ final class ChainPlans {
         return candidates;
     }
 
-    /** Segments of the longest chain spanning {@code sizes} candidate values each (the last one kept plainly). */
-    static RematPlan segments(StepProfile p, int[] sizes) {
+    /**
+     * Segments of the longest chain spanning {@code sizes} of its {@code candidates} (from
+     * {@link #candidates}, found once by the caller) each; the last one kept plainly.
+     */
+    static RematPlan segments(StepProfile p, List<Integer> candidates, int[] sizes) {
         int n = p.size();
-        List<Integer> candidates = candidates(p);
         int m = candidates.size();
         if (m < 4 || sizes.length < 2) {
             return RematPlan.NONE;
@@ -112,6 +147,10 @@ final class ChainPlans {
             if (sizes[j] > 0 && at < m - 1) {
                 boundaries.add(candidates.get(at));
             }
+        }
+        boolean[] boundary = new boolean[n];
+        for (int b : boundaries) {
+            boundary[b] = true;
         }
         int[] segOf = new int[n];
         Arrays.fill(segOf, -1);
@@ -125,7 +164,7 @@ final class ChainPlans {
         List<List<Integer>> readers = RematPlanner.consumers(p);
         boolean[] dropped = new boolean[n];
         for (int k = 0; k < n; k++) {
-            if (segOf[k] < 0 || boundaries.contains(k) || k == p.objective()) {
+            if (segOf[k] < 0 || boundary[k] || k == p.objective()) {
                 continue;
             }
             boolean inside = true;

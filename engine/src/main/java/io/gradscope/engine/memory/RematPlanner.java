@@ -50,14 +50,15 @@ public final class RematPlanner {
             }
             case SQRT -> {
                 // Among segment counts around √m, the one whose activations peak lowest (ties: nearest √m).
-                int m = ChainPlans.candidates(profile).size();
+                List<Integer> chain = ChainPlans.candidates(profile);
+                int m = chain.size();
                 int root = (int) Math.round(Math.sqrt(m));
                 RematPlan best = RematPlan.NONE;
                 Prediction bestP = null;
                 int bestC = 0;
-                for (int c = Math.max(2, root / 2); c <= Math.max(2, 2 * root) && m >= 4; c++) {
+                for (int c : ChainPlans.counts(root, m)) {
                     for (boolean tapered : new boolean[] {false, true}) {
-                        RematPlan p = ChainPlans.segments(profile, ChainPlans.sizes(m, c, tapered));
+                        RematPlan p = ChainPlans.segments(profile, chain, ChainPlans.sizes(m, c, tapered));
                         Prediction at = predict.predict(p);
                         if (bestP == null || at.activations() < bestP.activations()
                                 || (at.activations() == bestP.activations() && Math.abs(c - root) < Math.abs(bestC - root))) {

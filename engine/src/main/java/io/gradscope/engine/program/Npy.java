@@ -2,6 +2,7 @@ package io.gradscope.engine.program;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.InputFiles;
+import io.gradscope.engine.memory.HeapLimit;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Shapes;
@@ -147,7 +148,21 @@ public final class Npy {
                     + Arrays.toString(shape) + " needs " + n);
         }
         boolean integers = descr.charAt(1) == 'i';
-        Tensor t = Tensor.zeros(integers ? DType.INT64 : floats, shape);
+        DType dt = integers ? DType.INT64 : floats;
+        // A file may declare more than the heap holds (a sparse file is tiny on disk): say its size, not "out of memory".
+        long bytes = n * dt.bytes();
+        Tensor t = null;
+        if (bytes <= HeapLimit.bytes()) {
+            try {
+                t = Tensor.zeros(dt, shape);
+            } catch (HeapLimit.OutOfMemory | OutOfMemoryError e) {
+                t = null;
+            }
+        }
+        if (t == null) {
+            throw new GradscopeException(name + ": its shape " + Arrays.toString(shape) + " declares " + n + " elements, "
+                    + HeapLimit.human(bytes) + " as " + dt + ", more than fits in " + HeapLimit.limit() + " (" + HeapLimit.RAISE + ")");
+        }
         fill(ch, data, n, descr, t.storage().data(), chunk);
         return fromC(t, fortran);
     }

@@ -59,7 +59,8 @@ final class CpuAllocator {
         @Override
         public Object reserve(int pool, long size) {
             DType dt = DType.values()[pool];
-            int n = (int) (size / dt.bytes());
+            // A size class past the largest array (8 GiB of floats) holds MAX_NUMEL: no tensor has more.
+            int n = (int) Math.min(size / dt.bytes(), Shapes.MAX_NUMEL);
             try {
                 return switch (dt) {
                     case FLOAT32 -> new float[n];
