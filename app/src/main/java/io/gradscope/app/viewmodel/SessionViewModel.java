@@ -205,7 +205,9 @@ public final class SessionViewModel {
     }
 
     /** Says a failed open or save in the status line, until the user moves on ({@code before} then). */
-    private void failed(String line, String before) {
+    private void failed(String message, String before) {
+        // One printable line: a name's newline or NUL shown as an escape (\n, \x00), as on the command line.
+        String line = io.gradscope.engine.GradscopeException.oneLine(message);
         status.set(line);
         failed = line;
         beforeFailed = before;

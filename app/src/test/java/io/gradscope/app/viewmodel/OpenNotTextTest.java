@@ -36,4 +36,16 @@ class OpenNotTextTest {
         assertEquals("Cannot open " + big + ": a program of 2147483648 bytes is too large (at most 33554432)", vm.status().get());
         assertEquals(before, vm.source().get());
     }
+
+    @Test
+    void aControlCharacterInTheMessageIsQuoted(@TempDir Path tmp) throws IOException {
+        // Issue 49, 6: the status line shows a name's newline or NUL as an escape, as the command line does.
+        Path odd = Files.writeString(tmp.resolve("two\nlines.grad"), "x = param(2)\n");
+        Files.delete(odd);
+        SessionViewModel vm = SessionViewModelTest.session();
+        vm.open(odd);
+        String status = vm.status().get();
+        assertEquals(-1, status.indexOf('\n'), status);
+        assertEquals(true, status.contains("two\\nlines"), status);
+    }
 }
