@@ -184,8 +184,12 @@ public final class KernelTuner {
         picks = next;
     }
 
-    /** Back to the rule's picks with no measurement started (the tests of the choice start from here). */
-    static synchronized void resetToRules() {
+    /**
+     * Back to the rule's picks, the user's settings (gradscope.blas) read again, with no measurement
+     * started: the tests of the choice start from here, and a test of the engine's own kernels sets
+     * gradscope.blas=java and calls this.
+     */
+    public static synchronized void resetToRules() {
         awaitWorker();
         picks = rules();
         started = true;
