@@ -13,108 +13,120 @@ import java.util.function.Supplier;
 
 /**
  * Times each {@link KernelChoice}'s candidates on shapes of its class (Note [Choices by measurement]):
- * products of an MLP's and a transformer's sizes and square ones, 3x3 convolutions of resnet18's first and third
- * stages (64 channels on 56x56, 256 on 14x14), batch one. The candidates of a choice run in turns,
- * round after round, so that a change in the machine's load falls on all of them; each keeps its
- * best timed round, after warm rounds (see {@link #best}) bounded by the choice's share of {@link
- * #BUDGET_NANOS}.
+ * products of an MLP's and a transformer's sizes and square ones, 3x3 convolutions with the channels of resnet18's
+ * first and third stages on planes of each class (64 channels on 32x32, 256 on 7x7), batch one. First every candidate of every choice runs in
+ * turns until the JIT has compiled them all ({@link #warm}); then each choice's candidates run in turns,
+ * round after round for {@link #TIMED_NANOS}, so that a change in the machine's load falls on all of them,
+ * each keeping its best round. The whole takes about three seconds on a quiet machine, at most
+ * {@link #WARM_LIMIT_NANOS} plus a window per choice on a busy one.
  */
 final class KernelTimings {
     private KernelTimings() {
     }
 
-    /** Warm rounds end once the JIT has finished no compile for this long (a compile on a busy machine takes seconds). */
-    private static final long JIT_QUIET_NANOS = 300_000_000L;
+    /**
+     * Warm rounds end once the JIT has spent at most {@link #JIT_BUSY_MS} compiling in the last
+     * {@link #JIT_QUIET_NANOS} (a JVM's compilers never fall wholly silent: small methods elsewhere
+     * keep being compiled, a millisecond or less each).
+     */
+    private static final long JIT_QUIET_NANOS = 200_000_000L;
+    private static final long JIT_BUSY_MS = 40;
     /**
      * Warm rounds run at least this long: a kernel is compiled once it is hot, so a JIT that has
-     * finished nothing lately may not have started yet (a 0.1 ms product needs hundreds of calls).
+     * finished nothing lately may not have started yet.
      */
-    private static final long WARM_NANOS = 250_000_000L;
-    /** A candidate is warm once a round takes at most this times its round before. */
-    private static final double STEADY = 1.25;
-    /** Marks a choice's times taken before its candidates were warm (the budget ran out first). */
+    private static final long WARM_NANOS = 300_000_000L;
+    /**
+     * Warm rounds stop here even if the JIT is still busy (a compile on a loaded machine waits seconds
+     * for a core); the times are then marked {@link #UNSETTLED} and the rule's choices are kept.
+     */
+    static final long WARM_LIMIT_NANOS = 3_000_000_000L;
+    /** Marks times taken before the candidates were warm. */
     static final String UNSETTLED = "unsettled";
-    /** Warm rounds at least, and timed rounds, per choice. */
-    private static final int WARM = 2;
-    private static final int TIMED = 5;
-    /** A choice's warm rounds may run this long even past the budget (the JIT must be done before the timing counts). */
-    private static final long MIN_SHARE_NANOS = 1_500_000_000L;
-    /** The whole measurement's time, shared evenly between the choices. */
-    static final long BUDGET_NANOS = 5_000_000_000L;
+    /** Each choice's timed window, and the rounds it runs at least. */
+    static final long TIMED_NANOS = 120_000_000L;
+    private static final int TIMED = 3;
 
     /** Each choice's candidates and their best time, ms; a candidate that does not apply here is absent. */
     static Map<KernelChoice, Map<String, Double>> measure() {
-        long end = System.nanoTime() + BUDGET_NANOS;
+        Map<KernelChoice, Map<String, Runnable>> all = candidates();
+        boolean settled = warm(all.values());
         Map<KernelChoice, Map<String, Double>> times = new EnumMap<>(KernelChoice.class);
-        KernelChoice[] all = KernelChoice.values();
-        for (KernelChoice c : all) {
+        all.forEach((c, runs) -> {
+            Map<String, Double> best = best(runs, TIMED_NANOS);
+            if (!settled) {
+                best.put(UNSETTLED, 1.0);
+            }
+            times.put(c, best);
+        });
+        return times;
+    }
+
+    /** Each choice's candidates that apply here, on its class's shapes. */
+    private static Map<KernelChoice, Map<String, Runnable>> candidates() {
+        Map<KernelChoice, Map<String, Runnable>> all = new EnumMap<>(KernelChoice.class);
+        for (KernelChoice c : KernelChoice.values()) {
             Map<String, Runnable> runs = new LinkedHashMap<>();
             for (String k : c.candidates) {
-                Runnable r = candidate(c, k);
+                Runnable r = c.isGemm() ? gemm(c, k) : conv(c, k);
                 if (r != null) {
                     runs.put(k, r);
                 }
             }
-            // Each choice gets an even share of what is left of the budget (past it, the rounds it must run).
-            long now = System.nanoTime();
-            times.put(c, best(runs, now + Math.max(MIN_SHARE_NANOS, (end - now) / (all.length - c.ordinal()))));
+            all.put(c, runs);
         }
-        return times;
+        return all;
     }
 
     /**
-     * Runs the candidates in turns: warm rounds for at least {@link #WARM_NANOS}, until the JIT has
-     * finished no compile for {@link #JIT_QUIET_NANOS} and each candidate's round took at most
-     * {@link #STEADY} times its round before (past {@code end}, no more: the times are then marked
-     * unsettled), then {@link #TIMED} timed rounds, each candidate keeping its least time. Until the
-     * optimizing compile of a Vector API kernel lands it runs ten to a hundred times slower, and on
-     * a busy machine that compile waits seconds for a core: rounds counted alone timed the JIT.
+     * Runs every candidate in turns for at least {@link #WARM_NANOS}, until the JIT has finished no
+     * compile for {@link #JIT_QUIET_NANOS}; false when {@link #WARM_LIMIT_NANOS} came first. Until the
+     * optimizing compile of a Vector API kernel lands it runs ten to a hundred times slower: warming
+     * all kernels together lets the JIT compile them while the others run, instead of one choice at a time.
      */
-    static Map<String, Double> best(Map<String, Runnable> runs, long end) {
+    static boolean warm(Iterable<Map<String, Runnable>> all) {
         java.lang.management.CompilationMXBean jit = java.lang.management.ManagementFactory.getCompilationMXBean();
         boolean watch = jit != null && jit.isCompilationTimeMonitoringSupported();
-        long compiled = watch ? jit.getTotalCompilationTime() : 0;
         long start = System.nanoTime();
-        long quietSince = start;
-        Map<String, Long> before = new LinkedHashMap<>();
-        boolean settled = false;
-        for (int round = 0; !settled; round++) {
-            boolean steady = true;
-            for (Map.Entry<String, Runnable> e : runs.entrySet()) {
-                long t0 = System.nanoTime();
-                e.getValue().run();
-                long t = System.nanoTime() - t0;
-                Long last = before.put(e.getKey(), t);
-                steady &= last != null && t <= STEADY * last;
+        // The compile time at each round's end, to look back JIT_QUIET_NANOS.
+        java.util.ArrayDeque<long[]> rounds = new java.util.ArrayDeque<>();
+        for (int round = 0;; round++) {
+            for (Map<String, Runnable> runs : all) {
+                runs.values().forEach(Runnable::run);
             }
             long now = System.nanoTime();
-            long c = watch ? jit.getTotalCompilationTime() : compiled;
-            if (c != compiled) {
-                compiled = c;
-                quietSince = now;
+            long compiled = watch ? jit.getTotalCompilationTime() : 0;
+            rounds.addLast(new long[] {now, compiled});
+            while (rounds.size() > 1 && now - rounds.peekFirst()[0] > JIT_QUIET_NANOS) {
+                long[] first = rounds.pollFirst();
+                if (now - rounds.peekFirst()[0] < JIT_QUIET_NANOS) {
+                    rounds.addFirst(first); // the oldest round still JIT_QUIET_NANOS back
+                    break;
+                }
             }
-            settled = round + 1 >= WARM && now - start >= WARM_NANOS && now - quietSince >= JIT_QUIET_NANOS && steady;
-            if (now > end) {
-                break;
+            long[] back = rounds.peekFirst();
+            boolean quiet = now - back[0] >= JIT_QUIET_NANOS && compiled - back[1] <= JIT_BUSY_MS;
+            if (round >= 1 && now - start >= WARM_NANOS && quiet) {
+                return true;
+            }
+            if (now - start > WARM_LIMIT_NANOS) {
+                return false;
             }
         }
+    }
+
+    /** Runs the candidates in turns for {@code window} ns and at least {@link #TIMED} rounds; each keeps its least time, ms. */
+    static Map<String, Double> best(Map<String, Runnable> runs, long window) {
         Map<String, Double> best = new LinkedHashMap<>();
-        for (int round = 0; round < TIMED; round++) {
+        long end = System.nanoTime() + window;
+        for (int round = 0; round < TIMED || System.nanoTime() < end; round++) {
             for (Map.Entry<String, Runnable> e : runs.entrySet()) {
                 long t0 = System.nanoTime();
                 e.getValue().run();
                 best.merge(e.getKey(), (System.nanoTime() - t0) / 1e6, Math::min);
             }
         }
-        if (!settled) {
-            best.put(UNSETTLED, 1.0);
-        }
         return best;
-    }
-
-    /** One timed run of candidate {@code k} of {@code c} on its class's shapes, or null where it does not apply. */
-    private static Runnable candidate(KernelChoice c, String k) {
-        return c.isGemm() ? gemm(c, k) : conv(c, k);
     }
 
     private static Runnable gemm(KernelChoice c, String k) {
@@ -142,9 +154,10 @@ final class KernelTimings {
     }
 
     private static Runnable conv(KernelChoice c, String k) {
+        // resnet18's channel counts on smaller planes of each class.
         boolean large = c.name().endsWith("LARGE");
         int ch = large ? 64 : 256;
-        int hw = large ? 56 : 14;
+        int hw = large ? 32 : 7;
         Random r = new Random(11);
         Tensor x = random(r, DType.FLOAT32, 1, ch, hw, hw);
         Tensor w = random(r, DType.FLOAT32, ch, ch, 3, 3);

@@ -85,6 +85,37 @@ class KernelTunerTest {
 
     /** A candidate within a few percent of the rule's own is a tie (noise): the rule's stays. */
     @Test
+    void timedRoundsRunTheCandidatesInTurnsAndKeepEachOnesLeastTime() {
+        java.util.List<String> order = new java.util.ArrayList<>();
+        long[] slowNanos = {3_000_000L, 200_000L, 200_000L, 200_000L, 200_000L, 200_000L, 200_000L, 200_000L};
+        int[] calls = {0};
+        Map<String, Runnable> runs = new java.util.LinkedHashMap<>();
+        runs.put("a", () -> {
+            order.add("a");
+            spin(slowNanos[Math.min(calls[0]++, slowNanos.length - 1)]);
+        });
+        runs.put("b", () -> {
+            order.add("b");
+            spin(1_000_000L);
+        });
+        Map<String, Double> best = KernelTimings.best(runs, 10_000_000L);
+        assertTrue(order.size() >= 6 && order.size() % 2 == 0, "at least three rounds of both: " + order.size());
+        for (int i = 0; i < order.size(); i++) {
+            assertEquals(i % 2 == 0 ? "a" : "b", order.get(i), "in turns");
+        }
+        // a's first round (3 ms) is not its time; its later rounds (0.2 ms) are: the least counts.
+        assertTrue(best.get("a") < best.get("b"), "a's least time beats b's: " + best);
+        assertTrue(best.get("a") >= 0.2 && best.get("b") >= 1.0, "a time is never under the work's: " + best);
+    }
+
+    private static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void aTieKeepsTheRulesKernel() {
         KernelChoice c = KernelChoice.DGEMM_SMALL;
         String rule = KernelTuner.rule(c);
