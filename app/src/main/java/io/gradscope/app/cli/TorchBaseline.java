@@ -41,6 +41,10 @@ final class TorchBaseline implements AutoCloseable {
         this.hello = read();
     }
 
+    /** glibc settings that keep freed memory in the process (where the caller set none). */
+    static final java.util.Map<String, String> MALLOC_KEEP = java.util.Map.of(
+            "MALLOC_MMAP_THRESHOLD_", "1000000000", "MALLOC_TRIM_THRESHOLD_", "1000000000", "MALLOC_TOP_PAD_", "100000000");
+
     /** The started baseline, or a one-line reason why there is none. */
     static Object start() {
         if (!Files.isExecutable(Path.of(PYTHON))) {
@@ -56,6 +60,10 @@ final class TorchBaseline implements AutoCloseable {
             for (String name : System.getenv().getOrDefault("GRADSCOPE_SET_OPENBLAS", "").split(" ")) {
                 pb.environment().remove(name);
             }
+            // PyTorch at its best: glibc gives freed blocks over 128 KiB back to the system, and each step
+            // faults them in again; in a virtual machine that took PyTorch's MLP step from 2.3 to 11-12 ms
+            // (medians, same machine). Kept blocks instead, as PyTorch's CPU tuning guide's allocators do.
+            MALLOC_KEEP.forEach(pb.environment()::putIfAbsent);
             Process p = pb.start();
             TorchBaseline t = new TorchBaseline(p, script);
             if (t.hello == null || t.hello.has("error")) {
@@ -81,7 +89,8 @@ final class TorchBaseline implements AutoCloseable {
                   + "set_num_threads)"
                 : "";
         return "PyTorch " + hello.path("torch").asText() + ", OpenBLAS " + core + detected
-                + "; PyTorch timed with torch.set_num_threads(1) and (2)" + blas + ", the better median counts";
+                + "; PyTorch timed with torch.set_num_threads(1) and (2)" + blas + ", the better median counts, "
+                + "glibc keeping freed memory (MALLOC_MMAP_THRESHOLD_ and MALLOC_TRIM_THRESHOLD_ 1e9)";
     }
 
     /** Prepares and warms up a workload; a reason when PyTorch has none. */

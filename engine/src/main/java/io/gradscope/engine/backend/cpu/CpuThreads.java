@@ -18,14 +18,17 @@ import java.util.function.IntConsumer;
  * <p>Note [Warm helpers]: a helper that finishes spins for {@link #SPIN_NANOS} before it parks, as
  * OpenMP's and OpenBLAS's threads do (theirs for far longer). The kernels of one training step
  * follow each other within microseconds, and waking a parked thread costs tens of microseconds,
- * a third of a 128-row matrix product; spinning longer would take the core from other processes.
+ * a third of a 128-row matrix product. The spin outlasts the serial work between two parallel
+ * kernels of a step (autograd's bookkeeping, a small op): at 0.1 ms the MLP step of `bench` was
+ * bimodal, 1.3-4.6 ms with a median of 2.9, and at 0.5 ms a steady 1.8-2.0 ms (Zen 5, 2 cores);
+ * far longer would take the core from other processes.
  */
 final class CpuThreads {
     private CpuThreads() {
     }
 
     static final int THREADS = Math.max(1, Runtime.getRuntime().availableProcessors());
-    private static final long SPIN_NANOS = 100_000;
+    private static final long SPIN_NANOS = 500_000;
     private static final Helper[] HELPERS = new Helper[THREADS - 1];
 
     static {
