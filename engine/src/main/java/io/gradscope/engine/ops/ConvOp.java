@@ -62,8 +62,18 @@ final class ConvOp extends Op {
         return "conv" + spatial + "d";
     }
 
+    /** The label, made once: every backward step records it, and resnet18's step has twenty convolutions. */
+    private String label;
+
     @Override
     public String label() {
+        if (label == null) {
+            label = makeLabel();
+        }
+        return label;
+    }
+
+    private String makeLabel() {
         String text = window(new int[] {1, 1, 1, 1}).text(spatial, true).replaceFirst("kernel_size=[^,]*(, )?", "");
         text = text + (groups != 1 ? (text.isEmpty() ? "" : ", ") + "groups=" + groups : "");
         return text.isEmpty() ? name() : name() + "(" + text + ")";
