@@ -282,6 +282,7 @@ final class DirectConv {
      * out[r·ldc + j] = Σ_q a[ao + q·MR + r] · xp[xo + offs[q] + j] for r < MR, j < NB: the GEMM's
      * micro-kernel (Note [Flat padded rows]) with B's four vectors read at the window element's offset.
      */
+    // BEGIN GENERATED directKernel (MicroKernels, engine tests: edit it, not this method)
     private static void kernel(int kc, float[] a, int ao, float[] xp, int xo, int[] offs, float[] out, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS); FloatVector c0_2 = FloatVector.zero(FS); FloatVector c0_3 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS); FloatVector c1_2 = FloatVector.zero(FS); FloatVector c1_3 = FloatVector.zero(FS);
@@ -296,37 +297,37 @@ final class DirectConv {
             FloatVector b2 = FloatVector.fromArray(FS, xp, at + 2 * L);
             FloatVector b3 = FloatVector.fromArray(FS, xp, at + 3 * L);
             int p = ao + q * MR;
-            FloatVector v;
-            v = FloatVector.broadcast(FS, a[p]);
-            c0_0 = b0.fma(v, c0_0);
-            c0_1 = b1.fma(v, c0_1);
-            c0_2 = b2.fma(v, c0_2);
-            c0_3 = b3.fma(v, c0_3);
-            v = FloatVector.broadcast(FS, a[p + 1]);
-            c1_0 = b0.fma(v, c1_0);
-            c1_1 = b1.fma(v, c1_1);
-            c1_2 = b2.fma(v, c1_2);
-            c1_3 = b3.fma(v, c1_3);
-            v = FloatVector.broadcast(FS, a[p + 2]);
-            c2_0 = b0.fma(v, c2_0);
-            c2_1 = b1.fma(v, c2_1);
-            c2_2 = b2.fma(v, c2_2);
-            c2_3 = b3.fma(v, c2_3);
-            v = FloatVector.broadcast(FS, a[p + 3]);
-            c3_0 = b0.fma(v, c3_0);
-            c3_1 = b1.fma(v, c3_1);
-            c3_2 = b2.fma(v, c3_2);
-            c3_3 = b3.fma(v, c3_3);
-            v = FloatVector.broadcast(FS, a[p + 4]);
-            c4_0 = b0.fma(v, c4_0);
-            c4_1 = b1.fma(v, c4_1);
-            c4_2 = b2.fma(v, c4_2);
-            c4_3 = b3.fma(v, c4_3);
-            v = FloatVector.broadcast(FS, a[p + 5]);
-            c5_0 = b0.fma(v, c5_0);
-            c5_1 = b1.fma(v, c5_1);
-            c5_2 = b2.fma(v, c5_2);
-            c5_3 = b3.fma(v, c5_3);
+            FloatVector x;
+            x = FloatVector.broadcast(FS, a[p]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
+            c0_2 = b2.fma(x, c0_2);
+            c0_3 = b3.fma(x, c0_3);
+            x = FloatVector.broadcast(FS, a[p + 1]);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
+            c1_2 = b2.fma(x, c1_2);
+            c1_3 = b3.fma(x, c1_3);
+            x = FloatVector.broadcast(FS, a[p + 2]);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
+            c2_2 = b2.fma(x, c2_2);
+            c2_3 = b3.fma(x, c2_3);
+            x = FloatVector.broadcast(FS, a[p + 3]);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
+            c3_2 = b2.fma(x, c3_2);
+            c3_3 = b3.fma(x, c3_3);
+            x = FloatVector.broadcast(FS, a[p + 4]);
+            c4_0 = b0.fma(x, c4_0);
+            c4_1 = b1.fma(x, c4_1);
+            c4_2 = b2.fma(x, c4_2);
+            c4_3 = b3.fma(x, c4_3);
+            x = FloatVector.broadcast(FS, a[p + 5]);
+            c5_0 = b0.fma(x, c5_0);
+            c5_1 = b1.fma(x, c5_1);
+            c5_2 = b2.fma(x, c5_2);
+            c5_3 = b3.fma(x, c5_3);
         }
         c0_0.intoArray(out, co);
         c0_1.intoArray(out, co + 1 * L);
@@ -358,6 +359,7 @@ final class DirectConv {
         c5_2.intoArray(out, co + 2 * L);
         c5_3.intoArray(out, co + 3 * L);
     }
+    // END GENERATED directKernel
 
     /**
      * {@link #kernel} with the weight read where it lies (Note [Weights in place]): row r's value of
@@ -365,6 +367,7 @@ final class DirectConv {
      * reading the last row again, their outputs dropped. A twin, not a generalization: the packed
      * kernel run through an offset table ({@code woff[q] = q·MR}) was about a tenth slower.
      */
+    // BEGIN GENERATED directKernelInPlace (MicroKernels, engine tests: edit it, not this method)
     private static void kernelInPlace(int kc, float[] a, int ao, int[] woff, int rs, int last, float[] xp, int xo, int[] offs, float[] out, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS); FloatVector c0_2 = FloatVector.zero(FS); FloatVector c0_3 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS); FloatVector c1_2 = FloatVector.zero(FS); FloatVector c1_3 = FloatVector.zero(FS);
@@ -384,37 +387,37 @@ final class DirectConv {
             FloatVector b2 = FloatVector.fromArray(FS, xp, at + 2 * L);
             FloatVector b3 = FloatVector.fromArray(FS, xp, at + 3 * L);
             int p = ao + woff[q];
-            FloatVector v;
-            v = FloatVector.broadcast(FS, a[p]);
-            c0_0 = b0.fma(v, c0_0);
-            c0_1 = b1.fma(v, c0_1);
-            c0_2 = b2.fma(v, c0_2);
-            c0_3 = b3.fma(v, c0_3);
-            v = FloatVector.broadcast(FS, a[p + r1]);
-            c1_0 = b0.fma(v, c1_0);
-            c1_1 = b1.fma(v, c1_1);
-            c1_2 = b2.fma(v, c1_2);
-            c1_3 = b3.fma(v, c1_3);
-            v = FloatVector.broadcast(FS, a[p + r2]);
-            c2_0 = b0.fma(v, c2_0);
-            c2_1 = b1.fma(v, c2_1);
-            c2_2 = b2.fma(v, c2_2);
-            c2_3 = b3.fma(v, c2_3);
-            v = FloatVector.broadcast(FS, a[p + r3]);
-            c3_0 = b0.fma(v, c3_0);
-            c3_1 = b1.fma(v, c3_1);
-            c3_2 = b2.fma(v, c3_2);
-            c3_3 = b3.fma(v, c3_3);
-            v = FloatVector.broadcast(FS, a[p + r4]);
-            c4_0 = b0.fma(v, c4_0);
-            c4_1 = b1.fma(v, c4_1);
-            c4_2 = b2.fma(v, c4_2);
-            c4_3 = b3.fma(v, c4_3);
-            v = FloatVector.broadcast(FS, a[p + r5]);
-            c5_0 = b0.fma(v, c5_0);
-            c5_1 = b1.fma(v, c5_1);
-            c5_2 = b2.fma(v, c5_2);
-            c5_3 = b3.fma(v, c5_3);
+            FloatVector x;
+            x = FloatVector.broadcast(FS, a[p]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
+            c0_2 = b2.fma(x, c0_2);
+            c0_3 = b3.fma(x, c0_3);
+            x = FloatVector.broadcast(FS, a[p + r1]);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
+            c1_2 = b2.fma(x, c1_2);
+            c1_3 = b3.fma(x, c1_3);
+            x = FloatVector.broadcast(FS, a[p + r2]);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
+            c2_2 = b2.fma(x, c2_2);
+            c2_3 = b3.fma(x, c2_3);
+            x = FloatVector.broadcast(FS, a[p + r3]);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
+            c3_2 = b2.fma(x, c3_2);
+            c3_3 = b3.fma(x, c3_3);
+            x = FloatVector.broadcast(FS, a[p + r4]);
+            c4_0 = b0.fma(x, c4_0);
+            c4_1 = b1.fma(x, c4_1);
+            c4_2 = b2.fma(x, c4_2);
+            c4_3 = b3.fma(x, c4_3);
+            x = FloatVector.broadcast(FS, a[p + r5]);
+            c5_0 = b0.fma(x, c5_0);
+            c5_1 = b1.fma(x, c5_1);
+            c5_2 = b2.fma(x, c5_2);
+            c5_3 = b3.fma(x, c5_3);
         }
         c0_0.intoArray(out, co);
         c0_1.intoArray(out, co + 1 * L);
@@ -446,4 +449,5 @@ final class DirectConv {
         c5_2.intoArray(out, co + 2 * L);
         c5_3.intoArray(out, co + 3 * L);
     }
+    // END GENERATED directKernelInPlace
 }

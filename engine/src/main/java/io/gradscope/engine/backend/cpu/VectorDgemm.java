@@ -202,6 +202,7 @@ final class VectorDgemm {
     }
 
     /** C[0:MR, 0:DNR] += Ap · Bp over kc (generated: MR=8 rows, 2 vectors); see Note [Inlined write-back]. */
+    // BEGIN GENERATED kernelD (MicroKernels, engine tests: edit it, not this method)
     private static void kernelD(int kc, double[] ap, int ao, double[] bp, int bo, double[] c, int co, int ldc) {
         DoubleVector c0_0 = DoubleVector.zero(DS); DoubleVector c0_1 = DoubleVector.zero(DS);
         DoubleVector c1_0 = DoubleVector.zero(DS); DoubleVector c1_1 = DoubleVector.zero(DS);
@@ -266,4 +267,5 @@ final class VectorDgemm {
         c7_0.add(DoubleVector.fromArray(DS, c, co)).intoArray(c, co);
         c7_1.add(DoubleVector.fromArray(DS, c, co + 1 * w)).intoArray(c, co + 1 * w);
     }
+    // END GENERATED kernelD
 }

@@ -367,6 +367,7 @@ final class VectorGemm {
     }
 
     /** C[0:12, 0:FNR] = Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    // BEGIN GENERATED kernel12 (MicroKernels, engine tests: edit it, not this method)
     private static void kernel12(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
@@ -383,7 +384,7 @@ final class VectorGemm {
         int w = FS.length();
         for (int p = 0; p < kc; p++) {
             FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
-            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + 1 * w);
             int a = ao + p * 12;
             FloatVector x;
             x = FloatVector.broadcast(FS, ap[a + 0]);
@@ -424,43 +425,45 @@ final class VectorGemm {
             c11_1 = b1.fma(x, c11_1);
         }
         c0_0.intoArray(c, co);
-        c0_1.intoArray(c, co + w);
+        c0_1.intoArray(c, co + 1 * w);
         co += ldc;
         c1_0.intoArray(c, co);
-        c1_1.intoArray(c, co + w);
+        c1_1.intoArray(c, co + 1 * w);
         co += ldc;
         c2_0.intoArray(c, co);
-        c2_1.intoArray(c, co + w);
+        c2_1.intoArray(c, co + 1 * w);
         co += ldc;
         c3_0.intoArray(c, co);
-        c3_1.intoArray(c, co + w);
+        c3_1.intoArray(c, co + 1 * w);
         co += ldc;
         c4_0.intoArray(c, co);
-        c4_1.intoArray(c, co + w);
+        c4_1.intoArray(c, co + 1 * w);
         co += ldc;
         c5_0.intoArray(c, co);
-        c5_1.intoArray(c, co + w);
+        c5_1.intoArray(c, co + 1 * w);
         co += ldc;
         c6_0.intoArray(c, co);
-        c6_1.intoArray(c, co + w);
+        c6_1.intoArray(c, co + 1 * w);
         co += ldc;
         c7_0.intoArray(c, co);
-        c7_1.intoArray(c, co + w);
+        c7_1.intoArray(c, co + 1 * w);
         co += ldc;
         c8_0.intoArray(c, co);
-        c8_1.intoArray(c, co + w);
+        c8_1.intoArray(c, co + 1 * w);
         co += ldc;
         c9_0.intoArray(c, co);
-        c9_1.intoArray(c, co + w);
+        c9_1.intoArray(c, co + 1 * w);
         co += ldc;
         c10_0.intoArray(c, co);
-        c10_1.intoArray(c, co + w);
+        c10_1.intoArray(c, co + 1 * w);
         co += ldc;
         c11_0.intoArray(c, co);
-        c11_1.intoArray(c, co + w);
+        c11_1.intoArray(c, co + 1 * w);
     }
+    // END GENERATED kernel12
 
     /** C[0:12, 0:FNR] += Ap · Bp over kc, for 16-lane vectors (24 accumulators of 32 registers); see Note [Inlined write-back]. */
+    // BEGIN GENERATED kernel12Add (MicroKernels, engine tests: edit it, not this method)
     private static void kernel12Add(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
@@ -477,7 +480,7 @@ final class VectorGemm {
         int w = FS.length();
         for (int p = 0; p < kc; p++) {
             FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
-            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + 1 * w);
             int a = ao + p * 12;
             FloatVector x;
             x = FloatVector.broadcast(FS, ap[a + 0]);
@@ -518,43 +521,45 @@ final class VectorGemm {
             c11_1 = b1.fma(x, c11_1);
         }
         c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c0_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c1_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c2_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c3_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c4_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c5_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c6_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c6_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c6_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c7_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c7_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c7_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c8_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c8_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c8_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c9_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c9_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c9_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c10_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c10_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c10_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c11_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c11_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c11_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
     }
+    // END GENERATED kernel12Add
 
     /** C[0:6, 0:FNR] = Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    // BEGIN GENERATED kernel6 (MicroKernels, engine tests: edit it, not this method)
     private static void kernel6(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
@@ -565,7 +570,7 @@ final class VectorGemm {
         int w = FS.length();
         for (int p = 0; p < kc; p++) {
             FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
-            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + 1 * w);
             int a = ao + p * 6;
             FloatVector x;
             x = FloatVector.broadcast(FS, ap[a + 0]);
@@ -588,25 +593,27 @@ final class VectorGemm {
             c5_1 = b1.fma(x, c5_1);
         }
         c0_0.intoArray(c, co);
-        c0_1.intoArray(c, co + w);
+        c0_1.intoArray(c, co + 1 * w);
         co += ldc;
         c1_0.intoArray(c, co);
-        c1_1.intoArray(c, co + w);
+        c1_1.intoArray(c, co + 1 * w);
         co += ldc;
         c2_0.intoArray(c, co);
-        c2_1.intoArray(c, co + w);
+        c2_1.intoArray(c, co + 1 * w);
         co += ldc;
         c3_0.intoArray(c, co);
-        c3_1.intoArray(c, co + w);
+        c3_1.intoArray(c, co + 1 * w);
         co += ldc;
         c4_0.intoArray(c, co);
-        c4_1.intoArray(c, co + w);
+        c4_1.intoArray(c, co + 1 * w);
         co += ldc;
         c5_0.intoArray(c, co);
-        c5_1.intoArray(c, co + w);
+        c5_1.intoArray(c, co + 1 * w);
     }
+    // END GENERATED kernel6
 
     /** C[0:6, 0:FNR] += Ap · Bp over kc, for 8-lane vectors (12 accumulators of 16 registers); see Note [Inlined write-back]. */
+    // BEGIN GENERATED kernel6Add (MicroKernels, engine tests: edit it, not this method)
     private static void kernel6Add(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc) {
         FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
         FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
@@ -617,7 +624,7 @@ final class VectorGemm {
         int w = FS.length();
         for (int p = 0; p < kc; p++) {
             FloatVector b0 = FloatVector.fromArray(FS, bp, bo + p * FNR);
-            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + w);
+            FloatVector b1 = FloatVector.fromArray(FS, bp, bo + p * FNR + 1 * w);
             int a = ao + p * 6;
             FloatVector x;
             x = FloatVector.broadcast(FS, ap[a + 0]);
@@ -640,21 +647,22 @@ final class VectorGemm {
             c5_1 = b1.fma(x, c5_1);
         }
         c0_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c0_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c0_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c1_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c1_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c1_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c2_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c2_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c2_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c3_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c3_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c3_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c4_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c4_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c4_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
         co += ldc;
         c5_0.add(FloatVector.fromArray(FS, c, co)).intoArray(c, co);
-        c5_1.add(FloatVector.fromArray(FS, c, co + w)).intoArray(c, co + w);
+        c5_1.add(FloatVector.fromArray(FS, c, co + 1 * w)).intoArray(c, co + 1 * w);
     }
+    // END GENERATED kernel6Add
 }
