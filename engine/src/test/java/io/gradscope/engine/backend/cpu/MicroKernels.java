@@ -37,8 +37,8 @@ final class MicroKernels {
         for (int rows : new int[] {12, 6}) {
             for (boolean add : new boolean[] {false, true}) {
                 String id = "kernel" + rows + (add ? "Add" : "");
-                s.add(new Spec(id, "VectorGemm.java",
-                        "private static void " + id + "(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc)",
+                s.add(new Spec(id, "VectorGemmKernels.java",
+                        "static void " + id + "(int kc, float[] ap, int ao, float[] bp, int bo, float[] c, int co, int ldc)",
                         "FloatVector", "FS", rows, 2, "w", List.of("int w = FS.length();"), "p",
                         List.of("int a = ao + p * " + rows + ";"), "bp", "bo + p * FNR", r -> "ap[a + " + r + "]", "c", add));
             }
