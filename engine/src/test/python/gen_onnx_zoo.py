@@ -37,6 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision.models as tv
+import torchvision.models.video as tvv
 
 OUT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "resources", "onnx-zoo"))
 M64 = (1 << 64) - 1
@@ -274,10 +275,16 @@ MODELS = {
     "activations": (lambda: Activations(), (4, 12), 14),
     # issue 44: window attention (shifted windows, padded to the 7x7 window: Mod and ScatterND folded, PatchMerging's stepped slices)
     "swin_t": (lambda: swin_t_shallow(), (1, 3, 64, 64), 14),
+    # issue 44: 3-D convolution and batch norm on 5-D tensors (a clip of 4 frames of 16x16)
+    "r3d_18": (lambda: tvv.r3d_18(weights=None), (1, 3, 4, 16, 16), 13),
+    # Conv3d with a depth stride, dilation and padding unlike r3d_18's, BatchNorm3d, a batch of two
+    "conv3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 4, (2, 3, 3), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(2, 1, 1)),
+                                           nn.BatchNorm3d(4), nn.ReLU(), nn.Conv3d(4, 3, 3, padding=1, bias=False)), (2, 2, 5, 6, 7), 13),
 }
 
 NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional",  # the exporter would fold the gate reordering of the weights
-              "swin_t"}  # into new initializers, and swin_t's relative position bias (the table gathered by its index)
+              "swin_t", "r3d_18", "conv3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
+# r3d_18's batch norms into its convolutions' weights
 
 
 def vgg11_narrow():
