@@ -37,6 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 import torchvision.models as tv
+import torchvision.models.video as tvv
 
 OUT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "resources", "onnx-zoo"))
 M64 = (1 << 64) - 1
@@ -272,9 +273,18 @@ MODELS = {
     "lstm_bidirectional": (lambda: Recurrent("lstm", bidirectional=True), (2, 4, 5), 14),
     "gru_bidirectional": (lambda: Recurrent("gru", bidirectional=True), (2, 4, 5), 14),
     "activations": (lambda: Activations(), (4, 12), 14),
+    # issue 44: window attention (shifted windows, padded to the 7x7 window: Mod and ScatterND folded, PatchMerging's stepped slices)
+    "swin_t": (lambda: swin_t_shallow(), (1, 3, 64, 64), 14),
+    # issue 44: 3-D convolution and batch norm on 5-D tensors (a clip of 4 frames of 16x16)
+    "r3d_18": (lambda: tvv.r3d_18(weights=None), (1, 3, 4, 16, 16), 13),
+    # Conv3d with a depth stride, dilation and padding unlike r3d_18's, BatchNorm3d, a batch of two
+    "conv3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 4, (2, 3, 3), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(2, 1, 1)),
+                                           nn.BatchNorm3d(4), nn.ReLU(), nn.Conv3d(4, 3, 3, padding=1, bias=False)), (2, 2, 5, 6, 7), 13),
 }
 
-NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional"}  # the exporter would fold the gate reordering of the weights into new initializers
+NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional",  # the exporter would fold the gate reordering of the weights
+              "swin_t", "r3d_18", "conv3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
+# r3d_18's batch norms into its convolutions' weights
 
 
 def vgg11_narrow():
@@ -285,6 +295,15 @@ def vgg11_narrow():
     m.classifier = nn.Sequential(nn.Linear(64 * 7 * 7, 128), nn.ReLU(True), nn.Dropout(), nn.Linear(128, 128), nn.ReLU(True),
                                  nn.Dropout(), nn.Linear(128, 10))
     return m
+
+
+def swin_t_shallow():
+    """swin_t's layout (torchvision's SwinTransformer as swin_t builds it) with depths 2, 2, 1, 1 instead of 2, 2, 6, 2: at
+    64x64 the windows shift in the first two stages only (the 4x4 and 2x2 maps fit one window), so every kind of node stays
+    (Mod for the padding, ScatterND for the shifted windows' mask, PatchMerging's stepped slices) in half the graph."""
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(patch_size=[4, 4], embed_dim=96, depths=[2, 2, 1, 1], num_heads=[3, 6, 12, 24], window_size=[7, 7],
+                           stochastic_depth_prob=0.2)
 
 
 # `gradscope bench`'s training steps (app/src/main/resources/io/gradscope/app/cli/bench/), weights generated

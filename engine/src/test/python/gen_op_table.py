@@ -761,6 +761,12 @@ for sx, size, scale, ac in [((1, 2, 3, 4), (5, 7), None, False), ((1, 1, 4, 4), 
         return F.interpolate(x, size=size, scale_factor=scale, mode="bicubic", align_corners=ac)
     add("interpolate", bicubic, [uniform(sx, -2, 2)], attrs)
 
+# slice with a step (swin_t's PatchMerging: x[..., 0::2, 1::2, :]); stop past the last kept element, an empty slice
+for sx, ax, st, sp, step in [((4, 6), 1, 0, 6, 2), ((5, 3), 0, 1, 5, 2), ((2, 7, 2), -2, 1, 7, 3), ((4, 3), 0, 0, 4, 5),
+                             ((2, 5, 3), 2, 1, 3, 2), ((3,), 0, 2, 2, 2)]:
+    add("slice", lambda x, ax=ax, st=st, sp=sp, step=step: x[(slice(None),) * (ax % x.dim()) + (slice(st, sp, step),)],
+        [uniform(sx, -2, 2)], {"axis": ax, "start": st, "stop": sp, "step": step})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

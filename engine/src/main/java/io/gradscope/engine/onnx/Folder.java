@@ -33,6 +33,7 @@ final class Folder {
             case "Mul" -> map2(x, in[1], x.type(), (a, b) -> a * b);
             case "Div" -> map2(x, in[1], x.type(), x.isFloat() ? (a, b) -> a / b : (a, b) -> (long) a / (long) b);
             case "Pow" -> map2(x, in[1], x.type(), Math::pow);
+            case "Mod" -> map2(x, in[1], x.type(), at.i("fmod", 0) != 0 ? (a, b) -> a % b : Folder::floorMod);
             case "Equal" -> map2(x, in[1], Const.BOOL, (a, b) -> a == b ? 1 : 0);
             case "Less" -> map2(x, in[1], Const.BOOL, (a, b) -> a < b ? 1 : 0);
             case "Greater" -> map2(x, in[1], Const.BOOL, (a, b) -> a > b ? 1 : 0);
@@ -51,6 +52,7 @@ final class Folder {
             case "Range" -> range(in[0].data()[0], in[1].data()[0], in[2].data()[0], in[0].type());
             case "ConstantOfShape" -> constantOfShape(in[0], at);
             case "Expand" -> expand(x, in[1]);
+            case "ScatterND" -> scatterNd(x, in[1], in[2], at.s("reduction", "none"));
             default -> null;
         };
         return r == null ? null : new Const[] {r};
@@ -98,6 +100,12 @@ final class Folder {
             out[i] = f.applyAsDouble(a.data()[ia[i]], b.data()[ib[i]]);
         }
         return new Const(shape, out, type, a.fromParams() || b.fromParams());
+    }
+
+    /** ONNX Mod with fmod=0: the remainder takes the divisor's sign (Python's %). */
+    private static double floorMod(double a, double b) {
+        double r = a % b;
+        return r != 0 && (r < 0) != (b < 0) ? r + b : r + 0.0; // + 0.0: no -0 (Java's -4 % 2)
     }
 
     private static Const variadic(Const[] in, DoubleBinaryOperator f) {
@@ -384,6 +392,54 @@ final class Folder {
             }
         }
         return cur;
+    }
+
+    /**
+     * ONNX ScatterND: a copy of {@code data} with the slices that {@code indices}' last axis names
+     * replaced by (or, with a reduction, combined with) {@code updates}, in index order.
+     */
+    private static Const scatterNd(Const data, Const indices, Const updates, String reduction) {
+        int[] s = data.shape();
+        int[] is = indices.shape();
+        int k = is[is.length - 1];
+        if (k > s.length) {
+            return null;
+        }
+        int slice = 1;
+        for (int d = k; d < s.length; d++) {
+            slice *= s[d];
+        }
+        int[] strides = Shapes.contiguousStrides(s);
+        int[] ids = indices.ints();
+        double[] out = data.data().clone();
+        double[] up = updates.data();
+        int n = k == 0 ? 0 : ids.length / k;
+        if (k == 0 || up.length != n * slice) {
+            return null;
+        }
+        for (int u = 0; u < n; u++) {
+            int at = 0;
+            for (int d = 0; d < k; d++) {
+                int i = ids[u * k + d];
+                i = i < 0 ? i + s[d] : i;
+                if (i < 0 || i >= s[d]) {
+                    return null;
+                }
+                at += i * strides[d];
+            }
+            for (int j = 0; j < slice; j++) {
+                double v = up[u * slice + j];
+                double o = out[at + j];
+                out[at + j] = switch (reduction) {
+                    case "add" -> o + v;
+                    case "mul" -> o * v;
+                    case "max" -> Math.max(o, v);
+                    case "min" -> Math.min(o, v);
+                    default -> v;
+                };
+            }
+        }
+        return new Const(s, out, data.type(), data.fromParams() || updates.fromParams());
     }
 
     private static Const range(double start, double limit, double delta, int type) {

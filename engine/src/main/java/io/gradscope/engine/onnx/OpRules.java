@@ -30,7 +30,7 @@ final class OpRules {
             "Cast", "Shape", "Size", "Range", "ConstantOfShape", "Min", "Max", "Pad", "Clip", "Sum", "LSTM", "GRU", "HardSigmoid",
             "HardSwish", "LeakyRelu", "PRelu", "Elu", "Selu", "Softsign", "Mish",
             "ConvTranspose", "CumSum", "ReduceProd", "GatherElements", "ScatterElements", "Einsum", "Trilu", "InstanceNormalization",
-            "Resize");
+            "Resize", "Mod", "ScatterND");
 
     private static final Map<String, String> UNARY = Map.ofEntries(Map.entry("Relu", "relu"), Map.entry("Sigmoid", "sigmoid"),
             Map.entry("Tanh", "tanh"), Map.entry("Sqrt", "sqrt"), Map.entry("Erf", "erf"), Map.entry("Exp", "exp"),
@@ -92,7 +92,7 @@ final class OpRules {
         }
         return switch (op) {
             case "Identity" -> alias(n);
-            case "Dropout" -> n.getOutputCount() > 1 && !n.getOutput(1).isEmpty() ? "Dropout with its mask output" : alias(n);
+            case "Dropout" -> dropout(n);
             case "Neg" -> emitSame(n, "-" + floatTensor(n, 0).name());
             case "Reciprocal" -> emitSame(n, "1 / " + floatTensor(n, 0).name());
             case "Pow" -> arithmetic.pow(n);
@@ -128,6 +128,28 @@ final class OpRules {
             case "Max", "Min" -> tensors.write(n, op, at);
             default -> op + " of computed tensors (the import folds it only when its inputs are known)";
         };
+    }
+
+    /**
+     * Dropout at inference (training_mode absent or false) or with ratio 0 (swin_t's attention calls
+     * F.dropout(attn, p=0.0), training by default): the identity, its mask output all true. In training
+     * mode with a ratio above 0 PyTorch's mask is random.
+     */
+    private String dropout(OnnxMl.NodeProto n) {
+        Const mode = t.known(n, 2);
+        Const ratio = t.known(n, 1);
+        boolean none = t.present(n, 1) && ratio != null && ratio.data()[0] == 0;
+        if (t.present(n, 2) && (mode == null || mode.data()[0] != 0) && !none) {
+            return "Dropout in training mode (PyTorch's mask is random)";
+        }
+        Tensor x = floatTensor(n, 0);
+        t.alias(n, 0, x);
+        if (n.getOutputCount() > 1 && !n.getOutput(1).isEmpty()) {
+            double[] ones = new double[(int) Shapes.numel(x.shape())];
+            Arrays.fill(ones, 1);
+            t.set(n, 1, new Known(Const.of(x.shape(), ones, Const.BOOL)));
+        }
+        return null;
     }
 
     // ---- helpers -----------------------------------------------------------------------------------

@@ -164,15 +164,15 @@ final class ShapeRules {
             int a = axes == null ? k : OpRules.axis((int) axes[k], x.rank());
             long step = steps == null ? 1 : steps[k];
             int[] r = Folder.sliceRange(shape[a], starts[k], ends[k], step);
-            if (step != 1) {
+            if (step < 1) {
                 return "Slice with step " + step;
             }
             int stop = Math.max(r[0], r[1]);
-            if (r[0] == 0 && stop == shape[a]) {
+            if (r[0] == 0 && stop == shape[a] && step == 1) {
                 continue;
             }
-            expr = "slice(" + expr + ", " + a + ", " + r[0] + ", " + stop + ")";
-            shape[a] = stop - r[0];
+            expr = "slice(" + expr + ", " + a + ", " + r[0] + ", " + stop + (step == 1 ? "" : ", step=" + step) + ")";
+            shape[a] = (int) ((stop - r[0] + step - 1) / step);
         }
         reshapeTo(n, 0, expr, shape, shape);
         return null;

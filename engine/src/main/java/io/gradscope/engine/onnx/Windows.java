@@ -101,12 +101,15 @@ final class Windows {
         Tensor x = r.floatTensor(n, 0);
         Tensor w = r.floatTensor(n, 1);
         int sp = x.rank() - 2;
-        if (sp != 1 && sp != 2) {
+        if (sp < 1 || sp > 3) {
             return "Conv over " + sp + " spatial axes";
         }
         int[] kernel = at.ints("kernel_shape") != null ? at.ints("kernel_shape") : Arrays.copyOfRange(w.shape(), 2, w.rank());
         Geometry g = geometry(n, at, x.shape(), kernel);
         int groups = (int) at.i("group", 1);
+        if (sp == 3) {
+            return conv3d(r, n, x, w, g, groups);
+        }
         int[] xs = x.shape();
         String input = extraPad(x.name(), xs, g);
         Tensor padded = new Tensor(input, xs, false);
@@ -120,6 +123,60 @@ final class Windows {
         int[] shape = b == null ? r.shape(n, fn, attrs, padded, w) : r.shape(n, fn, attrs, padded, w, b);
         String expr = fn + "(" + input + ", " + w.name() + (b == null ? "" : ", " + b.name()) + attr("stride", g.stride(), 1)
                 + attr("padding", g.padding(), 0) + attr("dilation", g.dilation(), 1) + (groups != 1 ? ", groups=" + groups : "") + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
+    }
+
+    /**
+     * Conv over three spatial axes (r3d_18's Conv3d) as one conv2d, Note [A 3-D convolution as a 2-D one]:
+     * the depth is padded, the kd depth slices every window reads (each with the depth stride as its step)
+     * are stacked on the channels, the output depths moved into the batch, and the weight's depth taps
+     * moved next to its channels: {@code y[n, o, t] = Σ_i conv2d(x[n, :, t·sd + i·dd], w[:, :, i])}. Every
+     * step is a program op, so the gradients, the JVP and higher derivatives are theirs.
+     */
+    private static String conv3d(OpRules r, OnnxMl.NodeProto n, Tensor x, Tensor w, Geometry g, int groups) {
+        if (groups != 1) {
+            return "Conv over 3 spatial axes with groups";
+        }
+        int[] xs = x.shape();
+        int[] ws = w.shape();
+        int kd = g.kernel()[0];
+        int sd = g.stride()[0];
+        int dd = g.dilation()[0];
+        String input = x.name();
+        if (g.begin()[0] > 0 || g.end()[0] > 0) {
+            xs[2] += g.begin()[0] + g.end()[0];
+            String pad = "pad(" + input + ", 2, " + g.begin()[0] + ", " + g.end()[0] + ")";
+            input = kd == 1 ? pad : r.translator().step(n, null, "padded", pad, xs.clone()).name();
+        }
+        int span = dd * (kd - 1) + 1;
+        if (xs[2] < span) {
+            return "Conv over 3 spatial axes whose depth is smaller than its window";
+        }
+        int od = (xs[2] - span) / sd + 1;
+        StringBuilder taps = new StringBuilder();
+        for (int i = 0; i < kd; i++) {
+            int start = i * dd;
+            taps.append(i == 0 ? "" : ", ").append("slice(").append(input).append(", 2, ").append(start).append(", ")
+                    .append(start + (od - 1) * sd + 1).append(sd == 1 ? "" : ", step=" + sd).append(")");
+        }
+        String stacked = kd == 1 ? taps.toString() : "concat(" + taps + ", axis=1)";
+        int c = xs[1] * kd;
+        int[] planes = {xs[0] * od, c, xs[3], xs[4]};
+        Geometry plane = new Geometry(Arrays.copyOfRange(g.kernel(), 1, 3), Arrays.copyOfRange(g.stride(), 1, 3),
+                Arrays.copyOfRange(g.dilation(), 1, 3), Arrays.copyOfRange(g.begin(), 1, 3), Arrays.copyOfRange(g.end(), 1, 3));
+        String batch = extraPad("reshape(permute(" + stacked + ", 0, 2, 1, 3, 4), " + Translator.dimsText(planes, false) + ")", planes, plane);
+        String weight = "reshape(permute(" + w.name() + ", 0, 2, 1, 3, 4), " + ws[0] + ", " + c + ", " + ws[3] + ", " + ws[4] + ")";
+        Tensor b = r.translator().present(n, 2) ? r.floatTensor(n, 2) : null;
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("stride", plane.stride());
+        attrs.put("padding", plane.padding());
+        attrs.put("dilation", plane.dilation());
+        int[] y = r.shape(n, "conv2d", attrs, new Tensor(batch, planes, false), new Tensor(weight, new int[] {ws[0], c, ws[3], ws[4]}, false));
+        String conv = "conv2d(" + batch + ", " + weight + (b == null ? "" : ", " + b.name()) + attr("stride", plane.stride(), 1)
+                + attr("padding", plane.padding(), 0) + attr("dilation", plane.dilation(), 1) + ")";
+        int[] shape = {xs[0], ws[0], od, y[2], y[3]};
+        String expr = "permute(reshape(" + conv + ", " + xs[0] + ", " + od + ", " + ws[0] + ", " + y[2] + ", " + y[3] + "), 0, 2, 1, 3, 4)";
         r.translator().emit(n, 0, expr, shape, false);
         return null;
     }

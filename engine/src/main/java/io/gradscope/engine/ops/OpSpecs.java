@@ -154,9 +154,11 @@ public final class OpSpecs {
         def(fn("permute").tensor("x").dims("perm", "p", "axes").torch("x.permute(...)")
                 .reference("x.permute(*perm)").view().linear()
                 .op(a -> new ViewOps.Permute(a.ints("perm"), null)));
-        def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop")
-                .torch("x.narrow(axis, start, stop - start)").view().linear()
-                .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"))));
+        def(fn("slice").tensor("x").integer("axis").integer("start").integer("stop").integer("step", 1)
+                .torch("x.narrow(axis, start, stop - start)` / `x[..., start:stop:step]")
+                .reference("x[(slice(None),) * (axis % x.dim()) + (slice(start, stop, step),)]")
+                .note("`step` >= 1 keeps every step-th element").view().linear()
+                .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"), a.integer("step"))));
         // NOTE: linear as declared for zeros; a value or mode gives PadWith, whose JVP pads the tangent with zeros
         // (a constant) or in the same mode.
         def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").number("value", 0.0)

@@ -309,7 +309,7 @@ public final class Ops {
 
     /** {@code x.narrow(axis, start, stop - start)}. */
     public static Tensor slice(Tensor x, int axis, int start, int stop) {
-        return run(new ViewOps.Slice(axis, start, stop), x);
+        return run(new ViewOps.Slice(axis, start, stop, 1), x);
     }
 
     /** Zero padding along one axis: the VJP of slice. */

@@ -200,16 +200,27 @@ final class ViewOps {
         }
     }
 
-    /** {@code x.narrow(axis, start, stop - start)}. */
+    /**
+     * {@code x.narrow(axis, start, stop - start)}, or with {@code step > 1} every step-th element of
+     * that range ({@code x[..., start:stop:step]}): a view either way, its stride along the axis
+     * multiplied by the step.
+     */
     static final class Slice extends Op {
         private final int axis;
         private final int start;
         private final int stop;
+        private final int step;
 
-        Slice(int axis, int start, int stop) {
+        Slice(int axis, int start, int stop, int step) {
             this.axis = axis;
             this.start = start;
             this.stop = stop;
+            this.step = step;
+        }
+
+        /** The number of elements the slice keeps. */
+        private int length() {
+            return (stop - start + step - 1) / step;
         }
 
         @Override
@@ -219,12 +230,12 @@ final class ViewOps {
 
         @Override
         public String label() {
-            return "slice(axis=" + axis + ", " + start + ":" + stop + ")";
+            return "slice(axis=" + axis + ", " + start + ":" + stop + (step == 1 ? "" : ":" + step) + ")";
         }
 
         @Override
         public String rule() {
-            return "dx = pad(g) with zeros outside the slice";
+            return step == 1 ? "dx = pad(g) with zeros outside the slice" : "dx = g spread every step-th element, zeros between";
         }
 
         /** A selection: each output element is one input element. */
@@ -233,9 +244,11 @@ final class ViewOps {
             int[] x = shapes[0];
             int a = Shapes.axis("slice", axis, x.length);
             int[] strides = Shapes.contiguousStrides(x);
+            int offset = start * strides[a];
+            strides[a] *= step;
             int[] out = x.clone();
-            out[a] = stop - start;
-            return Pattern.gather(Dependencies.walk(out, strides, start * strides[a]), Dependencies.numel(x));
+            out[a] = length();
+            return Pattern.gather(Dependencies.walk(out, strides, offset), Dependencies.numel(x));
         }
 
         @Override
@@ -255,21 +268,54 @@ final class ViewOps {
                 throw new GradscopeException("slice: range " + start + ":" + stop + " does not fit axis " + axis
                         + " of size " + d + " (need 0 <= start <= stop <= " + d + ")");
             }
+            if (step < 1) {
+                throw new GradscopeException("slice: step must be at least 1, got " + step);
+            }
             int[] out = shapes[0].clone();
-            out[a] = stop - start;
+            out[a] = length();
             return out;
         }
 
         @Override
         public Tensor forward(OpContext ctx, Tensor... in) {
-            return in[0].viewNarrow(Shapes.axis("slice", axis, in[0].rank()), start, stop - start);
+            Tensor x = in[0];
+            int a = Shapes.axis("slice", axis, x.rank());
+            if (step == 1) {
+                return x.viewNarrow(a, start, stop - start);
+            }
+            int[] shape = x.shape();
+            int[] strides = x.strides();
+            int offset = x.offset() + (length() == 0 ? 0 : start * strides[a]);
+            shape[a] = length();
+            strides[a] *= step;
+            return x.asStrided(shape, strides, offset);
         }
 
+        /**
+         * With a step: g gains an axis of length step after the sliced one (g in its first place, zeros
+         * after), the two merge, and the result is padded (or cut) to x's extent: differentiable ops
+         * only, so higher derivatives follow.
+         */
         @Override
         public Tensor[] vjp(OpContext ctx, Tensor g) {
             Tensor x = ctx.input(0);
             int a = Shapes.axis("slice", axis, x.rank());
-            return new Tensor[] {Ops.pad(g, a, start, x.shape()[a] - stop)};
+            int d = x.shape()[a];
+            if (step == 1) {
+                return new Tensor[] {Ops.pad(g, a, start, d - stop)};
+            }
+            int n = length();
+            int[] wide = new int[g.rank() + 1];
+            for (int i = 0, j = 0; i < wide.length; i++) {
+                wide[i] = i == a + 1 ? 1 : g.shape()[j++];
+            }
+            Tensor spread = Ops.pad(Ops.reshape(g, wide), a + 1, 0, step - 1);
+            int[] merged = g.shape();
+            merged[a] = n * step;
+            Tensor dx = Ops.reshape(spread, merged);
+            int end = start + n * step;
+            dx = end > d ? Ops.slice(dx, a, 0, d - start) : dx;
+            return new Tensor[] {Ops.pad(dx, a, start, Math.max(0, d - end))};
         }
     }
 

@@ -117,6 +117,31 @@ class OnnxImportErrorsTest {
                 refused(b.write(dir.resolve("c.onnx"))));
     }
 
+    /** x @ W, then Dropout(ratio, training_mode=true) with its mask output, the output's sum the objective. */
+    private static ModelBuilder trainingDropout(float ratio) {
+        OnnxMl.TensorProto.Builder on = OnnxMl.TensorProto.newBuilder().setName("training").setDataType(9).addInt32Data(1);
+        return new ModelBuilder().opset(13).input("x", 1, 2).initializer(floats("W", new int[] {2, 2}, 1, -2, 3, 4))
+                .initializer(floats("ratio", new int[0], ratio)).initializer(on)
+                .node("MatMul", "/fc/MatMul", new String[] {"x", "W"}, new String[] {"h"})
+                .node("Dropout", "/Dropout", new String[] {"h", "ratio", "training"}, new String[] {"y", "mask"}).output("y", 1, 2);
+    }
+
+    /**
+     * Issue 44: Dropout in training mode was the identity when it had no mask output, and refused with one
+     * ("Dropout with its mask output") even at ratio 0, which swin_t's attention exports (F.dropout(attn,
+     * p=0.0), training by default). A ratio above 0 is refused (PyTorch's mask is random); ratio 0 is the
+     * identity, its mask all true.
+     */
+    @Test
+    void dropoutInTrainingModeIsRefusedUnlessItsRatioIsZero() throws IOException {
+        assertEquals("d.onnx: cannot import: 1 node the import does not support: Dropout in training mode (PyTorch's mask is random) "
+                + "×1 (/Dropout)", refused(trainingDropout(0.1f).write(dir.resolve("d.onnx"))));
+        OnnxImport.Result r = OnnxImport.run(trainingDropout(0f).write(dir.resolve("z.onnx")), dir.resolve("z"), OnnxImport.Options.defaults());
+        ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
+                Map.of(r.inputs().get("x"), Tensor.of(new double[] {1, 10}, 1, 2))));
+        assertEquals((1 + 30) + (-2 + 40), run.objective().item(), 1e-12);
+    }
+
     @Test
     void unsupportedAttributeValuesAreListedTogether() throws IOException {
         ModelBuilder b = new ModelBuilder().input("x", 1, 1, 5, 5)
