@@ -33,7 +33,13 @@ final class EditMenu {
             undo.setDisable(f != null ? !f.isUndoable() : !editor.getUndoManager().isUndoAvailable());
             redo.setDisable(f != null ? !f.isRedoable() : !editor.getUndoManager().isRedoAvailable());
         });
-        menu.getItems().addAll(undo, redo, new SeparatorMenuItem(), cut, copy, paste, new SeparatorMenuItem(), all);
+        // Long lines wrap under themselves by default (the examples' comments were cut at the pane's edge);
+        // unchecked, they run on and the editor scrolls sideways.
+        javafx.scene.control.CheckMenuItem wrap = new javafx.scene.control.CheckMenuItem("Wrap Long Lines");
+        wrap.setId("wrap-lines");
+        wrap.selectedProperty().bindBidirectional(editor.wrapTextProperty());
+        menu.getItems().addAll(undo, redo, new SeparatorMenuItem(), cut, copy, paste, new SeparatorMenuItem(), all,
+                new SeparatorMenuItem(), wrap);
         return menu;
     }
 

@@ -178,6 +178,8 @@ public final class Heatmap extends VBox {
 
     /** At most this many cells per side; larger maps show blocks (the value of largest magnitude in each). */
     static final int MAX_CELLS = 110;
+    /** The least a map measures across, in pixels (a thin map's cells stretch to it). */
+    static final double MIN_THICKNESS = 18;
 
     private void draw() {
         if (tensor == null) {
@@ -225,8 +227,12 @@ public final class Heatmap extends VBox {
             }
         }
         double cell = Math.max(2, Math.min(18, Math.min(maxSide / Math.max(cc, 1), maxSide / Math.max(cr, 1))));
-        canvas.setWidth(cc * cell);
-        canvas.setHeight(cr * cell);
+        // A long thin map (a [1, 1000] row) keeps at least MIN_THICKNESS across: its cells stretch that
+        // way, else it was a line a pixel or two thick.
+        double cellW = Math.max(cell, Math.min(18, MIN_THICKNESS / Math.max(cc, 1)));
+        double cellH = Math.max(cell, Math.min(18, MIN_THICKNESS / Math.max(cr, 1)));
+        canvas.setWidth(cc * cellW);
+        canvas.setHeight(cr * cellH);
         GraphicsContext g = canvas.getGraphicsContext2D();
         g.clearRect(0, 0, canvas.getWidth(), canvas.getHeight());
         for (int r = 0; r < cr; r++) {
@@ -236,17 +242,17 @@ public final class Heatmap extends VBox {
                     continue;
                 }
                 g.setFill(color(cells[i], maxAbs));
-                g.fillRect(c * cell, r * cell, cell, cell);
+                g.fillRect(c * cellW, r * cellH, cellW, cellH);
             }
         }
         if (cell >= 6) {
             g.setStroke(Color.web("#ffffff"));
             g.setLineWidth(0.5);
             for (int r = 0; r <= cr; r++) {
-                g.strokeLine(0, r * cell, cc * cell, r * cell);
+                g.strokeLine(0, r * cellH, cc * cellW, r * cellH);
             }
             for (int c = 0; c <= cc; c++) {
-                g.strokeLine(c * cell, 0, c * cell, cr * cell);
+                g.strokeLine(c * cellW, 0, c * cellW, cr * cellH);
             }
         }
         GraphicsContext lg = legend.getGraphicsContext2D();

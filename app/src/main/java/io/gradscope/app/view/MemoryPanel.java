@@ -16,7 +16,6 @@ import javafx.scene.control.Slider;
 import javafx.scene.control.TableColumn;
 import javafx.scene.control.TableView;
 import javafx.scene.layout.BorderPane;
-import javafx.scene.layout.HBox;
 import javafx.scene.layout.Priority;
 
 /**
@@ -51,7 +50,6 @@ public final class MemoryPanel extends BorderPane {
         setId("memory-panel");
         chart = new MemoryChart(vm::seek);
         summary.setId("memory-summary");
-        // A narrow window wraps the summary onto a second line rather than cutting it short.
         summary.setWrapText(true);
         summary.setMinWidth(0);
         summary.setMinHeight(Label.USE_PREF_SIZE);
@@ -92,10 +90,13 @@ public final class MemoryPanel extends BorderPane {
         title.setMinWidth(Label.USE_PREF_SIZE);
         title.setStyle("-fx-font-weight: bold");
         policy.setMinWidth(Label.USE_PREF_SIZE);
-        HBox top = new HBox(8, title, policy, budget, budgetValue, summary);
+        // The summary goes on beside the controls while it fits on that line, else on a line of its own
+        // under them, wrapping only where even a whole line is too narrow (squeezed beside the controls,
+        // it wrapped to a word a line and the header grew to four lines).
+        javafx.scene.layout.FlowPane top = new javafx.scene.layout.FlowPane(8, 2, title, policy, budget, budgetValue, summary);
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(3, 6, 3, 6));
-        HBox.setHgrow(summary, Priority.ALWAYS);
+        summary.maxWidthProperty().bind(top.widthProperty().subtract(12));
         tradeOff = new TradeOffChart(vm::choosePolicy);
         setTop(new javafx.scene.layout.VBox(top, secondRow()));
         setCenter(chart);
@@ -104,6 +105,7 @@ public final class MemoryPanel extends BorderPane {
         // The table gives way to the chart's narrowest (a BorderPane would give the chart what is left).
         tableBox.maxWidthProperty().bind(widthProperty().subtract(MemoryChart.MIN_WIDTH));
         vm.track().addListener((o, a, t) -> show(t));
+        vm.readingProperty().addListener((o, a, b) -> show(vm.track().get()));
         vm.cursorEvent().addListener((o, a, b) -> chart.cursor(b.intValue()));
         show(vm.track().get());
     }
@@ -285,7 +287,7 @@ public final class MemoryPanel extends BorderPane {
         table.getItems().setAll(t == null ? java.util.List.of() : t.liveAtPeak());
         fitColumns();
         // A wrapped line never parts a size from its unit.
-        summary.setText(t == null ? (vm.reading() ? "Reading the memory timeline…" : "No run yet") : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
+        summary.setText(t == null ? (vm.reading() ? "Reading the memory timeline…" : vm.hasRun() ? "No memory timeline for this run" : "No run yet") : t.summary().replaceAll("(\\d) (bytes|KiB|MiB|GiB|TiB|PiB|EiB)", "$1\u00a0$2"));
         summary.setTooltip(t == null ? null : new javafx.scene.control.Tooltip(t.summary() + " · the allocator reserved at most "
                 + HeapLimit.human(t.timeline().peakReserved())));
         updating = false;

@@ -101,7 +101,8 @@ public final class NodeDetails {
         TraceGraph.Vertex v = sweep.vertex(id);
         boolean tangentRun = !derivatives.tangents().get().isEmpty();
         showTangents(v, id, tangentRun);
-        show(onnx, session.onnxOrigin(id).map(o -> "ONNX  " + o.comment()).orElse(null));
+        show(onnx, session.onnxOrigin(id).map(o -> "ONNX  " + o.comment())
+                .or(() -> session.onnxInitializer(id).map(name -> "ONNX  initializer " + name)).orElse(null));
         if (v == null) {
             show(origin, null);
             show(check, null);

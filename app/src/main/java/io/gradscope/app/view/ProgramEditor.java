@@ -57,6 +57,9 @@ public final class ProgramEditor extends BorderPane {
             return box;
         };
         area.setParagraphGraphicFactory(gutter);
+        // A line longer than the pane wraps under itself: the examples' teaching comments were cut at
+        // the pane's edge (about 45 characters at 1280 px), with no scroll bar in sight to read them.
+        area.setWrapText(true);
         // Styles (the combining marks' font below) are not edits: undo takes back text only, and typed
         // text never inherits a neighbour's style.
         area.setUseInitialStyleForInsertion(true);

@@ -34,6 +34,7 @@ public final class MemoryViewModel {
     private final Supplier<RunService.Request> shown;
     private final RecomputeMarks recomputed;
     private final ReadOnlyBooleanWrapper tradeOffShown = new ReadOnlyBooleanWrapper(this, "tradeOffShown");
+    private final ReadOnlyBooleanWrapper reading = new ReadOnlyBooleanWrapper(this, "reading");
     private final ReadOnlyObjectWrapper<TradeOff> tradeOff = new ReadOnlyObjectWrapper<>(this, "tradeOff");
     private final ReadOnlyObjectWrapper<RematPolicy> comparedWith = new ReadOnlyObjectWrapper<>(this, "comparedWith");
     private final ReadOnlyObjectWrapper<MemoryOverlay> overlay = new ReadOnlyObjectWrapper<>(this, "overlay");
@@ -59,6 +60,7 @@ public final class MemoryViewModel {
         this.shown = shown;
         this.recomputed = new RecomputeMarks(sweep);
         sweep.recorded().addListener((o, a, s) -> {
+            reading.set(s != null);
             track.set(null);
             readTrack(s);
             chosenRow.set(-1);
@@ -145,16 +147,32 @@ public final class MemoryViewModel {
             }
             if (failure != null) {
                 busy.set("Cannot read the memory timeline: " + RunService.errorOf(failure).what());
+                reading.set(false);
                 return;
             }
             track.set(t);
+            reading.set(false);
             follow();
         });
     }
 
     /** Whether the run on screen's track is being read (it is null meanwhile). */
     public boolean reading() {
-        return track.get() == null && sweep.recorded().get() != null;
+        return reading.get();
+    }
+
+    /**
+     * Whether the run on screen's track is being read: true from the run's arrival until its track is
+     * read (or cannot be), so the panel says so rather than "No run yet" (the track is null before the
+     * first run and while read, so its own property does not change when a first run arrives).
+     */
+    public ReadOnlyBooleanProperty readingProperty() {
+        return reading.getReadOnlyProperty();
+    }
+
+    /** Whether a run is on screen (its track may still be being read, or could not be). */
+    public boolean hasRun() {
+        return sweep.recorded().get() != null;
     }
 
     private void follow() {

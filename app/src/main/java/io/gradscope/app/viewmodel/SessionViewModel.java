@@ -148,12 +148,25 @@ public final class SessionViewModel {
      * statement of an imported model); empty for any other vertex.
      */
     public java.util.Optional<NodeOrigin> onnxOrigin(int vertex) {
+        return NodeOrigin.parse(shownLine(vertex));
+    }
+
+    /**
+     * The ONNX initializer a leaf of the run on screen reads (its name in the model, {@code onnx::Conv_193}
+     * or {@code layer1.0.conv1.weight}), from the comment on its line; empty for any other vertex.
+     */
+    public java.util.Optional<String> onnxInitializer(int vertex) {
+        return NodeOrigin.initializer(shownLine(vertex));
+    }
+
+    /** The line of the run on screen that vertex {@code vertex} comes from; null when there is none. */
+    private String shownLine(int vertex) {
         var v = sweep.vertex(vertex);
         if (v == null || v.line() <= 0 || shown == null) {
-            return java.util.Optional.empty();
+            return null;
         }
         String[] lines = shown.source().split("\n", -1);
-        return v.line() <= lines.length ? NodeOrigin.parse(lines[v.line() - 1]) : java.util.Optional.empty();
+        return v.line() <= lines.length ? lines[v.line() - 1] : null;
     }
 
     /**

@@ -24,6 +24,7 @@ class EditorGutterWindowTest extends WindowFixture {
         openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
         CodeArea area = window.editor().area();
         robot.interact(() -> {
+            area.setWrapText(false); // Edit → Wrap Long Lines unchecked: long lines run on
             area.requestFocus();
             area.moveTo(11, 0);
         });

@@ -44,6 +44,24 @@ class HeatmapTest {
     }
 
     @Test
+    void aLongRowOrColumnIsDrawnThickEnoughToSee(FxRobot robot) {
+        double[] v = new double[1000];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = Math.sin(i);
+        }
+        robot.interact(() -> map.show(Tensor.of(v, 1, 1000), ""));
+        double[] row = map.canvasSize();
+        assertTrue(row[1] >= Heatmap.MIN_THICKNESS && row[0] <= 220 + 1e-9, "a [1, 1000] row drawn " + row[0] + " x " + row[1]);
+        robot.interact(() -> map.show(Tensor.of(v, 1000, 1), ""));
+        double[] column = map.canvasSize();
+        assertTrue(column[0] >= Heatmap.MIN_THICKNESS && column[1] <= 220 + 1e-9, "a [1000, 1] column drawn " + column[0] + " x " + column[1]);
+        // Square cells where both sides hold enough of them.
+        robot.interact(() -> map.show(Tensor.of(new double[40 * 40], 40, 40), ""));
+        double[] square = map.canvasSize();
+        assertEquals(square[0], square[1], 1e-9);
+    }
+
+    @Test
     void aHigherRankTensorShowsOneSliceAtATime(FxRobot robot) {
         double[] v = new double[2 * 3 * 4];
         for (int i = 0; i < v.length; i++) {

@@ -92,15 +92,36 @@ class OnnxWindowTest extends WindowFixture {
         }
         assertEquals(expected, seen, "ops: " + vm().sweep().recorded().get().graph().vertices().stream().map(TraceGraph.Vertex::op)
                 .collect(Collectors.toSet()));
-        // A parameter's line names no node: no ONNX line.
+        // A parameter's line names no node: its ONNX line names the initializer, as the model does.
         int weight = vm().sweep().recorded().get().find("stem_weight");
         robot.interact(() -> vm().sweep().select(weight));
+        assertTrue(onnx.isVisible());
+        assertEquals("ONNX  initializer stem.weight", onnx.getText());
+        // The graph input's line names neither.
+        int input = vm().sweep().recorded().get().find("input_0");
+        robot.interact(() -> vm().sweep().select(input));
         assertFalse(onnx.isVisible());
 
         // View → Expand All opens the modules.
         robot.interact(() -> vm().sweep().expandAll());
         waitUntil(() -> !vm().sweep().layout().get().groups().isEmpty());
         assertTrue(vm().sweep().layout().get().nodes().size() > 4 * shown.nodes().size());
+    }
+
+    @Test
+    void aFoldedWeightIsNamedByItsModuleAndTheInspectorKeepsItsOnnxName(FxRobot robot) throws Exception {
+        Path folded = Path.of("../engine/src/test/resources/onnx/folded/model.onnx");
+        openAndWait(robot, folded);
+        // The weight the first convolution reads, as the model names it (the exporter's number).
+        OnnxMl.NodeProto conv = model(folded).getGraph().getNodeList().stream()
+                .filter(n -> n.getName().equals("/layer1/layer1.0/conv1/Conv")).findFirst().orElseThrow();
+        assertTrue(conv.getInput(1).startsWith("onnx::Conv_"), conv.getInput(1));
+        int weight = vm().sweep().recorded().get().find("layer1_0_conv1_weight");
+        assertTrue(weight >= 0, "no leaf layer1_0_conv1_weight");
+        robot.interact(() -> vm().sweep().select(weight));
+        Label onnx = robot.lookup("#onnx-origin").queryAs(Label.class);
+        assertTrue(onnx.isVisible());
+        assertEquals("ONNX  initializer " + conv.getInput(1), onnx.getText());
     }
 
     @Test

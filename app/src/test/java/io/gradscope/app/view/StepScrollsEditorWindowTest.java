@@ -93,6 +93,7 @@ class StepScrollsEditorWindowTest extends WindowFixture {
     /** Puts the caret at the end of {@code line} (1-based) with the editor focused: the area scrolls sideways there. */
     private void scrolledToLineEnd(FxRobot robot, CodeArea area, int line) {
         robot.interact(() -> {
+            area.setWrapText(false); // Edit → Wrap Long Lines unchecked: long lines run on
             area.requestFocus();
             area.moveTo(line - 1, 0);
         });

@@ -17,14 +17,46 @@ final class BudgetPlans {
      * when the sweep reaches it, which moves the peak into the backward pass, so each choice is
      * also tried with its runs broken (every L+1-th value kept, L = 16, 8, 4, 2, 1); every
      * candidate's peak is predicted, and the cheapest that fits wins. While none fits, the bytes to
-     * free grow by the excess. Says it fits only when a predicted peak is at most the budget;
-     * otherwise gives the lowest peak it found.
+     * free grow by the excess. Says it fits only when a predicted peak is at most the budget.
+     *
+     * <p>A budget below every peak it can reach gives the lowest peak, recomputing the least for it:
+     * the search above, for a budget that cannot be met, only tries dropping everything, so it also
+     * plans budgets spread from the plain peak down to that lowest peak (as the memory panel's
+     * trade-off curve does) and keeps the lowest peak among all, the cheapest of equal peaks. So a
+     * budget of a few bytes lands on the curve's lowest point, not on a dearer plan of the same peak.
      */
     static RematPlanner.Planned plan(RematPolicy policy, StepProfile p, RematPlanner.Predictor predict) {
+        Search s = search(policy, p, predict);
+        if (s.planned().fits() || s.planned().plan() == RematPlan.NONE) {
+            return s.planned();
+        }
+        long plain = predict.peak(RematPlan.NONE);
+        long lowest = s.planned().predictedPeak();
+        Search best = s;
+        for (int j = 1; j <= LADDER; j++) {
+            long b = plain - (plain - lowest) * j / LADDER;
+            Search at = search(RematPolicy.budget(Math.max(1, b)), p, predict);
+            if (at.planned().predictedPeak() < best.planned().predictedPeak()
+                    || (at.planned().predictedPeak() == best.planned().predictedPeak() && at.cost() < best.cost())) {
+                best = at;
+            }
+        }
+        RematPlanner.Planned b = best.planned();
+        return new RematPlanner.Planned(policy, b.plan(), b.predictedPeak(), b.predictedPeak() <= policy.budget());
+    }
+
+    /** Budgets a budget that cannot be met also plans (evenly from the plain peak to the lowest found). */
+    static final int LADDER = 8;
+
+    /** A plan and the FLOPs it recomputes (as the knapsack counts them). */
+    private record Search(RematPlanner.Planned planned, long cost) {
+    }
+
+    private static Search search(RematPolicy policy, StepProfile p, RematPlanner.Predictor predict) {
         long budget = policy.budget();
         long plain = predict.peak(RematPlan.NONE);
         if (plain <= budget) {
-            return new RematPlanner.Planned(policy, RematPlan.NONE, plain, true);
+            return new Search(new RematPlanner.Planned(policy, RematPlan.NONE, plain, true), 0);
         }
         List<int[]> closures = new ArrayList<>();
         List<long[]> items = new ArrayList<>(); // {benefit, cost}, in program order
@@ -43,6 +75,7 @@ final class BudgetPlans {
             items.add(new long[] {benefit, cost});
         }
         RematPlanner.Planned lowest = new RematPlanner.Planned(policy, RematPlan.NONE, plain, false);
+        long lowestCost = 0;
         RematPlanner.Planned cheapest = null;
         long cheapestCost = Long.MAX_VALUE;
         long need = plain - budget;
@@ -66,8 +99,9 @@ final class BudgetPlans {
                 RematPlan plan = RematPlanner.connected(p, dropped);
                 long peak = predict.peak(plan);
                 worst = Math.max(worst, peak);
-                if (peak < lowest.predictedPeak()) {
+                if (peak < lowest.predictedPeak() || (peak == lowest.predictedPeak() && cost < lowestCost)) {
                     lowest = new RematPlanner.Planned(policy, plan, peak, false);
+                    lowestCost = cost;
                 }
                 if (peak <= budget && cost < cheapestCost) {
                     cheapest = new RematPlanner.Planned(policy, plan, peak, true);
@@ -83,7 +117,7 @@ final class BudgetPlans {
             }
             need += Math.max(lowest.predictedPeak() - budget, Math.max(1, need / 4));
         }
-        return cheapest != null ? cheapest : lowest;
+        return cheapest != null ? new Search(cheapest, cheapestCost) : new Search(lowest, lowestCost);
     }
 
     /** {@code chosen} with every run of more than {@code run} chosen items broken: each (run+1)-th is not chosen. */

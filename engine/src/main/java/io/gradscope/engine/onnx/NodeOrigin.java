@@ -106,6 +106,25 @@ public record NodeOrigin(String name, String opType, List<Attribute> attributes)
         return Optional.of(new NodeOrigin(name, op, attrs));
     }
 
+    /** How the import comments a parameter's leaf: {@code initializer 'onnx::Conv_193'}. */
+    static String initializerComment(String onnxName) {
+        return "initializer '" + onnxName + "'";
+    }
+
+    /**
+     * The ONNX initializer a leaf's line of an imported program reads ({@code onnx::Conv_193} from
+     * {@code conv1_weight = param(...)  # initializer 'onnx::Conv_193'}); empty for any other line.
+     */
+    public static Optional<String> initializer(String line) {
+        if (line == null) {
+            return Optional.empty();
+        }
+        String c = commentOf(line).strip();
+        String start = "initializer '";
+        return c.startsWith(start) && c.endsWith("'") && c.length() > start.length() + 1
+                ? Optional.of(c.substring(start.length(), c.length() - 1)) : Optional.empty();
+    }
+
     /** The text after the first '#' outside a string literal (a statement's comment); the whole text when it has none. */
     private static String commentOf(String line) {
         boolean inString = false;

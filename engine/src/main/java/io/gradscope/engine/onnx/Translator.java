@@ -80,6 +80,8 @@ final class Translator {
     /** Nodes of known operators not checked: they read a refused node's output, whose shape is unknown. */
     private int unchecked;
     private final Map<String, Integer> perModule = new HashMap<>();
+    /** Names for the exporter's numbered initializers, from the modules that read them ({@link ModuleNames}). */
+    private Map<String, String> moduleNames = Map.of();
     private final Map<String, Integer> classesOf = new HashMap<>();
     private final Map<String, String> dims;
     /** The symbolic sizes an input got from {@link #unnamedSize}, said in its comment. */
@@ -126,6 +128,7 @@ final class Translator {
             initializerNames.put(t.getName(), null);
             values.put(t.getName(), new Known(initializers.get(t.getName())));
         }
+        moduleNames = ModuleNames.of(graph, initializers);
         for (OnnxMl.NodeProto n : graph.getNodeList()) {
             if (!n.getOpType().equals("Constant")) {
                 perModule.merge(String.join("/", modules(n.getName())), 1, Integer::sum);
@@ -624,7 +627,7 @@ final class Translator {
         }
         boolean isInit = initializers.containsKey(onnx) && initializers.get(onnx) == c;
         Tensor t = declare(text.name(isInit ? leafBase(onnx) : constBase(onnx)), c, isInit && kind == LeafKind.PARAM,
-                isInit ? "initializer '" + onnx + "'" : "constant '" + onnx + "'");
+                isInit ? NodeOrigin.initializerComment(onnx) : "constant '" + onnx + "'");
         if (isInit) {
             initializerNames.put(onnx, t.name());
         }
@@ -680,6 +683,9 @@ final class Translator {
     }
 
     private String leafBase(String onnx) {
+        if (moduleNames.containsKey(onnx)) {
+            return moduleNames.get(onnx);
+        }
         if (onnx.startsWith("onnx::") && !groups.isEmpty()) {
             return String.join("_", groups) + "_" + ProgramText.lower(onnx.substring(6));
         }
