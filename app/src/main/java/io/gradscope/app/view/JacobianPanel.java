@@ -184,8 +184,10 @@ public final class JacobianPanel extends ScrollPane {
         cols.setId("jacobian-block-columns");
         cols.setOnAction(e -> vm.computeBlock(false));
         vm.aboveLimit().addListener((o, a, b) -> {
-            rows.setText("First " + vm.blockSize(true) + " rows");
-            cols.setText("First " + vm.blockSize(false) + " columns");
+            int r = vm.blockSize(true);
+            int c = vm.blockSize(false);
+            rows.setText(r == 1 ? "First row" : "First " + r + " rows");
+            cols.setText(c == 1 ? "First column" : "First " + c + " columns");
         });
         javafx.scene.layout.FlowPane choicesAbove = new javafx.scene.layout.FlowPane(6, 6, anyway, patternOnly, rows, cols);
         choicesAbove.visibleProperty().bind(vm.aboveLimit().isNotNull());
@@ -258,6 +260,8 @@ public final class JacobianPanel extends ScrollPane {
         compressed.setPrefWidth(Math.min(90, Math.max(30, 6.0 * r.coloring().count())));
         compressedTitle.setText(byColumn ? "J·S" : "Sᵀ·J");
         summary.setText(summaryText(r, vm.title(r.request().of())));
+        // Null after a new computation; a pick made before this panel saw the result (a screenshot's) is shown.
+        showPick(vm.picked().get());
     }
 
     /** The summary numbers of a result, as the panel shows them. */

@@ -28,13 +28,15 @@ class InterruptCommandTest {
     @Test
     void ctrlCStopsALongJacobianWithOneLineStatus130AndNoOutput() throws Exception {
         Path p = tmp.resolve("convnet.grad");
-        // 36,864 x 36,864, 14.7 M nonzeros, 400+ products: far longer than the wait below.
-        Files.writeString(p, "x = input(1, 16, 48, 48, grad=True)\nw1 = param(16, 16, 3, 3)\nw2 = param(16, 16, 3, 3)\n"
-                + "a = relu(conv2d(x, w1, padding=1))\nb = relu(conv2d(a, w2, padding=1))\nloss = sum(b)\n");
+        // --dense: 9,600 VJPs, one a row, each a sweep over three convolutions: far longer than the wait below.
+        // (A compressed evaluation of a larger one was refused at its coloring, as too dense, when the machine was quick.)
+        Files.writeString(p, "x = input(1, 6, 40, 40, grad=True)\nw1 = param(6, 6, 3, 3)\nw2 = param(6, 6, 3, 3)\n"
+                + "w3 = param(6, 6, 3, 3)\na = relu(conv2d(x, w1, padding=1))\nc = relu(conv2d(a, w2, padding=1))\n"
+                + "b = relu(conv2d(c, w3, padding=1))\nloss = sum(b)\n");
         Path out = tmp.resolve("out");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder pb = new ProcessBuilder(java, "--add-modules", "jdk.incubator.vector", "-cp", System.getProperty("java.class.path"),
-                "io.gradscope.app.Launcher", "jacobian", p.toString(), "--of", "b", "--wrt", "x", "--max-time", "1e9", "--out", out.toString())
+                "io.gradscope.app.Launcher", "jacobian", p.toString(), "--of", "b", "--wrt", "x", "--dense", "--max-time", "1e9", "--out", out.toString())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put("GRADSCOPE_TUNE", "rule");
