@@ -23,7 +23,7 @@ import picocli.CommandLine.Parameters;
                 + "(eps 1e-6, atol 1e-5, rtol 1e-3, as PyTorch's gradcheck) and prints a table: node, line, op, elements "
                 + "checked, max error, result."},
         footer = {"", "Exit status: 0 every node passes; 3 some node fails; 2 a mistake in the program, an option or a file; "
-                + "1 an internal failure."})
+                + "1 an internal failure; 130 stopped by Ctrl+C (one line)."})
 public final class GradcheckCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run and check.")
     Path program;
@@ -40,6 +40,7 @@ public final class GradcheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        Interrupt.install("gradcheck");
         if (samples < 1) {
             throw new GradscopeException("--samples must be at least 1, not " + samples);
         }
@@ -52,7 +53,11 @@ public final class GradcheckCommand implements Callable<Integer> {
         }
         List<NodeCheck.Result> results = new ArrayList<>();
         List<String> names = new ArrayList<>();
+        ProgressLine line = new ProgressLine("checked", "nodes");
+        int total = result.gradients().byNode().size();
+        int seen = 0;
         for (var n : result.gradients().byNode().keySet()) {
+            line.done(seen++, total);
             int at = g.indexOf(n.id());
             String title = at >= 0 ? g.vertex(at).title() : n.opName();
             if (!n.isLeaf()) {

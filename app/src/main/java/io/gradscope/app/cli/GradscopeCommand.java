@@ -60,6 +60,8 @@ public final class GradscopeCommand implements Callable<Integer> {
         } catch (OutOfMemoryError | StackOverflowError e) {
             // Errors are not Exceptions: picocli lets them through its handler.
             return report(e, cl.getErr());
+        } finally {
+            Interrupt.finished();
         }
     }
 
@@ -70,6 +72,9 @@ public final class GradscopeCommand implements Callable<Integer> {
     static int report(Throwable ex, PrintWriter err) {
         if (ex instanceof CommandLine.ExecutionException && ex.getCause() != null) {
             ex = ex.getCause();
+        }
+        if (Interrupt.requested()) {
+            return Interrupt.STATUS; // stopped by Ctrl+C: its one line is the interrupt hook's
         }
         if (ex instanceof ProgramException) {
             err.println(oneLine(ex.getMessage()));

@@ -23,7 +23,8 @@ import picocli.CommandLine.Parameters;
         description = {"Hessian-vector product H·v of the objective with respect to one leaf, forward-over-reverse "
                 + "(default) or reverse-over-reverse. Prints its shape and L2 norm."},
         footer = {"", "With --out DIR it writes DIR/hvp.npy, shaped like the leaf.",
-            "", "Exit status: 0 success; 2 a mistake in the program, an option or a file (one line); 1 an internal failure."})
+            "", "Exit status: 0 success; 2 a mistake in the program, an option or a file (one line); 1 an internal failure; "
+                + "130 stopped by Ctrl+C (one line; nothing written)."})
 public final class HvpCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run.")
     Path program;
@@ -48,6 +49,7 @@ public final class HvpCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        Interrupt.install("hvp");
         Hvp.Method m = null;
         for (Hvp.Method x : Hvp.Method.values()) {
             if (x.flag().equals(method)) {

@@ -4,14 +4,17 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.EntryPaths;
 import io.gradscope.engine.jacobian.ColoringChoice;
 import io.gradscope.engine.jacobian.Colorings;
 import io.gradscope.engine.jacobian.GraphJacobian;
 import io.gradscope.engine.jacobian.Hessians;
 import io.gradscope.engine.jacobian.JacobianEstimate;
+import io.gradscope.engine.jacobian.JacobianOperator;
 import io.gradscope.engine.jacobian.Jacobians;
 import io.gradscope.engine.jacobian.ProgramJacobians;
 import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.jacobian.Watched;
 import io.gradscope.engine.program.Npy;
 import io.gradscope.engine.program.Program;
 import io.gradscope.engine.program.RunOptions;
@@ -50,7 +53,8 @@ import picocli.CommandLine.Parameters;
                 + "--hessian). --order: natural, largest-first, smallest-last, "
                 + "incidence-degree, dynamic-largest-first or best (each, keeping the fewest colors; the default). --recolor N: passes that try to beat "
                 + "greedy (default 10; 0 for plain greedy).",
-            "", "Exit status: 0 success; 2 a mistake in the program, an option or a file (one line); 1 an internal failure."})
+            "", "Exit status: 0 success; 2 a mistake in the program, an option or a file (one line); 1 an internal failure; "
+                + "130 stopped by Ctrl+C (one line; nothing written)."})
 public final class JacobianCommand implements Callable<Integer> {
     /** What {@code --out DIR} holds after a run (an earlier run's files may be replaced, nothing else). */
     static final OutputFolder.Layout LAYOUT = new OutputFolder.Layout(
@@ -105,11 +109,18 @@ public final class JacobianCommand implements Callable<Integer> {
                     + "stop and say what to do instead (default: ${DEFAULT-VALUE}).")
     double maxTime;
 
+    @Option(names = "--why", paramLabel = "ROW,COL",
+            description = "Say why entry (ROW, COL) is nonzero, evaluating nothing: its paths through the ops' rules (how many, "
+                    + "globally and at these values, and the shortest); for one only the global pattern has, where each path is "
+                    + "cut at these values (a ReLU at a negative input, a max pool's loser)")
+    String why;
+
     @Mixin
     ProgramInputs run = new ProgramInputs();
 
     @Override
     public Integer call() throws IOException {
+        Interrupt.install("jacobian");
         if (dense && pattern != null) {
             throw new GradscopeException("--dense evaluates without a pattern; leave out --pattern " + pattern);
         }
@@ -126,6 +137,10 @@ public final class JacobianCommand implements Callable<Integer> {
             throw new GradscopeException("--hessian evaluates by star coloring; --coloring " + coloring + " does not apply");
         }
         ColoringOptions.check(order, recolor);
+        if (why != null && (hessian || out != null || dense || patternOnly)) {
+            throw new GradscopeException("--why explains one entry of a Jacobian and evaluates and writes nothing; leave out "
+                    + (hessian ? "--hessian" : out != null ? "--out" : dense ? "--dense" : "--pattern-only"));
+        }
         OutputFolder folder = out == null ? null : OutputFolder.check(out, LAYOUT);
         Program p = Program.load(program);
         RunOptions options = run.options(p);
@@ -134,6 +149,11 @@ public final class JacobianCommand implements Callable<Integer> {
             j = hessian ? ProgramJacobians.hessian(p, options, of, wrt) : ProgramJacobians.of(p, options, of, wrt);
         } catch (ProgramJacobians.BadValue e) {
             throw new GradscopeException("--" + e.which() + " " + e.name() + ": " + e.getMessage());
+        }
+        if (why != null) {
+            int[] entry = entry(j);
+            System.out.println(EntryPaths.of(j, entry[0], entry[1], Interrupt.flag()).describe());
+            return 0;
         }
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("of", of);
@@ -148,11 +168,11 @@ public final class JacobianCommand implements Callable<Integer> {
             if (dense) {
                 throw new GradscopeException("--pattern-only evaluates nothing; leave out --dense");
             }
-            JacobianEstimate e = hessian ? null : j.estimate(sparsity, null);
+            JacobianEstimate e = hessian ? null : j.estimate(sparsity, Interrupt.flag());
             if (e != null) {
                 System.err.println("estimate: " + e.summary());
             }
-            Pattern found = hessian ? Hessians.pattern(j, sparsity) : j.pattern(sparsity);
+            Pattern found = hessian ? Hessians.pattern(j, sparsity) : j.pattern(sparsity, Interrupt.flag());
             Coloring colors = choose(found, kind);
             s.put("pattern", sparsity.flag());
             s.put("evaluation", "none (--pattern-only)");
@@ -172,7 +192,8 @@ public final class JacobianCommand implements Callable<Integer> {
         checkEstimate(j, sparsity);
         if (dense) {
             boolean byColumns = kind == Coloring.Kind.COLUMN || hessian;
-            result = byColumns ? Jacobians.denseByColumns(j) : Jacobians.denseByRows(j);
+            JacobianOperator w = watched(j, byColumns ? j.cols() : j.rows());
+            result = byColumns ? Jacobians.denseByColumns(w) : Jacobians.denseByRows(w);
             structure = result.nonzeros();
             if (hessian) {
                 structure = structure.symmetrized();
@@ -181,9 +202,9 @@ public final class JacobianCommand implements Callable<Integer> {
             s.put("pattern", "nonzeros of the dense evaluation");
             s.put("evaluation", byColumns ? "dense by columns" : "dense by rows");
         } else {
-            structure = hessian ? Hessians.pattern(j, sparsity) : j.pattern(sparsity);
+            structure = hessian ? Hessians.pattern(j, sparsity) : j.pattern(sparsity, Interrupt.flag());
             c = choose(structure, kind);
-            result = Jacobians.compressed(j, structure, c);
+            result = Jacobians.compressed(watched(j, c.count()), structure, c);
             s.put("pattern", sparsity.flag());
             s.put("evaluation", "compressed");
         }
@@ -204,6 +225,32 @@ public final class JacobianCommand implements Callable<Integer> {
         print(s, j, wrote);
         OutputFolder.report(replaced);
         return 0;
+    }
+
+    /** {@code --why ROW,COL} as a row and a column inside {@code j}. */
+    private int[] entry(GraphJacobian j) {
+        String[] parts = why.split(",", -1);
+        int[] rc = new int[2];
+        try {
+            if (parts.length != 2) {
+                throw new NumberFormatException();
+            }
+            rc[0] = Integer.parseInt(parts[0].strip());
+            rc[1] = Integer.parseInt(parts[1].strip());
+        } catch (NumberFormatException e) {
+            throw new GradscopeException("--why must be ROW,COL (two whole numbers, e.g. --why 3,17), not '" + why + "'");
+        }
+        if (rc[0] < 0 || rc[0] >= j.rows() || rc[1] < 0 || rc[1] >= j.cols()) {
+            throw new GradscopeException("--why " + why + ": the jacobian of " + of + " by " + wrt + " is " + j.rows() + " x " + j.cols()
+                    + " (rows 0 to " + (j.rows() - 1) + ", columns 0 to " + (j.cols() - 1) + ")");
+        }
+        return rc;
+    }
+
+    /** {@code j}'s products, stopped by Ctrl+C between two, with a line of progress on stderr each second of a long evaluation. */
+    private static JacobianOperator watched(GraphJacobian j, int products) {
+        ProgressLine line = new ProgressLine("evaluating", "products");
+        return new Watched(j, Interrupt.flag(), line::done, products);
     }
 
     private static void putPattern(Map<String, Object> s, Pattern structure, Coloring c, GraphJacobian j) {
@@ -229,7 +276,7 @@ public final class JacobianCommand implements Callable<Integer> {
             seconds = products * 3.0 * e.forwardFlops() / JacobianEstimate.FLOPS_PER_SECOND;
             what = (hessian ? "at most " : "") + products + " products, about " + JacobianEstimate.time(seconds);
         } else {
-            JacobianEstimate e = j.estimate(sparsity, null);
+            JacobianEstimate e = j.estimate(sparsity, Interrupt.flag());
             seconds = e.seconds();
             what = e.summary();
         }

@@ -154,6 +154,19 @@ final class OutputFolder {
      * place. Returns a note on what was replaced (null when the target was new or empty).
      */
     String write(Writer writer) throws IOException {
+        String note = writeUnmarked(writer);
+        wrote = true;
+        return note;
+    }
+
+    private static volatile boolean wrote;
+
+    /** Whether this process has put a complete output folder in place. */
+    static boolean wroteAny() {
+        return wrote;
+    }
+
+    private String writeUnmarked(Writer writer) throws IOException {
         Path parent = target.getParent();
         String name = target.getFileName().toString();
         Path fresh;
@@ -166,6 +179,7 @@ final class OutputFolder {
         }
         try {
             writer.write(fresh);
+            Interrupt.check(); // Ctrl+C while writing: the target is left as it was
         } catch (IOException | RuntimeException e) {
             deleteTree(fresh);
             String why = e instanceof IOException io ? InputFiles.reason(io) : e.getMessage();

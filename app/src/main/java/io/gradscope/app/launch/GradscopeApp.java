@@ -47,7 +47,9 @@ public final class GradscopeApp extends Application {
         StartTimes.mark("fx_start");
         MainWindow window = make.get();
         StartTimes.mark("main_window");
-        Scene scene = new Scene(window, 1280, 820);
+        // -Dgradscope.window.size=1024x700: the window's size (a screenshot at the least size); 1280x820 by default.
+        String[] size = System.getProperty("gradscope.window.size", "1280x820").split("x");
+        Scene scene = new Scene(window, Double.parseDouble(size[0]), Double.parseDouble(size[1]));
         window.install(scene);
         stage.setScene(scene);
         stage.show();

@@ -15,7 +15,7 @@ import javafx.geometry.Insets;
 import javafx.scene.control.Button;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Label;
-import javafx.scene.control.ProgressIndicator;
+import javafx.scene.control.ProgressBar;
 import javafx.scene.control.ScrollPane;
 import javafx.scene.control.Separator;
 import javafx.scene.layout.GridPane;
@@ -43,6 +43,8 @@ public final class JacobianPanel extends ScrollPane {
     private final Label summary = new Label();
     private final Label compressedTitle = new Label();
     private final Label pick = new Label();
+    /** Why the picked entry is nonzero: its paths, or where they are cut at these values. */
+    private final Label why = new Label();
     private final Label note = new Label();
     private final Label saved = new Label();
     private boolean syncing;
@@ -70,6 +72,8 @@ public final class JacobianPanel extends ScrollPane {
         compressed.setId("jacobian-compressed");
         summary.setId("jacobian-summary");
         pick.setId("jacobian-pick");
+        why.setId("jacobian-why");
+        why.textProperty().bind(vm.why());
         pattern.getItems().addAll(Sparsity.GLOBAL.flag(), Sparsity.LOCAL.flag());
         kind.getItems().addAll(AUTO, Coloring.Kind.COLUMN.flag(), Coloring.Kind.ROW.flag());
         order.getItems().add("best");
@@ -117,15 +121,17 @@ public final class JacobianPanel extends ScrollPane {
         compressed.setStretch(true);
         compressed.setMinSize(20, 40);
         spy.setOnPick(vm::pick);
-        for (Label l : new Label[] {summary, pick, note, compressedTitle, saved}) {
+        for (Label l : new Label[] {summary, pick, why, note, compressedTitle, saved}) {
             l.setWrapText(true);
             l.getStyleClass().add("stats");
         }
         Label title = new Label("Jacobian and its sparsity");
         title.getStyleClass().add("title");
-        Label intro = new Label("Rows: the value's elements, columns: the input's (row-major); a value in the middle as the "
-                + "input gives the Jacobian of the subgraph between the two, as does a group. A nonzero's colour is its "
-                + "color class: one JVP (VJP) per class. Wheel: zoom, drag: pan, double-click: fit; click a nonzero.");
+        // One line; the rest on its tooltip (three wrapped lines pushed the plot below the fold at 1024x700).
+        Label intro = new Label("Rows: the value's elements, columns: the input's. Click a nonzero: its value, paths and why.");
+        intro.setTooltip(new javafx.scene.control.Tooltip("Rows: the value's elements, columns: the input's (row-major); a value in "
+                + "the middle as the input gives the Jacobian of the subgraph between the two, as does a group. A nonzero's colour "
+                + "is its color class: one JVP (VJP) per class. Wheel: zoom, drag: pan, double-click: fit; click a nonzero."));
         intro.setWrapText(true);
         intro.getStyleClass().add("stats");
         GridPane choices = new GridPane();
@@ -144,8 +150,11 @@ public final class JacobianPanel extends ScrollPane {
         choices.getChildren().stream().filter(n -> n instanceof Label)
                 .forEach(n -> ((Label) n).setMinWidth(javafx.scene.layout.Region.USE_PREF_SIZE));
         of.setMinWidth(120);
-        ProgressIndicator busy = new ProgressIndicator();
-        busy.setPrefSize(18, 18);
+        // Indeterminate while the pattern is found, then the products taken of all.
+        ProgressBar busy = new ProgressBar();
+        busy.setPrefWidth(120);
+        busy.setMinWidth(60);
+        busy.progressProperty().bind(vm.progress());
         busy.visibleProperty().bind(vm.running());
         busy.managedProperty().bind(vm.running());
         Button png = new Button("Export PNG…");
@@ -164,11 +173,39 @@ public final class JacobianPanel extends ScrollPane {
         Button anyway = new Button("Compute anyway");
         anyway.setId("jacobian-compute-anyway");
         anyway.setOnAction(e -> vm.computeAnyway());
-        anyway.visibleProperty().bind(vm.aboveLimit().isNotNull());
-        anyway.managedProperty().bind(vm.aboveLimit().isNotNull());
-        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), anyway, summary, pick, plots, new Separator(),
+        // Above the limit, the other choices: the pattern alone, or a block of rows or columns within the limit.
+        Button patternOnly = new Button("Pattern only");
+        patternOnly.setId("jacobian-pattern-only");
+        patternOnly.setOnAction(e -> vm.computePatternOnly());
+        Button rows = new Button();
+        rows.setId("jacobian-block-rows");
+        rows.setOnAction(e -> vm.computeBlock(true));
+        Button cols = new Button();
+        cols.setId("jacobian-block-columns");
+        cols.setOnAction(e -> vm.computeBlock(false));
+        vm.aboveLimit().addListener((o, a, b) -> {
+            int r = vm.blockSize(true);
+            int c = vm.blockSize(false);
+            rows.setText(r == 1 ? "First row" : "First " + r + " rows");
+            cols.setText(c == 1 ? "First column" : "First " + c + " columns");
+        });
+        javafx.scene.layout.FlowPane choicesAbove = new javafx.scene.layout.FlowPane(6, 6, anyway, patternOnly, rows, cols);
+        choicesAbove.visibleProperty().bind(vm.aboveLimit().isNotNull());
+        choicesAbove.managedProperty().bind(vm.aboveLimit().isNotNull());
+        // The plots right under the choices, the words after them: at 1024x700 the spy plot was below the fold.
+        VBox box = new VBox(8, title, intro, choices, new HBox(6, busy, note), choicesAbove, plots, pick, why, summary, new Separator(),
                 new HBox(6, png, mtx), saved);
         box.setPadding(new Insets(10));
+        // The plots take the height left in view under the choices (160 to 300 px): at 1024x700 a 300 px plot
+        // went below the fold.
+        javafx.beans.InvalidationListener fit = o -> {
+            double left = getViewportBounds().getHeight() - plots.getBoundsInParent().getMinY() - 10;
+            double h = Math.max(160, Math.min(300, left));
+            spy.setPrefHeight(h);
+            compressed.setPrefHeight(h - 24);
+        };
+        viewportBoundsProperty().addListener(fit);
+        plots.boundsInParentProperty().addListener(fit);
         setContent(box);
         setFitToWidth(true);
         note.textProperty().bind(vm.note());
@@ -223,6 +260,8 @@ public final class JacobianPanel extends ScrollPane {
         compressed.setPrefWidth(Math.min(90, Math.max(30, 6.0 * r.coloring().count())));
         compressedTitle.setText(byColumn ? "J·S" : "Sᵀ·J");
         summary.setText(summaryText(r, vm.title(r.request().of())));
+        // Null after a new computation; a pick made before this panel saw the result (a screenshot's) is shown.
+        showPick(vm.picked().get());
     }
 
     /** The summary numbers of a result, as the panel shows them. */
@@ -246,7 +285,8 @@ public final class JacobianPanel extends ScrollPane {
             return;
         }
         spy.mark(new int[] {p.i(), p.j()});
-        String value = p.value() == 0 ? "0 (in the pattern, zero at these values)" : String.format(Locale.ROOT, "%.6g", p.value());
+        String value = !r.request().part().evaluate() ? "not evaluated (pattern only)"
+                : p.value() == 0 ? "0 (in the pattern, zero at these values)" : String.format(Locale.ROOT, "%.6g", p.value());
         pick.setText(String.format(Locale.ROOT, "∂%s%s / ∂%s%s = %s  (row %d, column %d)%nvia %s",
                 vm.title(r.request().of()), index(p.i(), r.ofShape()), r.request().wrt(), index(p.j(), r.wrtShape()), value,
                 p.i(), p.j(), p.via()));

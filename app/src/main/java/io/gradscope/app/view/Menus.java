@@ -72,7 +72,7 @@ final class Menus {
         Menu run = new Menu("Run");
         MenuItem runItem = item("Run", "Shortcut+Enter", vm::run);
         MenuItem cancelItem = item("Cancel", null, vm::cancel);
-        // As the tool bar's buttons: Cancel only while a run, a gradient check or a Jacobian goes on.
+        // As the tool bar's buttons: Cancel only while long work goes on (SessionViewModel#cancellable).
         runItem.disableProperty().bind(vm.running());
         cancelItem.disableProperty().bind(vm.cancellable().not());
         run.getItems().addAll(runItem, cancelItem);

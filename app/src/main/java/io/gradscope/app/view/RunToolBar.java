@@ -21,8 +21,7 @@ final class RunToolBar extends ToolBar {
         Button cancel = new Button("Cancel");
         cancel.setId("cancel");
         cancel.setOnAction(e -> vm.cancel());
-        // Cancel stops a run, a gradient check (its progress in the bar and the status line) or a Jacobian.
-        var checking = vm.diagnostics().checking();
+        // Cancel (and Esc) stops any long work: its progress is in the bar beside.
         cancel.disableProperty().bind(vm.cancellable().not());
         ComboBox<DType> dtype = new ComboBox<>();
         dtype.getItems().addAll(SessionViewModel.DTYPES);
@@ -35,9 +34,9 @@ final class RunToolBar extends ToolBar {
         vm.device().addListener((o, a, b) -> device.setValue(b));
         ProgressBar progress = new ProgressBar();
         progress.setPrefWidth(120);
-        progress.visibleProperty().bind(vm.running().or(checking));
-        progress.progressProperty().bind(javafx.beans.binding.Bindings.when(checking)
-                .then(vm.diagnostics().checkProgress()).otherwise(vm.progress()));
+        // Whatever Cancel would stop: a run, a check, a comparison, a Jacobian, a Hessian, the trade-off curve.
+        progress.visibleProperty().bind(vm.cancellable());
+        progress.progressProperty().bind(vm.workProgress());
         TextField find = new TextField();
         find.setId("find");
         find.setPromptText("Find node by name…");

@@ -56,6 +56,9 @@ public final class ComparisonViewModel {
     private final Supplier<RunService.Request> shownRequest;
     private final Runnable changed;
     private final ReadOnlyBooleanWrapper comparing = new ReadOnlyBooleanWrapper(this, "comparing");
+    private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(this, "progress");
+    /** Set to stop the second run going on at its next statement (Cancel, or a new run on screen). */
+    private java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
     private final ReadOnlyObjectWrapper<Comparison> comparison = new ReadOnlyObjectWrapper<>(this, "comparison");
     private final Map<Integer, RunDiff.Row> diffByVertex = new HashMap<>();
     private Sweep previous;
@@ -72,6 +75,21 @@ public final class ComparisonViewModel {
 
     public ReadOnlyBooleanProperty comparing() {
         return comparing.getReadOnlyProperty();
+    }
+
+    /** How far the second run is, from 0 to 1. */
+    public javafx.beans.property.ReadOnlyDoubleProperty progress() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /** Stops the second run going on at its next statement; the comparison shown before stays. */
+    public void cancel() {
+        if (comparing.get()) {
+            stop.set(true);
+            request++;
+            comparing.set(false);
+            report.accept("Comparison cancelled");
+        }
     }
 
     /** The comparison with a second run, or null. */
@@ -100,8 +118,16 @@ public final class ComparisonViewModel {
         RunService.Request o = new RunService.Request(r.file(), r.source(), other, r.device());
         int id = request;
         comparing.set(true);
+        progress.set(0);
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        stop = stopping;
         report.accept("Running " + r.name() + " in " + name(other) + " to compare…");
-        service.submit(() -> Program.parse(o.file(), o.source()).run(RunService.options(o)), (run, failure) -> {
+        io.gradscope.app.service.Fraction told = new io.gradscope.app.service.Fraction(service, (f, done, of) -> {
+            if (id == request) {
+                progress.set(f);
+            }
+        });
+        service.submit(() -> Program.parse(o.file(), o.source()).run(RunService.options(o), told.run(stopping::get)), (run, failure) -> {
             if (id != request) {
                 return;
             }
@@ -155,6 +181,7 @@ public final class ComparisonViewModel {
 
     /** A new run is on screen ({@code before} was): it becomes the previous run, and the comparison goes. */
     void reset(Sweep before, Sweep now) {
+        stop.set(true);
         request++;
         // Another text opened lets go of the run on screen (now null): a run of the old text is no
         // "previous run" of the new one.

@@ -11,7 +11,6 @@ import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javafx.beans.property.ReadOnlyBooleanProperty;
@@ -63,7 +62,7 @@ public final class DerivativesViewModel {
     private final ReadOnlyStringWrapper hessianNote = new ReadOnlyStringWrapper(this, "hessianNote", "");
     private final ReadOnlyBooleanWrapper hessianRunning = new ReadOnlyBooleanWrapper(this, "hessianRunning");
     private final ReadOnlyDoubleWrapper hessianProgress = new ReadOnlyDoubleWrapper(this, "hessianProgress");
-    private AtomicBoolean hessianStop = new AtomicBoolean();
+    private io.gradscope.app.service.Stopper hessianStop = new io.gradscope.app.service.Stopper();
     private int hessianRequest;
     /** After the next run is shown: the leaf to select at the end of the backward sweep (an H·v view). */
     private String pendingLeaf;
@@ -275,20 +274,20 @@ public final class DerivativesViewModel {
         }
         cancelHessian();
         int id = ++hessianRequest;
-        AtomicBoolean stop = new AtomicBoolean();
+        io.gradscope.app.service.Stopper stop = new io.gradscope.app.service.Stopper();
         hessianStop = stop;
         hessianRunning.set(true);
         hessianProgress.set(0);
         hessianNote.set("Computing the Hessian of '" + leaf + "': " + info.numel() + " Hessian-vector products…");
-        service.submit(() -> TangentRuns.hessian(Program.parse(request.file(), request.source()), RunService.options(request), leaf,
-                (done, of) -> {
+        service.submit(stop.around(() -> TangentRuns.hessian(Program.parse(request.file(), request.source()), RunService.options(request),
+                leaf, (done, of) -> {
                     service.onUi(() -> {
                         if (id == hessianRequest) {
                             hessianProgress.set((double) done / of);
                         }
                     });
-                    return !stop.get();
-                }), (h, failure) -> {
+                    return !stop.stopped();
+                })), (h, failure) -> {
                     if (id != hessianRequest) {
                         return;
                     }
@@ -305,7 +304,7 @@ public final class DerivativesViewModel {
 
     public void cancelHessian() {
         if (hessianRunning.get()) {
-            hessianStop.set(true);
+            hessianStop.stop();
             hessianRequest++;
             hessianRunning.set(false);
             hessianNote.set("Hessian cancelled");

@@ -213,9 +213,10 @@ public final class DiagnosticsViewModel implements Decorator {
         checks.checkGradients();
     }
 
-    /** Stops the gradient check going on at its next node. */
+    /** Stops the gradient check going on at its next node, and the second run of a comparison at its next statement. */
     public void cancelCheck() {
         checks.cancel();
+        comparisons.cancel();
     }
 
     public ReadOnlyBooleanProperty comparing() {

@@ -3,10 +3,12 @@ package io.gradscope.app.viewmodel;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.ColoringChoice;
+import io.gradscope.engine.jacobian.EntryPaths;
 import io.gradscope.engine.jacobian.JacobianEstimate;
 import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.RunJacobian;
 import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.jacobian.Watched;
 import io.gradscope.engine.program.ProgramRun;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.sparse.SparseMatrix;
@@ -30,7 +32,11 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
      * {@code kind} null colors whichever of columns and rows needs fewer colors (rows on a tie), as the
      * command line does ({@link ColoringChoice}).
      */
-    public record Request(int of, String wrt, Sparsity sparsity, Coloring.Kind kind, String order) {
+    public record Request(int of, String wrt, Sparsity sparsity, Coloring.Kind kind, String order, RecordedRun.Part part) {
+        /** All of the Jacobian. */
+        public Request(int of, String wrt, Sparsity sparsity, Coloring.Kind kind, String order) {
+            this(of, wrt, sparsity, kind, order, RecordedRun.Part.ALL);
+        }
     }
 
     /** Thrown instead of starting: the estimate is above the limit the caller gave. */
@@ -58,6 +64,12 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
      * {@link io.gradscope.engine.sparse.IndexSets.Cancelled} is thrown).
      */
     public static JacobianResult compute(ProgramRun run, TraceGraph graph, Request r, BooleanSupplier cancelled, double maxSeconds) {
+        return compute(run, graph, r, cancelled, maxSeconds, Watched.Progress.NONE);
+    }
+
+    /** The same, telling {@code progress} after each product how many were taken of how many. */
+    public static JacobianResult compute(ProgramRun run, TraceGraph graph, Request r, BooleanSupplier cancelled, double maxSeconds,
+                                         Watched.Progress progress) {
         int leafVertex = -1;
         for (TraceGraph.Vertex v : graph.vertices()) {
             if (r.wrt().equals(v.name())) {
@@ -72,13 +84,13 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
         RecordedRun recorded = RecordedRun.of(run.trace());
         long of = graph.vertex(r.of()).id();
         long wrt = graph.vertex(leafVertex).id();
-        if (maxSeconds < Double.POSITIVE_INFINITY) {
+        if (maxSeconds < Double.POSITIVE_INFINITY && r.part() == RecordedRun.Part.ALL) {
             JacobianEstimate e = recorded.jacobian(of, wrt).estimate(r.sparsity(), cancelled);
             if (e.seconds() > maxSeconds) {
                 throw new AboveLimit(e);
             }
         }
-        RunJacobian j = recorded.jacobian(of, wrt, r.sparsity(), coloring, cancelled);
+        RunJacobian j = recorded.jacobian(of, wrt, r.sparsity(), coloring, cancelled, progress, r.part());
         Set<Integer> members = new HashSet<>(List.of(leafVertex, r.of()));
         j.between().forEach(b -> members.add(graph.indexOf(b.node())));
         List<TraceGraph.Edge> edges = new ArrayList<>();
@@ -102,6 +114,14 @@ public record JacobianResult(Request request, int leafVertex, RunJacobian jacobi
             }
         }
         return out;
+    }
+
+    /**
+     * Why entry ({@code i}, {@code j}) is nonzero ({@link EntryPaths}): its paths through the ops'
+     * rules in the recorded {@code run} this Jacobian was computed from, or where they are cut at these values.
+     */
+    public EntryPaths why(ProgramRun run, int i, int j, BooleanSupplier cancelled) {
+        return EntryPaths.of(RecordedRun.of(run.trace()).jacobian(jacobian.of(), jacobian.wrt()), i, j, cancelled);
     }
 
     public int[] ofShape() {

@@ -2,6 +2,7 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.jacobian.Coloring;
+import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.Sparsity;
 import io.gradscope.engine.program.Leaf;
 import io.gradscope.engine.tensor.Shapes;
@@ -65,8 +66,12 @@ public final class JacobianViewModel implements Decorator {
     private final ReadOnlyStringWrapper order = new ReadOnlyStringWrapper(this, "order", "best");
     private final ReadOnlyObjectWrapper<JacobianResult> result = new ReadOnlyObjectWrapper<>(this, "result");
     private final ReadOnlyBooleanWrapper running = new ReadOnlyBooleanWrapper(this, "running");
+    private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(this, "progress", -1);
     private final ReadOnlyStringWrapper note = new ReadOnlyStringWrapper(this, "note", "");
     private final ReadOnlyObjectWrapper<Pick> picked = new ReadOnlyObjectWrapper<>(this, "picked");
+    private final ReadOnlyStringWrapper why = new ReadOnlyStringWrapper(this, "why", "");
+    /** Stops the search of why the last picked entry is nonzero (a new pick, or none). */
+    private java.util.concurrent.atomic.AtomicBoolean whyStop = new java.util.concurrent.atomic.AtomicBoolean();
     private final ReadOnlyIntegerWrapper requests = new ReadOnlyIntegerWrapper(this, "requests");
     private final ReadOnlyIntegerWrapper revision = new ReadOnlyIntegerWrapper(this, "revision");
     private final ReadOnlyObjectWrapper<io.gradscope.engine.jacobian.JacobianEstimate> aboveLimit =
@@ -140,6 +145,11 @@ public final class JacobianViewModel implements Decorator {
 
     public ReadOnlyBooleanProperty running() {
         return running.getReadOnlyProperty();
+    }
+
+    /** The products taken of all while evaluating, from 0 to 1; -1 while the pattern is found (no total yet). */
+    public javafx.beans.property.ReadOnlyDoubleProperty progress() {
+        return progress.getReadOnlyProperty();
     }
 
     /** What is being computed, or why nothing is shown. */
@@ -354,7 +364,33 @@ public final class JacobianViewModel implements Decorator {
 
     /** Computes the Jacobian for the current choices whatever its estimate. */
     public void computeAnyway() {
-        compute(Double.POSITIVE_INFINITY);
+        compute(Double.POSITIVE_INFINITY, RecordedRun.Part.ALL);
+    }
+
+    /** Finds the pattern (and its coloring) of the Jacobian for the current choices without evaluating it: no products. */
+    public void computePatternOnly() {
+        compute(Double.POSITIVE_INFINITY, RecordedRun.Part.PATTERN);
+    }
+
+    /** Evaluates only the first {@link #blockSize} rows ({@code rows}) or columns: a block whose products fit the limit. */
+    public void computeBlock(boolean rows) {
+        int n = blockSize(rows);
+        compute(Double.POSITIVE_INFINITY, rows ? RecordedRun.Part.rows(0, n) : RecordedRun.Part.columns(0, n));
+    }
+
+    /**
+     * How many rows ({@code rows}) or columns of the Jacobian above the limit ({@link #aboveLimit})
+     * can be evaluated within it: a block of n rows takes at most n products, each about three
+     * forwards; at least 1, at most all of them (0 when nothing is above the limit).
+     */
+    public int blockSize(boolean rows) {
+        io.gradscope.engine.jacobian.JacobianEstimate e = aboveLimit.get();
+        if (e == null) {
+            return 0;
+        }
+        double each = 3.0 * e.forwardFlops() / io.gradscope.engine.jacobian.JacobianEstimate.FLOPS_PER_SECOND;
+        double fit = each <= 0 ? Double.MAX_VALUE : Math.floor(limitSeconds() / each);
+        return (int) Math.max(1, Math.min(rows ? e.rows() : e.cols(), fit));
     }
 
     /**
@@ -374,11 +410,31 @@ public final class JacobianViewModel implements Decorator {
 
     private JacobianResult previous;
 
+    /** What of the Jacobian shown was evaluated, when not all of it. */
+    private static String partNote(RecordedRun.Part part, JacobianResult r) {
+        if (!part.evaluate()) {
+            return "Pattern only: not evaluated (no products).";
+        }
+        if (part.rowsTo() < Integer.MAX_VALUE) {
+            return "Rows 0 to " + (Math.min(part.rowsTo(), r.rows()) - 1) + " of " + r.rows() + " evaluated (a block within the limit).";
+        }
+        if (part.colsTo() < Integer.MAX_VALUE) {
+            return "Columns 0 to " + (Math.min(part.colsTo(), r.cols()) - 1) + " of " + r.cols() + " evaluated (a block within the limit).";
+        }
+        return "";
+    }
+
     private void compute(double maxSeconds) {
+        compute(maxSeconds, RecordedRun.Part.ALL);
+    }
+
+    private void compute(double maxSeconds, RecordedRun.Part part) {
         stop.set(true);
         clearPick();
         previous = result.get();
-        aboveLimit.set(null);
+        if (part == RecordedRun.Part.ALL) {
+            aboveLimit.set(null); // a part keeps the estimate (and the choices) in view
+        }
         result.set(null);
         RunService.Request shown = shownRequest.get();
         Sweep s = sweep.recorded().get();
@@ -387,14 +443,22 @@ public final class JacobianViewModel implements Decorator {
             return;
         }
         int id = ++request;
-        JacobianResult.Request r = new JacobianResult.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get());
+        JacobianResult.Request r = new JacobianResult.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get(), part);
         TraceGraph graph = s.graph();
         io.gradscope.engine.program.ProgramRun run = s.run();
         running.set(true);
         java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
         stop = mine;
         note.set("Computing the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + "…");
-        service.submit(() -> JacobianResult.compute(run, graph, r, mine::get, maxSeconds),
+        progress.set(-1);
+        io.gradscope.app.service.Fraction told = new io.gradscope.app.service.Fraction(service, (f, done, of) -> {
+            if (id == request) {
+                progress.set(f);
+                note.set("Evaluating the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + ": " + done + " of " + of
+                        + " products…");
+            }
+        });
+        service.submit(() -> JacobianResult.compute(run, graph, r, mine::get, maxSeconds, told::done),
                 (res, failure) -> {
                     if (id != request) {
                         return;
@@ -405,7 +469,8 @@ public final class JacobianViewModel implements Decorator {
                         aboveLimit.set(a.estimate());
                         note.set("Not started: the Jacobian of " + title(r.of()) + " with respect to " + r.wrt() + " is "
                                 + a.estimate().summary() + ", above the limit of " + io.gradscope.engine.jacobian.JacobianEstimate.time(maxSeconds)
-                                + ". Compute anyway, or choose a smaller w.r.t.");
+                                + ". Compute anyway, find the pattern only, evaluate a block of rows or columns within the limit, or choose a "
+                                + "smaller w.r.t.");
                         return;
                     }
                     if (failure != null) {
@@ -413,8 +478,31 @@ public final class JacobianViewModel implements Decorator {
                         return;
                     }
                     result.set(res);
-                    note.set("");
+                    note.set(partNote(part, res));
                 });
+    }
+
+    /**
+     * Why the picked entry is nonzero, found off the UI thread ({@link io.gradscope.engine.jacobian.EntryPaths}):
+     * its paths (how many, globally and at these values, and the shortest), or for an entry only the
+     * global pattern has, where each path is cut at these values; "" when nothing is picked.
+     */
+    public javafx.beans.property.ReadOnlyStringProperty why() {
+        return why.getReadOnlyProperty();
+    }
+
+    private void findWhy(JacobianResult r, int i, int j) {
+        whyStop.set(true);
+        java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
+        whyStop = mine;
+        io.gradscope.engine.program.ProgramRun run = sweep.recorded().get().run();
+        why.set("Finding why it is nonzero…");
+        service.submit(() -> r.why(run, i, j, mine::get), (w, failure) -> {
+            if (mine.get()) {
+                return; // another pick, or none
+            }
+            why.set(failure != null ? "Why: " + RunService.errorOf(failure).what() : "Why: " + w.describe());
+        });
     }
 
     /** Picks the nonzero (i, j): its value, and its paths lit in the graph; false (nothing picked) for a zero. */
@@ -431,11 +519,14 @@ public final class JacobianViewModel implements Decorator {
             via.append(via.length() == 0 ? "" : " → ").append(step(v));
         }
         picked.set(new Pick(i, j, r.values().get(i, j), List.copyOf(path), via.toString()));
+        findWhy(r, i, j);
         changed();
         return true;
     }
 
     public void clearPick() {
+        whyStop.set(true);
+        why.set("");
         if (picked.get() != null || !lit.isEmpty()) {
             picked.set(null);
             lit = Set.of();

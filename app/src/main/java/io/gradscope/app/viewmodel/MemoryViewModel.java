@@ -1,5 +1,6 @@
 package io.gradscope.app.viewmodel;
 
+import io.gradscope.app.service.Fraction;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.memory.RematPolicy;
 import io.gradscope.engine.program.MemoryOptions;
@@ -39,6 +40,8 @@ public final class MemoryViewModel {
     private final ReadOnlyObjectWrapper<RematPolicy> comparedWith = new ReadOnlyObjectWrapper<>(this, "comparedWith");
     private final ReadOnlyObjectWrapper<MemoryOverlay> overlay = new ReadOnlyObjectWrapper<>(this, "overlay");
     private final ReadOnlyObjectWrapper<String> busy = new ReadOnlyObjectWrapper<>(this, "busy");
+    private final ReadOnlyBooleanWrapper working = new ReadOnlyBooleanWrapper(this, "working");
+    private final javafx.beans.property.ReadOnlyDoubleWrapper progress = new javafx.beans.property.ReadOnlyDoubleWrapper(this, "progress");
     /** Bumped by every new run and every request, so that a late result of an older one is dropped. */
     private volatile int planning;
     /** Whether the run on screen's curve was asked for (planned or being planned). */
@@ -67,6 +70,7 @@ public final class MemoryViewModel {
             follow();
             planning++;
             comparing++;
+            working.set(false);
             tradeOff.set(null);
             planAsked = false;
             overlay.set(null);
@@ -130,6 +134,30 @@ public final class MemoryViewModel {
     /** What is being worked out off the UI thread ("Planning 12 budgets…"), or null. */
     public ReadOnlyObjectProperty<String> busy() {
         return busy.getReadOnlyProperty();
+    }
+
+    /** Whether the trade-off curve is being planned or a run to compare with is going on. */
+    public ReadOnlyBooleanProperty working() {
+        return working.getReadOnlyProperty();
+    }
+
+    /** How far that work is, from 0 to 1. */
+    public javafx.beans.property.ReadOnlyDoubleProperty progress() {
+        return progress.getReadOnlyProperty();
+    }
+
+    /**
+     * Stops the planning of the curve (at its next plan) and the run to compare with (at its next
+     * statement); what the panel showed before stays, and the curve is planned again when asked.
+     */
+    public void cancel() {
+        if (working.get()) {
+            planning++;
+            comparing++;
+            planAsked = tradeOff.get() != null;
+            working.set(false);
+            busy.set("Cancelled.");
+        }
     }
 
     /**
@@ -236,11 +264,20 @@ public final class MemoryViewModel {
         RematPolicy current = s.run().memory().policy();
         var profile = s.run().memory().profile();
         busy.set("Planning " + BUDGETS + " budgets…");
+        working.set(true);
+        progress.set(0);
+        Fraction told = new Fraction(service, (f, done, of) -> {
+            if (id == planning) {
+                progress.set(f);
+                busy.set("Planning the trade-off curve: " + done + " of " + of + " plans…");
+            }
+        });
         service.submit(() -> TradeOff.of(Program.parse(r.file(), r.source()), RunService.options(r), profile, current, BUDGETS,
-                () -> id != planning), (t, failure) -> { // a newer run or request stops it between budgets
+                () -> id != planning, told::done), (t, failure) -> { // a newer run, a request or Cancel stops it between plans
                     if (id != planning) {
                         return;
                     }
+                    working.set(false);
                     busy.set(failure == null ? null : "Cannot plan: " + RunService.errorOf(failure).what());
                     tradeOff.set(t);
                 });
@@ -253,6 +290,7 @@ public final class MemoryViewModel {
     public void compareWith(RematPolicy policy) {
         comparedWith.set(policy);
         comparing++;
+        working.set(false);
         overlay.set(null);
         busy.set(null);
         if (policy != null) {
@@ -268,15 +306,24 @@ public final class MemoryViewModel {
         }
         int id = ++comparing;
         busy.set("Running with --remat " + policy + " to compare…");
+        working.set(true);
+        progress.set(0);
         ProgramRun onto = s.run();
+        Fraction told = new Fraction(service, (f, done, of) -> {
+            if (id == comparing) {
+                progress.set(f);
+            }
+        });
         service.submit(() -> {
             RunOptions options = RunService.options(r);
-            ProgramRun other = Program.parse(r.file(), r.source()).run(options, new MemoryOptions(policy, false), (a, b, c) -> { });
+            ProgramRun other = Program.parse(r.file(), r.source()).run(options, new MemoryOptions(policy, false),
+                    told.run(() -> id != comparing));
             return MemoryOverlay.of(policy, other, onto);
         }, (o, failure) -> {
             if (id != comparing) {
                 return;
             }
+            working.set(false);
             busy.set(failure == null ? null : "Cannot compare: " + RunService.errorOf(failure).what());
             overlay.set(o);
         });

@@ -616,15 +616,39 @@ public final class SessionViewModel {
     /** The notice of the run going (a device fall-back), put before its status line. */
     private String notice = "";
 
-    /** Cancels the run going on, the gradient check going on (at its next node) and the Jacobian being computed. */
+    /**
+     * Cancels what is going on: the run, the gradient check (at its next node), a second run to compare
+     * with, the Jacobian, the Hessian (at its next column) and the trade-off curve (at its next plan).
+     */
     public void cancel() {
         service.cancel();
         diagnostics.cancelCheck();
         jacobian().cancel();
+        derivatives.cancelHessian();
+        memory.cancel();
     }
 
-    /** Whether {@link #cancel} has something to stop: a run, a gradient check or a Jacobian. */
+    /** Whether {@link #cancel} has something to stop. */
     public javafx.beans.binding.BooleanExpression cancellable() {
-        return running().or(diagnostics.checking()).or(jacobian().running());
+        return running().or(diagnostics.checking()).or(diagnostics.comparing()).or(jacobian().running())
+                .or(derivatives.hessianRunning()).or(memory.working());
+    }
+
+    /**
+     * How far the work going on is, for the tool bar's bar: the fraction of the first of the run, the
+     * gradient check, the Hessian, the Jacobian, the trade-off curve or memory comparison, and the
+     * second run of a comparison that is going on; -1 (indeterminate) where the work has no total yet.
+     */
+    public javafx.beans.binding.DoubleBinding workProgress() {
+        var d = diagnostics;
+        return javafx.beans.binding.Bindings.createDoubleBinding(() -> running.get() ? progress.get()
+                        : d.checking().get() ? d.checkProgress().get()
+                        : derivatives.hessianRunning().get() ? derivatives.hessianProgress().get()
+                        : jacobian().running().get() ? jacobian().progress().get()
+                        : memory.working().get() ? memory.progress().get()
+                        : d.comparing().get() ? d.comparisons().progress().get() : 0,
+                running, progress, d.checking(), d.checkProgress(), derivatives.hessianRunning(), derivatives.hessianProgress(),
+                jacobian().running(), jacobian().progress(), memory.working(), memory.progress(), d.comparing(),
+                d.comparisons().progress());
     }
 }

@@ -40,23 +40,55 @@ public record TradeOff(List<Point> curve, List<Point> named, Point current, long
     /**
      * Plans {@code budgets} budgets evenly from the plain peak down to the lowest reachable one, and the
      * named policies and {@code current}; {@code profile} (the run's forward ops) gives the forward pass's FLOPs.
-     * Stops early, with what it has, once {@code cancelled} says so.
+     * Stops once {@code cancelled} says so (a {@link java.util.concurrent.CancellationException}).
      */
     public static TradeOff of(Program program, RunOptions options, StepProfile profile, RematPolicy current, int budgets,
                               BooleanSupplier cancelled) {
+        return of(program, options, profile, current, budgets, cancelled, (done, total) -> { });
+    }
+
+    /** Told after each plan: {@code done} of {@code total} (the named policies, the lowest peak's and the budgets'). */
+    @FunctionalInterface
+    public interface Plans {
+        void done(int done, int total);
+    }
+
+    /**
+     * The same, telling {@code plans} after each plan; once {@code cancelled} says so, a {@link
+     * java.util.concurrent.CancellationException} is thrown at the next plan (nothing half-made is returned).
+     */
+    public static TradeOff of(Program program, RunOptions options, StepProfile profile, RematPolicy current, int budgets,
+                              BooleanSupplier cancelled, Plans plans) {
+        int plansTotal = 4 + budgets;
+        int[] done = {0};
+        Runnable planned = () -> {
+            if (cancelled.getAsBoolean()) {
+                throw new java.util.concurrent.CancellationException("trade-off curve cancelled");
+            }
+            plans.done(++done[0], plansTotal);
+        };
+        // Asked at every statement of the planner's meta runs too: one plan of a long program is hundreds of them.
+        Program.Progress meta = (phase, d, t) -> {
+            if (cancelled.getAsBoolean()) {
+                throw new java.util.concurrent.CancellationException("trade-off curve cancelled");
+            }
+        };
         List<Point> named = new ArrayList<>();
         for (RematPolicy p : List.of(RematPolicy.NONE, RematPolicy.SEGMENTS, RematPolicy.SQRT)) {
-            named.add(point(program, options, p));
+            named.add(point(program, options, p, meta));
+            planned.run();
         }
         long plain = named.get(0).peak();
-        long lowest = Math.min(plain, program.plan(options, RematPolicy.budget(1), true).predictedPeak());
+        long lowest = Math.min(plain, program.plan(options, RematPolicy.budget(1), true, meta).predictedPeak());
+        planned.run();
         List<Point> curve = new ArrayList<>();
-        for (int i = 0; i < budgets && !cancelled.getAsBoolean(); i++) {
+        for (int i = 0; i < budgets; i++) {
             long b = budgets == 1 ? plain : plain - (plain - lowest) * i / (budgets - 1);
-            curve.add(point(program, options, RematPolicy.budget(Math.max(1, b))));
+            curve.add(point(program, options, RematPolicy.budget(Math.max(1, b)), meta));
+            planned.run();
         }
         Point now = named.stream().filter(p -> p.policy().equals(current)).findFirst()
-                .orElseGet(() -> point(program, options, current));
+                .orElseGet(() -> point(program, options, current, meta));
         long total = 0;
         for (StepProfile.Op op : profile.ops()) {
             total += op.flops();
@@ -66,9 +98,14 @@ public record TradeOff(List<Point> curve, List<Point> named, Point current, long
 
     /** The planner's plan for {@code policy}, priced by a step under it on the meta device. */
     public static Point point(Program program, RunOptions options, RematPolicy policy) {
-        RematPlanner.Planned planned = program.plan(options, policy, true);
-        RunOptions meta = new RunOptions(options.dtype(), options.seed(), options.inputs(), Device.META);
-        StepMemory m = program.run(meta, planned, false, (phase, done, total) -> { }).memory();
+        return point(program, options, policy, (phase, done, total) -> { });
+    }
+
+    /** The same, telling {@code meta} after every statement and step of the meta runs (it may throw to stop). */
+    static Point point(Program program, RunOptions options, RematPolicy policy, Program.Progress meta) {
+        RematPlanner.Planned planned = program.plan(options, policy, true, meta);
+        RunOptions onMeta = new RunOptions(options.dtype(), options.seed(), options.inputs(), Device.META);
+        StepMemory m = program.run(onMeta, planned, false, meta).memory();
         return new Point(policy, planned.predictedPeak(), m.recomputedFlops(), m.recomputedOps(), planned.fits());
     }
 

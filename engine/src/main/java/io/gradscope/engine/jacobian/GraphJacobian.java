@@ -45,6 +45,11 @@ public final class GraphJacobian implements JacobianOperator {
         return new GraphJacobian(Subgraph.between(of, wrt));
     }
 
+    /** The recorded nodes between the two ends (for {@link EntryPaths}). */
+    Subgraph graph() {
+        return graph;
+    }
+
     public Tensor output() {
         return graph.of;
     }

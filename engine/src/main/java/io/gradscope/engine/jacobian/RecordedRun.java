@@ -114,10 +114,59 @@ public final class RecordedRun {
      * never); when it says yes, {@link io.gradscope.engine.sparse.IndexSets.Cancelled} is thrown.
      */
     public RunJacobian jacobian(long of, long wrt, Sparsity sparsity, ColoringChoice coloring, BooleanSupplier cancelled) {
+        return jacobian(of, wrt, sparsity, coloring, cancelled, Watched.Progress.NONE);
+    }
+
+    /** The same, telling {@code progress} after each product how many were taken of how many (the colors). */
+    public RunJacobian jacobian(long of, long wrt, Sparsity sparsity, ColoringChoice coloring, BooleanSupplier cancelled,
+                                Watched.Progress progress) {
+        return jacobian(of, wrt, sparsity, coloring, cancelled, progress, Part.ALL);
+    }
+
+    /**
+     * What of a Jacobian to evaluate: all of it, its pattern alone (no products: the values are left
+     * zero), or a block of its rows or its columns (JacobianBlock: the pattern's other entries
+     * left out, the coloring and the products the block's, at most its rows' or columns' count).
+     */
+    public record Part(boolean evaluate, int rowsFrom, int rowsTo, int colsFrom, int colsTo) {
+        private static final int END = Integer.MAX_VALUE;
+        public static final Part ALL = new Part(true, 0, END, 0, END);
+        public static final Part PATTERN = new Part(false, 0, END, 0, END);
+
+        /** Rows {@code from} (included) to {@code to} (excluded), evaluated. */
+        public static Part rows(int from, int to) {
+            return new Part(true, from, to, 0, END);
+        }
+
+        /** Columns {@code from} (included) to {@code to} (excluded), evaluated. */
+        public static Part columns(int from, int to) {
+            return new Part(true, 0, END, from, to);
+        }
+
+        /** Whether only some rows or columns are kept. */
+        public boolean block() {
+            return rowsFrom > 0 || rowsTo < END || colsFrom > 0 || colsTo < END;
+        }
+    }
+
+    /** The same, evaluating only {@code part} of it. */
+    public RunJacobian jacobian(long of, long wrt, Sparsity sparsity, ColoringChoice coloring, BooleanSupplier cancelled,
+                                Watched.Progress progress, Part part) {
         GraphJacobian j = jacobian(of, wrt);
         Pattern p = j.pattern(sparsity, cancelled);
-        Coloring c = coloring.color(p);
-        SparseMatrix result = Jacobians.compressed(cancelled == null ? j : new Stoppable(j, cancelled), p, c);
+        Coloring c;
+        SparseMatrix result;
+        if (part.block()) {
+            JacobianBlock.Evaluated e = JacobianBlock.of(j, p, part.rowsFrom(), part.rowsTo(), part.colsFrom(), part.colsTo())
+                    .evaluate(coloring, part.evaluate(), cancelled, progress);
+            p = e.pattern();
+            c = e.coloring();
+            result = e.values();
+        } else {
+            c = coloring.color(p);
+            result = part.evaluate() ? Jacobians.compressed(new Watched(j, cancelled, progress, c.count()), p, c)
+                    : new SparseMatrix(p, new double[p.nnz()]);
+        }
         List<Node> mids = new ArrayList<>();
         long entries = 0;
         for (Node n : j.nodes()) {
@@ -136,47 +185,6 @@ public final class RecordedRun {
         return new RunJacobian(of, wrt, j.output().shape(), j.wrt().shape(), p, c, Colorings.lowerBound(p, c.kind()),
                 Colorings.isValid(p, c), result, RunJacobian.compressedPattern(p, c), j.vjps(), j.jvps(), !j.nodes().isEmpty(),
                 List.copyOf(between));
-    }
-
-    /** A Jacobian's products, each first asking whether to stop. */
-    private record Stoppable(JacobianOperator j, BooleanSupplier cancelled) implements JacobianOperator {
-        private void check() {
-            if (cancelled.getAsBoolean()) {
-                throw new io.gradscope.engine.sparse.IndexSets.Cancelled();
-            }
-        }
-
-        @Override
-        public int rows() {
-            return j.rows();
-        }
-
-        @Override
-        public int cols() {
-            return j.cols();
-        }
-
-        @Override
-        public double[] vjp(double[] u) {
-            check();
-            return j.vjp(u);
-        }
-
-        @Override
-        public double[] jvp(double[] v) {
-            check();
-            return j.jvp(v);
-        }
-
-        @Override
-        public int vjps() {
-            return j.vjps();
-        }
-
-        @Override
-        public int jvps() {
-            return j.jvps();
-        }
     }
 
     /** The complete upstream gradient the backward pass gave value {@code id}, or null when it did not reach it. */

@@ -85,7 +85,8 @@ public enum Sparsity {
         return sets.get(g.ofNode);
     }
 
-    private Rows rule(Op op, int input, int[][] shapes, OpContext ctx) {
+    /** The op's rule for {@code input} of this kind, read a row at a time (null: the op has none). */
+    Rows rule(Op op, int input, int[][] shapes, OpContext ctx) {
         if (this == GLOBAL) {
             return op.dependencyRows(input, shapes);
         }

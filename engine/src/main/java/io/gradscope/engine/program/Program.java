@@ -245,27 +245,36 @@ public final class Program {
      * ({@code none}, or {@code segments} without checkpoint blocks) runs nothing and predicts -1.
      */
     public RematPlanner.Planned plan(RunOptions options, RematPolicy policy, boolean predict) {
+        return plan(options, policy, predict, NO_PROGRESS);
+    }
+
+    /**
+     * The same, telling {@code metaProgress} after every statement and step of each meta run the
+     * planner makes: a caller stops the planning there by throwing (the app's Cancel throws a
+     * {@code CancellationException}; one plan of a long program takes hundreds of meta runs).
+     */
+    public RematPlanner.Planned plan(RunOptions options, RematPolicy policy, boolean predict, Progress metaProgress) {
         check(options.dtype());
         // The meta runs are not the caller's: nothing of them reaches the caller's recorders.
         try (Recorder.Paused quiet = Recorder.pause()) {
-            return planQuietly(options, policy, predict);
+            return planQuietly(options, policy, predict, metaProgress);
         }
     }
 
-    private RematPlanner.Planned planQuietly(RunOptions options, RematPolicy policy, boolean predict) {
+    private RematPlanner.Planned planQuietly(RunOptions options, RematPolicy policy, boolean predict, Progress metaProgress) {
         boolean nothing = policy.kind() == RematPolicy.Kind.NONE
                 || (policy.kind() == RematPolicy.Kind.SEGMENTS && !hasCheckpointBlocks());
         if (nothing && !predict) {
             return new RematPlanner.Planned(policy, RematPlan.NONE, -1, true);
         }
         RunOptions meta = new RunOptions(options.dtype(), options.seed(), options.inputs(), Device.META);
-        ProgramRun plain = step(meta, new RematPlanner.Planned(RematPolicy.NONE, RematPlan.NONE, -1, true), false, NO_PROGRESS);
+        ProgramRun plain = step(meta, new RematPlanner.Planned(RematPolicy.NONE, RematPlan.NONE, -1, true), false, metaProgress);
         RematPlanner.Prediction plainPeak = prediction(plain);
         if (nothing) {
             return new RematPlanner.Planned(policy, RematPlan.NONE, plainPeak.peak(), true);
         }
         return RematPlanner.plan(policy, plain.memory().profile(), plan -> plan.isEmpty() ? plainPeak
-                : prediction(step(meta, new RematPlanner.Planned(policy, plan, -1, true), false, NO_PROGRESS)));
+                : prediction(step(meta, new RematPlanner.Planned(policy, plan, -1, true), false, metaProgress)));
     }
 
     private static RematPlanner.Prediction prediction(ProgramRun metaRun) {
