@@ -170,13 +170,13 @@ public final class Inspector extends ScrollPane {
                 String[] first = io.gradscope.app.viewmodel.FirstView.of(vm.recorded().get(), vm.mode().get());
                 name.setText(first[0]);
                 op.setText(first[1]);
-                rule.setText(first[2]);
+                layout.setText(first[2]);
             } else {
                 name.setText(vm.recorded().get() == null ? "No run yet" : "Step or click a node");
                 op.setText("");
-                rule.setText("");
+                layout.setText("");
             }
-            layout.setText("");
+            rule.setText("");
             value.show(null, "");
             upstream.show(null, "");
             shownBox.getChildren().clear();

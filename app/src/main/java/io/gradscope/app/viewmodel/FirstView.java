@@ -41,8 +41,9 @@ public final class FirstView {
         int steps = sweep.steps(mode);
         String title = "Before step 1 of " + steps;
         String computed = objective == null ? "The program computed nothing." : String.format(Locale.ROOT,
-                "The program computed %s = %s (its objective, shape %s) from %d nodes: %d %s, %d %s (%,d values), %d %s.",
-                objective.title(), SessionViewModel.num(objective.value().item()), Shapes.str(objective.value().shape()), g.size(),
+                "The program computed %s = %s (its objective, %s) from %d nodes: %d %s, %d %s (%,d values), %d %s.",
+                objective.title(), SessionViewModel.num(objective.value().item()),
+                objective.value().shape().length == 0 ? "a scalar" : "shape " + Shapes.str(objective.value().shape()), g.size(),
                 inputs, inputs == 1 ? "input" : "inputs", params, params == 1 ? "parameter" : "parameters", paramValues,
                 ops, ops == 1 ? "op" : "ops");
         String start = mode == Sweep.Mode.BACKWARD
