@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * program with {@code --shape}), or the layout and first draw alone and one step of the sweep.
  */
 @Command(name = "bench-ui", mixinStandardHelpOptions = true,
-        description = {"Measures the app. With --open FILE (or --shape blocks|chain|wide and --nodes N, a generated program): "
+        description = {"Measures the app. With --open FILE (or --shape blocks|chain|wide|random and --nodes N, a generated program): "
             + "the time from opening the file to the first frame that shows its graph, as File → Open takes it, with its parts "
             + "(editor, parse, plan, run, trace, layout, show, first draw, and the waits between) and the peak heap; --runs opens it "
             + "that many times (the first is cold; medians printed). With --write FILE the generated program is written there "
@@ -31,10 +31,13 @@ public final class BenchUiCommand implements Callable<Integer> {
     @Option(names = "--open", paramLabel = "FILE", description = "Times opening this program (or ONNX model) as File → Open does.")
     Path open;
 
-    @Option(names = "--shape", paramLabel = "blocks|chain|wide",
+    @Option(names = "--shape", paramLabel = "blocks|chain|wide|random",
             description = "Generates a program of --nodes vertices: repeated residual blocks, a chain with nothing repeating, "
-                    + "or many parallel branches; then times opening it (or writes it, with --write).")
+                    + "many parallel branches, or a random program (--seed) of mixed ops, nested groups and residual adds; then times opening it (or writes it, with --write).")
     String shape;
+
+    @Option(names = "--seed", paramLabel = "N", description = "Which random program --shape random makes (default: ${DEFAULT-VALUE}).")
+    long seed = 1;
 
     @Option(names = "--write", paramLabel = "FILE", description = "Writes the generated program here and stops.")
     Path write;
@@ -65,7 +68,7 @@ public final class BenchUiCommand implements Callable<Integer> {
             throw new GradscopeException("--write needs --shape: it writes a generated program");
         }
         if (shape != null) {
-            String text = BenchUiPrograms.program(BenchUiPrograms.Shape.parse(shape), nodes);
+            String text = BenchUiPrograms.program(BenchUiPrograms.Shape.parse(shape), nodes, seed);
             Path to = write != null ? write : Files.createTempFile("bench-" + shape.toLowerCase(java.util.Locale.ROOT) + "-", ".grad");
             try {
                 Files.writeString(to, text, StandardCharsets.UTF_8);

@@ -10,13 +10,14 @@ import java.util.Random;
  * <ul>
  * <li>{@link Shape#BLOCKS}: a residual chain of identical blocks (what the app folds as "block ×N");</li>
  * <li>{@link Shape#CHAIN}: one long chain of mixed ops with skip connections, nothing repeating;</li>
- * <li>{@link Shape#WIDE}: many short parallel branches of one input, summed pairwise at the end.</li>
+ * <li>{@link Shape#WIDE}: many short parallel branches of one input, summed pairwise at the end;</li>
+ * <li>{@link Shape#RANDOM}: a {@link RandomProgram} of that many statements, from a seed.</li>
  * </ul>
  */
 public final class BenchUiPrograms {
     /** The shapes a generated program can have. */
     public enum Shape {
-        BLOCKS, CHAIN, WIDE;
+        BLOCKS, CHAIN, WIDE, RANDOM;
 
         /** The shape named {@code name} (blocks, chain, wide); a user's mistake otherwise. */
         public static Shape parse(String name) {
@@ -25,7 +26,7 @@ public final class BenchUiPrograms {
                     return s;
                 }
             }
-            throw new GradscopeException("--shape must be blocks, chain or wide, not '" + name + "'");
+            throw new GradscopeException("--shape must be blocks, chain, wide or random, not '" + name + "'");
         }
     }
 
@@ -36,10 +37,16 @@ public final class BenchUiPrograms {
 
     /** The text of a program of about {@code nodes} vertices in the given shape. */
     public static String program(Shape shape, int nodes) {
+        return program(shape, nodes, 1);
+    }
+
+    /** As {@link #program(Shape, int)}; {@code seed} picks the random program (the other shapes have one each). */
+    public static String program(Shape shape, int nodes, long seed) {
         return switch (shape) {
             case BLOCKS -> blocks(nodes);
             case CHAIN -> chain(nodes);
             case WIDE -> wide(nodes);
+            case RANDOM -> RandomProgram.of(nodes, seed);
         };
     }
 

@@ -129,8 +129,33 @@ final class Sections {
         return b.g.vertex(vs[vs.length - 1]).line();
     }
 
-    /** "lines 40–79: tanh, matmul, sin": the lines it spans and its three most frequent ops. */
+    /**
+     * "enc_3 … enc_9 (7 groups)" when the section holds groups of the program (or an imported model's
+     * modules, which are its groups), named as the program names them; else "lines 40–79: tanh,
+     * matmul, sin": the lines it spans and its three most frequent ops.
+     */
     private static String name(Hierarchy.Builder b, List<Hierarchy.Member> part) {
+        List<String> groups = new ArrayList<>();
+        for (Hierarchy.Member m : part) {
+            Hierarchy.Kind kind = m.isVertex() ? null : b.kinds.get(m.container());
+            if (kind == Hierarchy.Kind.GROUP || kind == Hierarchy.Kind.REPEAT) {
+                groups.add(b.names.get(m.container()));
+            }
+        }
+        if (!groups.isEmpty()) {
+            String first = groups.get(0);
+            String last = groups.get(groups.size() - 1);
+            return switch (groups.size()) {
+                case 1 -> first;
+                case 2 -> first + ", " + last;
+                default -> first + " … " + last + " (" + groups.size() + " groups)";
+            };
+        }
+        return linesAndOps(b, part);
+    }
+
+    /** "lines 40–79: tanh, matmul, sin": the lines it spans and its three most frequent ops. */
+    private static String linesAndOps(Hierarchy.Builder b, List<Hierarchy.Member> part) {
         int from = Integer.MAX_VALUE;
         int to = 0;
         Map<String, Integer> ops = new LinkedHashMap<>();

@@ -57,6 +57,7 @@ public final class Inspector extends ScrollPane {
         name.setId("inspector-name");
         name.getStyleClass().add("title");
         op.setId("inspector-op");
+        op.setWrapText(true);
         rule.setId("inspector-rule");
         rule.setWrapText(true);
         rule.getStyleClass().add("rule");
@@ -164,10 +165,18 @@ public final class Inspector extends ScrollPane {
         TraceGraph.Vertex v = vm.vertex(id);
         shownLine = null;
         if (v == null) {
-            name.setText(vm.recorded().get() == null ? "No run yet" : "Step or click a node");
-            op.setText("");
+            if (vm.recorded().get() != null && vm.cursor().get() < 0) {
+                // Before the first step: what the program computed and how to start.
+                String[] first = io.gradscope.app.viewmodel.FirstView.of(vm.recorded().get(), vm.mode().get());
+                name.setText(first[0]);
+                op.setText(first[1]);
+                layout.setText(first[2]);
+            } else {
+                name.setText(vm.recorded().get() == null ? "No run yet" : "Step or click a node");
+                op.setText("");
+                layout.setText("");
+            }
             rule.setText("");
-            layout.setText("");
             value.show(null, "");
             upstream.show(null, "");
             shownBox.getChildren().clear();

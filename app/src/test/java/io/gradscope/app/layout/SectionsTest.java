@@ -99,6 +99,32 @@ class SectionsTest {
     }
 
     @Test
+    void sectionsOfAProgramWithGroupsAreNamedByItsGroupsAndLinesOnlyWhereThereAreNone() {
+        // At Fit a random program's sections read "lines 1-874" although the program names its groups.
+        String text = io.gradscope.app.cli.RandomProgram.of(3000, 11);
+        TraceGraph g = Programs.graph("random.grad", text);
+        Hierarchy h = Hierarchy.of(g);
+        java.util.List<Hierarchy.Member> top = h.container(Hierarchy.ROOT).members();
+        assertTrue(top.size() >= 2 && top.size() <= Sections.MAX_SECTIONS, "top: " + top.size());
+        for (Hierarchy.Member m : top) {
+            Hierarchy.Container s = h.container(m.container());
+            assertEquals(Hierarchy.Kind.SECTION, s.kind(), s.id());
+            // Its name names its first and last top-level groups, as the program spells them.
+            java.util.List<String> groups = s.members().stream().filter(x -> !x.isVertex())
+                    .map(x -> h.container(x.container())).filter(c -> c.kind() == Hierarchy.Kind.GROUP).map(Hierarchy.Container::name).toList();
+            assertTrue(!groups.isEmpty(), s.id() + " holds no group");
+            assertTrue(s.name().startsWith(groups.get(0)) && s.name().contains(groups.get(groups.size() - 1)) && !s.name().contains("lines"),
+                    s.id() + " is named '" + s.name() + "', its groups " + groups);
+            assertTrue(text.contains("with group(\"" + groups.get(0) + "\")"), groups.get(0));
+        }
+        // A program without groups keeps its line ranges.
+        Hierarchy plain = Hierarchy.of(Programs.graph("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 803)));
+        for (Hierarchy.Member m : plain.container(Hierarchy.ROOT).members()) {
+            assertTrue(plain.container(m.container()).name().startsWith("lines "), plain.container(m.container()).name());
+        }
+    }
+
+    @Test
     void aSectionTooLongIsCutAgainAndSmallProgramsAreLeftAlone() {
         TraceGraph big = Programs.graph("chain.grad", BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 5000));
         Hierarchy h = Hierarchy.of(big);
