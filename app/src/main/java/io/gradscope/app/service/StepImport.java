@@ -38,9 +38,20 @@ public final class StepImport {
         }
     }
 
-    /** The step a program was imported from, or null. */
-    public static Step of(Path program) {
-        return program == null ? null : BY_PROGRAM.get(key(program));
+    /**
+     * The step whose program a text is (edited or not: it reads its parameters from the step's temporary
+     * folder, which no other program names), or null. The app shows an imported program without a file.
+     */
+    public static Step ofText(String source) {
+        if (source == null) {
+            return null;
+        }
+        for (Map.Entry<Path, Step> e : BY_PROGRAM.entrySet()) {
+            if (source.contains("file:" + e.getKey().getParent().toString().replace('\\', '/') + "/")) {
+                return e.getValue();
+            }
+        }
+        return null;
     }
 
     private static Path key(Path p) {

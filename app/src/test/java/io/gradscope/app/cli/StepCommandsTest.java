@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * no divergence, or a planted one; a folder that is not a step is one line, exit 2.
  */
 class StepCommandsTest {
-    static final Path STEPS = Path.of("../engine/src/test/resources/step");
+    static final Path STEPS = io.gradscope.app.service.StepFixtures.STEPS;
 
     @Test
     void runWritesEveryGradientByPyTorchName(@TempDir Path tmp) throws IOException {
@@ -62,22 +62,7 @@ class StepCommandsTest {
     @Test
     void diffNamesThePlantedMismatchFirst(@TempDir Path tmp) throws IOException {
         // PyTorch's side changed here (StepFolderTest changes a weight in model.onnx): one element of qkv's output
-        Path step = tmp.resolve("step");
-        try (Stream<Path> files = Files.walk(STEPS.resolve("transformer"))) {
-            for (Path p : (Iterable<Path>) files::iterator) {
-                Path to = step.resolve(STEPS.resolve("transformer").relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(to);
-                } else {
-                    Files.copy(p, to);
-                }
-            }
-        }
-        Path qkv = step.resolve("torch/value/layers.0.attn.qkv.npy");
-        io.gradscope.engine.tensor.Tensor t = Npy.read(qkv);
-        double[] x = t.toDoubleArray();
-        x[7] += 0.5;
-        Npy.write(io.gradscope.engine.tensor.Tensor.fromDoubles(t.dtype(), x, t.shape()), qkv);
+        Path step = io.gradscope.app.service.StepFixtures.withTorchValueChanged("transformer", "layers.0.attn.qkv", tmp.resolve("step"));
         Cli.Result r = Cli.run("diff", step.toString());
         assertEquals(0, r.status(), r.err());
         assertTrue(r.out().contains("first divergence: the output of layers.0.attn.qkv at node model_layers_0_attn_qkv"), r.out());
