@@ -70,11 +70,12 @@ class StepCommandsTest {
     }
 
     @Test
-    void aFolderThatIsNotAStepIsOneLine(@TempDir Path tmp) {
+    void aFolderThatIsNotAStepIsOneLine(@TempDir Path tmp) throws IOException {
+        Files.writeString(tmp.resolve("manifest.json"), "{\"format\": \"other 2\"}");
         for (String cmd : new String[] {"run", "diff"}) {
             Cli.Result r = Cli.run(cmd, tmp.toString());
             assertEquals(2, r.status(), cmd);
-            assertEquals("error: " + tmp + ": not a captured step: no manifest.json (python/gradscope_torch.py's capture() writes one)",
+            assertEquals("error: " + tmp.resolve("manifest.json") + ": not a step manifest: its format is 'other 2', not 'gradscope-step 1'",
                     r.err().strip(), cmd);
         }
         Cli.Result r = Cli.run("diff", STEPS.resolve("cnn").toString(), "--a", "dtype=float64");

@@ -58,9 +58,12 @@ public final class StepFolder {
         this.manifest = manifest;
     }
 
-    /** Whether {@code path} is a folder meant as a step (a folder: run and open read nothing else from one). */
+    /**
+     * Whether {@code path} is meant as a step: a folder holding a manifest.json ({@link #read} then checks it);
+     * any other folder is refused as a program would be ("is a directory").
+     */
     public static boolean isStep(Path path) {
-        return path != null && Files.isDirectory(path);
+        return path != null && Files.isDirectory(path) && Files.exists(path.resolve("manifest.json"));
     }
 
     /**
