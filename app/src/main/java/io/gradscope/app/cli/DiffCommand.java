@@ -26,7 +26,10 @@ import picocli.CommandLine.Parameters;
                 + "remat=none|segments|sqrt|budget=BYTES (plain against recomputed), program=FILE (another version of the program: values are then paired by name).",
             "", "Exit status: 0 success; 2 a mistake in a program, an option or a file; 1 an internal failure."})
 public final class DiffCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run both ways.")
+    @Parameters(index = "0", paramLabel = "PROGRAM.grad|STEP/", description = "The program to run both ways, or a PyTorch "
+            + "training step captured by python/gradscope_torch.py (a folder): then it is run once (--dtype) and every module's "
+            + "output, the loss and every parameter's gradient are set beside PyTorch's, in topological order, with the first "
+            + "divergence named.")
     Path program;
 
     @Option(names = "--a", paramLabel = "SETTINGS", defaultValue = "dtype=float32",
@@ -47,6 +50,13 @@ public final class DiffCommand implements Callable<Integer> {
     public Integer call() {
         if (top < 0) {
             throw new GradscopeException("--top must be 0 or more rows, not " + top);
+        }
+        if (io.gradscope.engine.step.StepFolder.isStep(program)) {
+            if (!a.equals("dtype=float32") || !b.equals("dtype=float64")) {
+                throw new GradscopeException("--a and --b compare two runs of a program; a captured step is compared with PyTorch's "
+                        + "own run (--dtype chooses ours)");
+            }
+            return StepDiffTable.print(program, run);
         }
         // The --input files are read once, for both sides.
         RunOptions base = run.options(Program.load(program));

@@ -22,7 +22,9 @@ public final class OpenCommand implements Callable<Integer> {
     /** A model's objective when --loss is not given. */
     static final String DEFAULT_LOSS = "sum";
 
-    @Parameters(index = "0", paramLabel = "PROGRAM.grad|MODEL.onnx")
+    @Parameters(index = "0", paramLabel = "PROGRAM.grad|MODEL.onnx|STEP/", description = "A program, an ONNX model, or a "
+            + "PyTorch training step captured by python/gradscope_torch.py (a folder): its batch as the inputs, its loss as "
+            + "the objective; the Compare tab's 'vs PyTorch' then sets PyTorch's values beside ours.")
     Path file;
 
     @Option(names = "--loss", paramLabel = "sum|mean|mse|cross_entropy", defaultValue = DEFAULT_LOSS,
@@ -48,6 +50,13 @@ public final class OpenCommand implements Callable<Integer> {
     public Integer call() {
         retain.applyToApp();
         dtype.applyToApp();
+        if (io.gradscope.engine.step.StepFolder.isStep(file)) {
+            if (!DEFAULT_LOSS.equals(loss) || !dims.isEmpty()) {
+                throw new io.gradscope.engine.GradscopeException((dims.isEmpty() ? "--loss" : "--dim") + " applies to an ONNX model, "
+                        + "not to the captured step " + file + ": its loss and batch are the captured ones");
+            }
+            return AppLauncher.launchModel(io.gradscope.app.service.StepImport.run(file), screenshot);
+        }
         if (ModelImport.isModel(file)) {
             // Imported before the window opens, so a model that does not import is one line here, exit 2.
             return AppLauncher.launchModel(ModelImport.run(file, new ModelImport.Options(loss, dims)), screenshot);

@@ -38,7 +38,9 @@ import picocli.CommandLine.Parameters;
                 + "FILE:LINE:COL: error: WHAT (or error: WHAT); 3 with --check-finite, a NaN or infinity did harm; "
                 + "1 an internal failure."})
 public final class RunCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "PROGRAM.grad", description = "The program to run.")
+    @Parameters(index = "0", paramLabel = "PROGRAM.grad|STEP/", description = "The program to run, or a PyTorch training step "
+            + "captured by python/gradscope_torch.py (a folder): its batch as the inputs, its loss as the objective; --out then "
+            + "writes DIR/grad/NAME.npy by PyTorch parameter name and DIR/value/MODULE.npy by module path.")
     Path program;
 
     @Mixin
@@ -80,28 +82,36 @@ public final class RunCommand implements Callable<Integer> {
                     + (noRetain ? "--no-retain" : "--retain " + keep.name().toLowerCase(java.util.Locale.ROOT)));
         }
         OutputFolder folder = out == null ? null : OutputFolder.check(out);
-        Program p = Program.load(program);
-        RunOptions options = run.options(p);
-        RematPlanner.Planned planned = remat == null ? null : p.plan(options, policy, true);
-        ProgramRun result = keep == Retention.Kind.FIT
-                ? p.run(options, planned != null ? planned : p.plan(options, policy, true),
-                        Retention.of(keep, HeapLimit.bytes(), planned != null ? planned.predictedPeak() : -1), (phase, done, total) -> { })
-                : p.run(options, new MemoryOptions(policy, keep == Retention.Kind.ALL), (phase, done, total) -> { });
-        boolean noneHeld = keep == Retention.Kind.NONE;
-        System.out.println(format(result.objective().item(), options.dtype()));
-        if (planned != null) {
-            MemoryTimeline t = result.timeline();
-            System.err.println("memory: --remat " + policy + ": peak " + HeapLimit.human(t.peakBytes()) + " measured, "
-                    + HeapLimit.human(planned.predictedPeak()) + " predicted"
-                    + (policy.kind() == RematPolicy.Kind.BUDGET ? (planned.fits() ? " (fits)" : " (does not fit)") : "")
-                    + "; " + result.memory().recomputedOps() + " ops recomputed"
-                    + (noneHeld ? "" : "; " + HeapLimit.human(t.last().of(MemoryCategory.HELD_FOR_INSPECTION))
-                    + " held for inspection besides"));
+        try (StepProgram step = io.gradscope.engine.step.StepFolder.isStep(program) ? StepProgram.open(program) : null) {
+            Program p = Program.load(step == null ? program : step.program());
+            RunOptions options = run.options(p);
+            RematPlanner.Planned planned = remat == null ? null : p.plan(options, policy, true);
+            ProgramRun result = keep == Retention.Kind.FIT
+                    ? p.run(options, planned != null ? planned : p.plan(options, policy, true),
+                            Retention.of(keep, HeapLimit.bytes(), planned != null ? planned.predictedPeak() : -1), (phase, done, total) -> { })
+                    : p.run(options, new MemoryOptions(policy, keep == Retention.Kind.ALL), (phase, done, total) -> { });
+            boolean noneHeld = keep == Retention.Kind.NONE;
+            System.out.println(format(result.objective().item(), options.dtype()));
+            if (planned != null) {
+                MemoryTimeline t = result.timeline();
+                System.err.println("memory: --remat " + policy + ": peak " + HeapLimit.human(t.peakBytes()) + " measured, "
+                        + HeapLimit.human(planned.predictedPeak()) + " predicted"
+                        + (policy.kind() == RematPolicy.Kind.BUDGET ? (planned.fits() ? " (fits)" : " (does not fit)") : "")
+                        + "; " + result.memory().recomputedOps() + " ops recomputed"
+                        + (noneHeld ? "" : "; " + HeapLimit.human(t.last().of(MemoryCategory.HELD_FOR_INSPECTION))
+                        + " held for inspection besides"));
+            }
+            if (folder != null) {
+                OutputFolder.report(folder.write(dir -> {
+                    if (step == null) {
+                        write(result, dir);
+                    } else {
+                        step.write(result, dir);
+                    }
+                }));
+            }
+            return Finite.report(step == null ? program : step.program(), result, checkFinite);
         }
-        if (folder != null) {
-            OutputFolder.report(folder.write(dir -> write(result, dir)));
-        }
-        return Finite.report(program, result, checkFinite);
     }
 
     static String format(double v, DType dt) {

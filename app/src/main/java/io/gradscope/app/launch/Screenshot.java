@@ -23,7 +23,7 @@ import javafx.util.Duration;
  * jumps to the origin of a NaN, {@code gradscope.screenshot.overlay=norm} colours by gradient norm,
  * {@code gradscope.screenshot.panel=hvp|compare} shows that tab, {@code gradscope.screenshot.hessian=true}
  * computes the H·v leaf's Hessian, {@code gradscope.screenshot.compare=dtypes} compares float32 with
- * float64, {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
+ * float64 (=pytorch: PyTorch's step beside a captured step's run), {@code gradscope.screenshot.scalars=NAME} opens a node's scalar graph,
  * {@code gradscope.screenshot.remat=POLICY} runs again under that remat policy first,
  * {@code gradscope.screenshot.tradeoff=true} shows the memory panel's trade-off curve,
  * {@code gradscope.screenshot.memcompare=POLICY} draws that policy's run over the memory timeline,
@@ -117,6 +117,8 @@ final class Screenshot {
             }
             if ("dtypes".equals(System.getProperty("gradscope.screenshot.compare"))) {
                 w.viewModel().diagnostics().compareDTypes();
+            } else if ("pytorch".equals(System.getProperty("gradscope.screenshot.compare"))) {
+                w.viewModel().diagnostics().compareWithPyTorch();
             }
             String expand = System.getProperty("gradscope.screenshot.scalars");
             if (expand != null && sweep.find(expand)) {

@@ -88,6 +88,17 @@ public final class ModelImport {
         }
     }
 
+    /** A new temporary folder for importing {@code what} into, removed when the app exits. */
+    static Path temporaryFolder(Path what) {
+        try {
+            Path dir = Files.createTempDirectory("gradscope-import-");
+            FOLDERS.add(dir);
+            return dir;
+        } catch (IOException e) {
+            throw new GradscopeException("cannot make a temporary folder to import " + what + " into: " + e.getMessage());
+        }
+    }
+
     /**
      * Saves an imported model's program as {@code target} with its weights beside it: the parameter
      * files (and names.json) are copied into {@code STEM_params/} next to it, and the program's

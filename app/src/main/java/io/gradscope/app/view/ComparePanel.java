@@ -49,6 +49,10 @@ public final class ComparePanel extends VBox {
         previous.setId("compare-previous");
         previous.setOnAction(e -> vm.compareWithPrevious());
         previous.disableProperty().bind(sweep.recorded().isNull());
+        Button torch = new Button("vs PyTorch");
+        torch.setId("compare-pytorch");
+        torch.setOnAction(e -> vm.compareWithPyTorch());
+        torch.disableProperty().bind(sweep.recorded().isNull());
         Button clear = new Button("Clear");
         clear.setOnAction(e -> vm.clearComparison());
         summary.setWrapText(true);
@@ -72,7 +76,7 @@ public final class ComparePanel extends VBox {
         VBox.setVgrow(columns, Priority.ALWAYS);
         // Narrow (a 1024-wide window), a button that does not fit goes onto a second line, its words whole
         // ("float32 vs floa...", "Cl..." before).
-        getChildren().addAll(new javafx.scene.layout.FlowPane(6, 6, dtypes, previous, clear), summary, table, columns);
+        getChildren().addAll(new javafx.scene.layout.FlowPane(6, 6, dtypes, previous, torch, clear), summary, table, columns);
         vm.comparison().addListener((o, a, c) -> showComparison(c));
         sweep.inspection().addListener((o, a, b) -> follow());
         showComparison(vm.comparison().get());
@@ -89,8 +93,9 @@ public final class ComparePanel extends VBox {
         table.getItems().setAll(c == null ? java.util.List.of() : c.rows());
         otherSweep = c == null ? null : new Sweep(c.other(), c.otherGraph());
         summary.setText(c == null ? "Compare the run on screen with a second run: the same program in the other dtype, or the run "
-                + "before the last edit. Nodes are coloured by their largest relative difference, max|a − b| / max|b|."
-                : c.labelA() + " against " + c.labelB() + " (the reference): " + c.rows().size()
+                + "before the last edit; or, for a captured PyTorch step (gradscope open STEP/), with PyTorch's own values. "
+                + "Nodes are coloured by their largest relative difference, max|a − b| / max|b|."
+                : c.summary() != null ? c.summary() : c.labelA() + " against " + c.labelB() + " (the reference): " + c.rows().size()
                 + " values, largest relative difference first. Select a row or a node to see both runs.");
         follow();
     }
@@ -119,7 +124,14 @@ public final class ComparePanel extends VBox {
         }
         int last = s.steps(Sweep.Mode.BACKWARD) - 1;
         current.show(c.currentLabel(), s.graph().vertex(v), s.graph().vertex(v).value(), s.upstream(last, v));
-        if (row == null) {
+        io.gradscope.engine.tensor.Tensor[] torch = c.pytorchOf(v);
+        if (torch != null) {
+            // PyTorch's step has no trace: its value (a module's output) and gradient (a parameter's), as captured
+            boolean none = torch[0] == null && torch[1] == null;
+            other.show(none ? "PyTorch: not captured for this node" : "PyTorch", none ? null : s.graph().vertex(v), torch[0], torch[1]);
+            other.gradient.show(torch[1], none || torch[1] != null ? "" : "PyTorch's gradients are captured for the parameters");
+            other.value.show(torch[0], none || torch[0] != null ? "" : "PyTorch's values are captured for the modules' outputs");
+        } else if (row == null) {
             other.show(c.otherLabel() + ": no such value", null, null, null);
         } else {
             int ov = c.otherVertex(row);

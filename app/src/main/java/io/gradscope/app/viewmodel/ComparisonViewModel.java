@@ -29,7 +29,19 @@ public final class ComparisonViewModel {
      * the reference), and the labels of the two sides.
      */
     public record Comparison(String labelA, String labelB, boolean currentIsA, ProgramRun other, TraceGraph otherGraph,
-                             List<RunDiff.Row> rows) {
+                             List<RunDiff.Row> rows, Map<Integer, io.gradscope.engine.tensor.Tensor[]> pytorch, String summary) {
+        public Comparison(String labelA, String labelB, boolean currentIsA, ProgramRun other, TraceGraph otherGraph, List<RunDiff.Row> rows) {
+            this(labelA, labelB, currentIsA, other, otherGraph, rows, null, null);
+        }
+
+        /**
+         * PyTorch's value and gradient of a vertex ("vs PyTorch": the other run is PyTorch's captured step,
+         * not a trace), either null where PyTorch recorded none; null for a comparison of two runs.
+         */
+        public io.gradscope.engine.tensor.Tensor[] pytorchOf(int vertex) {
+            return pytorch == null ? null : pytorch.getOrDefault(vertex, new io.gradscope.engine.tensor.Tensor[2]);
+        }
+
         /** The label of the run on screen and of the other one. */
         public String currentLabel() {
             return currentIsA ? labelA : labelB;
@@ -154,6 +166,38 @@ public final class ComparisonViewModel {
         }
         show(new Comparison("this run", "the previous run", true, previous.run(), previous.graph(),
                 RunDiff.of(s.run().trace(), previous.run().trace())));
+    }
+
+    /**
+     * Sets PyTorch's own step beside the run on screen, when the program came from a captured step
+     * ({@code gradscope open STEP/}): rows in topological order, nodes coloured by their relative error,
+     * and the first divergence selected.
+     */
+    public void compareWithPyTorch() {
+        RunService.Request r = shownRequest.get();
+        Sweep s = sweep.recorded().get();
+        if (r == null || s == null) {
+            return;
+        }
+        io.gradscope.app.service.StepImport.Step step = io.gradscope.app.service.StepImport.ofText(r.source());
+        if (step == null) {
+            report.accept("vs PyTorch: " + r.name() + " is not a captured PyTorch step (gradscope open STEP/ opens a folder that "
+                    + "python/gradscope_torch.py wrote)");
+            return;
+        }
+        TorchComparison.Made made;
+        try {
+            made = TorchComparison.of(step, Program.parse(r.file(), r.source()), s);
+        } catch (RuntimeException e) {
+            report.accept("Cannot compare with PyTorch: " + RunService.errorOf(e).what());
+            return;
+        }
+        show(made.comparison());
+        report.accept(made.comparison().summary());
+        if (made.first() >= 0) {
+            // find, not select: it opens the folded group the node is in, as Find does
+            sweep.find(s.graph().vertex(made.first()).name());
+        }
     }
 
     public void clearComparison() {

@@ -243,6 +243,11 @@ public final class DiagnosticsViewModel implements Decorator {
         comparisons.compareWithPrevious();
     }
 
+    /** Sets PyTorch's own step beside the run on screen (a captured step): see {@link ComparisonViewModel#compareWithPyTorch}. */
+    public void compareWithPyTorch() {
+        comparisons.compareWithPyTorch();
+    }
+
     public void clearComparison() {
         comparisons.clearComparison();
     }

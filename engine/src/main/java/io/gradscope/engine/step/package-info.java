@@ -1,0 +1,5 @@
+/**
+ * A PyTorch training step captured by python/gradscope_torch.py: the folder read and run as a program
+ * (the real batch, the real loss), and Gradscope's values and gradients compared with PyTorch's.
+ */
+package io.gradscope.engine.step;
