@@ -1,0 +1,6 @@
+package io.gradscope.app.archfixture.engine.ops;
+
+/** An op; uses nothing. */
+public class SomeOp {
+
+}
