@@ -48,6 +48,7 @@ class EngineLayersTest {
             {{"check", root + ".check"}, {"forward", root + ".forward"}, {"scalar", root + ".scalar"}},
             {{"program", root + ".program"}},
             {{"diagnose", root + ".diagnose"}, {"jacobian", root + ".jacobian"}, {"onnx", root + ".onnx"}},
+            {{"step", root + ".step"}},
         };
         return LayerRules.rows(rows, Set.of("backend"), Set.of());
     }
