@@ -302,7 +302,7 @@ public final class SpyPlot extends Pane {
                     pw.setColor(x, y, Color.WHITE);
                     continue;
                 }
-                // NOTE: the shade grows with the fraction of nonzeros in the block, as its square root and
+                // the shade grows with the fraction of nonzeros in the block, as its square root and
                 // from 0.35 up: at its true fraction, a lone nonzero in a block of 100 would be invisible.
                 double f = 0.35 + 0.65 * Math.sqrt(Math.min(1, count[at] / cells));
                 Color c = cls[at] >= 0 ? classColor(cls[at]) : MIXED;

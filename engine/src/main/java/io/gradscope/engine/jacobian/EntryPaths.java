@@ -177,7 +177,7 @@ public record EntryPaths(int row, int col, double globalPaths, double localPaths
             if (r[k] == null) {
                 int[][] shapes = n.inputs().stream().map(Tensor::shape).toArray(int[][]::new);
                 Rows rule = kind.rule(n.op(), k, shapes, n.context());
-                // NOTE: an op without a dependency rule is taken as dense (as Sparsity does).
+                // an op without a dependency rule is taken as dense (as Sparsity does).
                 r[k] = rule != null ? rule : io.gradscope.engine.sparse.Pattern.dense((int) n.output().numel(),
                         (int) n.inputs().get(k).numel());
             }

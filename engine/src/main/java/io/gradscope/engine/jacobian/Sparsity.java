@@ -68,7 +68,7 @@ public enum Sparsity {
                 }
                 Rows rule = rule(n.op(), i, shapes, ctx);
                 if (rule == null) {
-                    // NOTE: an op without a dependency rule is taken as dense (every output on every input).
+                    // an op without a dependency rule is taken as dense (every output on every input).
                     terms.add(new IndexSets.Input(IndexSets.all(1, sets.get(m)), Pattern.dense(out, 1)));
                 } else {
                     terms.add(new IndexSets.Input(sets.get(m), rule));

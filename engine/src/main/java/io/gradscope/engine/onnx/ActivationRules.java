@@ -24,7 +24,7 @@ final class ActivationRules {
         String v = x.name();
         String expr = switch (op) {
             case "HardSigmoid" -> (float) at.f("alpha", 0.2) == (float) (1.0 / 6) && at.f("beta", 0.5) == 0.5 ? "hardsigmoid(" + v + ")"
-                    // NOTE: hardtanh passes the gradient strictly inside (0, 1) as PyTorch's hardsigmoid does inside (-3, 3)
+                    // hardtanh passes the gradient strictly inside (0, 1) as PyTorch's hardsigmoid does inside (-3, 3)
                     : "hardtanh(" + v + " * " + num(at.f("alpha", 0.2)) + " + " + num(at.f("beta", 0.5)) + ", min_val=0, max_val=1)";
             case "HardSwish" -> "hardswish(" + v + ")";
             case "LeakyRelu" -> "leaky_relu(" + v + ", negative_slope=" + num(at.f("alpha", 0.01)) + ")";

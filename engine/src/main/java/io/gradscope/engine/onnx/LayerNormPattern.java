@@ -180,7 +180,7 @@ final class LayerNormPattern {
         String b = affine && c.bias() != null ? t.tensor(c.bias(), LeafKind.PARAM).name()
                 : t.constant("ln_zero_bias", Const.of(new int[] {d}, new double[d], Const.FLOAT)).name();
         int written = affine ? c.nodes().size() : CORE;
-        // NOTE: eps as the float32 the exporter wrote, read back as its shortest decimal (9.99999975e-6 -> 1e-5),
+        // eps as the float32 the exporter wrote, read back as its shortest decimal (9.99999975e-6 -> 1e-5),
         // as LayerNormalization's attribute is: the value nn.LayerNorm was given.
         t.emit(c.nodes().get(written - 1), 0, "layer_norm(" + x.name() + ", " + w + ", " + b + ", eps="
                 + OpRules.number(OpRules.floatAttr(c.eps())) + ")", x.shape(), false);

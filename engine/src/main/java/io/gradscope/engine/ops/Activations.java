@@ -45,7 +45,7 @@ final class Activations {
 
     /** F.leaky_relu(x, negative_slope). */
     static UnaryOp leakyRelu(double slope, String label) {
-        // NOTE: the slope at 0 is negative_slope, and a NaN takes it too (PyTorch's `x > 0 ? g : g·slope`).
+        // the slope at 0 is negative_slope, and a NaN takes it too (PyTorch's `x > 0 ? g : g·slope`).
         return UnaryOp.named("leaky_relu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : negative_slope)")
                 .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.MIN, x, scalar(x, 0)), slope)))
                 .derivative((x, y) -> Raw.binary(BinaryKind.ADD, scalar(x, slope),
@@ -54,7 +54,7 @@ final class Activations {
 
     /** F.elu(x, alpha). */
     static UnaryOp elu(double alpha, String label) {
-        // NOTE: at 0 the gradient is alpha (the x ≤ 0 side, as PyTorch's elu_backward); a NaN passes g.
+        // at 0 the gradient is alpha (the x ≤ 0 side, as PyTorch's elu_backward); a NaN passes g.
         return UnaryOp.named("elu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : alpha·exp(x))")
                 .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.SUB,
                         Raw.unary(UnaryKind.EXP, Raw.binary(BinaryKind.MIN, x, scalar(x, 0))), scalar(x, 1)), alpha)))
@@ -70,7 +70,7 @@ final class Activations {
 
     /** F.hardswish(x) = x·relu6(x + 3)/6. */
     static UnaryOp hardswish() {
-        // NOTE: PyTorch's hardswish_backward: 0 below −3, x/3 + ½ on [−3, 3], 1 above (and at NaN).
+        // PyTorch's hardswish_backward: 0 below −3, x/3 + ½ on [−3, 3], 1 above (and at NaN).
         return UnaryOp.named("hardswish").rule("dx = g ⊙ (x < −3 ? 0 : x ≤ 3 ? x/3 + ½ : 1)")
                 .forward(x -> Raw.binary(BinaryKind.MUL, x, hardSigmoidRaw(x)))
                 .derivative((x, y) -> {
@@ -83,7 +83,7 @@ final class Activations {
 
     /** F.hardsigmoid(x) = relu6(x + 3)/6. */
     static UnaryOp hardsigmoid() {
-        // NOTE: the gradient is 0 at −3 and 3 themselves and at NaN (PyTorch's `−3 < x < 3 ? g/6 : 0`). PyTorch 1.13
+        // the gradient is 0 at −3 and 3 themselves and at NaN (PyTorch's `−3 < x < 3 ? g/6 : 0`). PyTorch 1.13
         // scales by 1/6 rounded to float32 (`1.0f / 6.0f`) even in float64; so does this, to agree to the last digits.
         return UnaryOp.named("hardsigmoid").rule("dx = g ⊙ [−3 < x < 3] / 6").forward(Activations::hardSigmoidRaw)
                 .derivative((x, y) -> Raw.mulScalar(Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, scalar(x, -3)),

@@ -232,7 +232,7 @@ final class AttentionOp extends Op {
         if (t.length == 4 && t[3] != null) {
             ds = Ops.add(ds, t[3]);
         }
-        // NOTE: masked positions have P = 0, so their (finite) scores' tangents drop out.
+        // masked positions have P = 0, so their (finite) scores' tangents drop out.
         Tensor dp = Ops.mul(p, Ops.sub(ds, Ops.sum(Ops.mul(p, ds), last, true)));
         return Ops.add(Ops.matmul(dp, ctx.input(2)), Ops.matmul(p, t[2]));
     }

@@ -75,7 +75,7 @@ final class AxisOps {
             Tensor cur = Raw.copy(x.rank() == 0 ? x.viewReshape(new int[] {1}) : x);
             int d = Shapes.axis("cumsum", axis, cur.rank());
             int n = cur.shape()[d];
-            // NOTE: Hillis–Steele: after the pass of shift s each position holds the sum of the 2s last
+            // Hillis–Steele: after the pass of shift s each position holds the sum of the 2s last
             // values up to it; the additions differ in order from a running sum, by rounding only.
             for (int s = 1; s < n; s *= 2) {
                 Tensor next = Raw.copy(cur);
@@ -205,11 +205,11 @@ final class AxisOps {
                 zero |= v == 0;
             }
             if (!zero) {
-                // NOTE: PyTorch's prod_backward takes y / x unless some x is 0, so a NaN or ∞ anywhere spreads to every
+                // PyTorch's prod_backward takes y / x unless some x is 0, so a NaN or ∞ anywhere spreads to every
                 // element's gradient there; the same here.
                 return Ops.div(Ops.reshape(ctx.output(), keep), x);
             }
-            // NOTE: with a 0, the product of the others: each line repeated n times with its own element set to 1.
+            // with a 0, the product of the others: each line repeated n times with its own element set to 1.
             Tensor flat = axis == null || x.rank() == 0 ? Ops.reshape(x, (int) x.numel()) : Ops.permute(x, toLast(x.rank(), ax[0]));
             int n = flat.shape()[flat.rank() - 1];
             int[] lead = java.util.Arrays.copyOf(flat.shape(), flat.rank() + 1);

@@ -29,7 +29,7 @@ public final class BinaryOp extends Op {
 
     public static final List<BinaryOp> ALL = List.of(ADD, SUB, MUL, DIV);
 
-    // NOTE: torch.maximum's VJP: ties share g evenly, the smaller side gets 0, and a NaN on either side
+    // torch.maximum's VJP: ties share g evenly, the smaller side gets 0, and a NaN on either side
     // sends g to both (neither is smaller, they are not equal). Its JVP (PyTorch's) takes ḃ + w·(ȧ − ḃ),
     // w = ½ at a tie and [a > b] elsewhere, so a NaN takes ḃ there: the two disagree at NaN as PyTorch's do.
     public static final BinaryOp MAXIMUM = new BinaryOp("maximum", null, BinaryKind.MAX,

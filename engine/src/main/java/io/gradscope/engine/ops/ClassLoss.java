@@ -227,7 +227,7 @@ final class ClassLoss extends Op {
         if (s.dw() != null && ctx.needsGrad(2)) {
             Tensor dw = Ops.sum(Ops.mul(r, s.dw()), new int[] {0}, false);
             if (divisorMoves(s, ctx)) {
-                // NOTE: the mean divides by Σ w[t_n], so the weight also moves the divisor: − g·y/D per picked row.
+                // the mean divides by Σ w[t_n], so the weight also moves the divisor: − g·y/D per picked row.
                 dw = Ops.sub(dw, Ops.mul(Ops.div(Ops.mul(g, ctx.output()), s.divisor()), s.parts().count()));
             }
             out[2] = dw;

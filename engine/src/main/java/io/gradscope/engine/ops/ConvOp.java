@@ -256,7 +256,7 @@ final class ConvOp extends Op {
             dx = Tensor.zeros(x.dtype(), x.device(), x.shape());
         } else if (ctx.needsGrad(0)) {
             if (spatial == 2 && fits(w) && g.dtype() == DType.FLOAT32) {
-                // NOTE: stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
+                // stride 1, so dx is conv_transpose2d(g, W) with the same padding: the backend's 3x3
                 // kernel again (W flipped and transposed; im2col's product where it declines), and the
                 // transposed op's own VJP and JVP beyond.
                 dx = Ops.apply(new ConvTransposeOp(2, new int[] {1}, new int[] {w.ph, w.pw}, new int[] {0}, new int[] {1}, 1),
@@ -269,7 +269,7 @@ final class ConvOp extends Op {
             }
         }
         if (ctx.needsGrad(1) && spatial == 2 && fits(w) && g.dtype() == DType.FLOAT32) {
-            // NOTE: an op of its own, so that the backend's 3x3 kernel can take it (im2col's product where it declines).
+            // an op of its own, so that the backend's 3x3 kernel can take it (im2col's product where it declines).
             dw = Ops.apply(new ConvWeightGradOp(w.ph, w.pw), x, g);
         } else if (ctx.needsGrad(1)) {
             Tensor x4t = spatial == 1 ? Ops.reshape(x, x4) : x;

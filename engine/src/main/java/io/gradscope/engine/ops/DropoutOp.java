@@ -99,7 +99,7 @@ final class DropoutOp extends Op {
         Tensor x = in[0];
         Tensor mask = Tensor.fromDoubles(x.dtype(), x.device(), scaledMask((int) x.numel()), x.shape());
         ctx.save(mask);
-        // NOTE: multiplied by the mask, as PyTorch's dropout: a NaN or ∞ that is dropped still gives NaN (∞ · 0).
+        // multiplied by the mask, as PyTorch's dropout: a NaN or ∞ that is dropped still gives NaN (∞ · 0).
         return Raw.binary(BinaryKind.MUL, x, mask);
     }
 

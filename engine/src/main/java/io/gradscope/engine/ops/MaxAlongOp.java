@@ -113,7 +113,7 @@ final class MaxAlongOp extends Op {
             ctx.save(Raw.binary(BinaryKind.DIV, equal, count).viewReshape(in[0].shape()));
             return (min ? Raw.mulScalar(best, -1) : best).viewReshape(out);
         }
-        // NOTE: the gradient goes to the first maximum (the index torch.max returns), or the first NaN where
+        // the gradient goes to the first maximum (the index torch.max returns), or the first NaN where
         // the line holds one: ties score n − position, NaNs 2n + 1 − position, and the highest score wins.
         int n = x.shape()[d];
         double[] first = new double[n];

@@ -52,7 +52,7 @@ public final class OpSpecs {
     public static final UnaryOp SQRT = elementwise(fn("sqrt").torch("torch.sqrt"), f -> f
             .forward(x -> Raw.unary(UnaryKind.SQRT, x)).rule("dx = g / (2·y)").derivative((x, y) -> Ops.div(Ops.constant(0.5, x), y))
             .positiveDomain().scalar(t -> t.pow(0.5)));
-    // NOTE: abs has subgradient sign(0) = 0 at 0, and 0 at NaN (sign(NaN) is 0 there), as in PyTorch.
+    // abs has subgradient sign(0) = 0 at 0, and 0 at NaN (sign(NaN) is 0 there), as in PyTorch.
     public static final UnaryOp ABS = elementwise(fn("abs").torch("torch.abs"), f -> f
             .kernel(UnaryKind.ABS).rule("dx = g ⊙ sign(x)")
             .derivative((x, y) -> Raw.unary(UnaryKind.FINITE_OR_ZERO, Raw.unary(UnaryKind.SIGN, x))));
@@ -66,7 +66,7 @@ public final class OpSpecs {
     public static final UnaryOp SIGMOID = elementwise(fn("sigmoid").torch("torch.sigmoid"), f -> f
             .kernel(UnaryKind.SIGMOID).rule("dx = g ⊙ y ⊙ (1 − y)").derivative((x, y) -> Ops.mul(y, Ops.sub(Ops.constant(1, x), y)))
             .scalar(t -> t.neg().exp().add(1).pow(-1)));
-    // NOTE: ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
+    // ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
     public static final UnaryOp RELU = elementwise(fn("relu").torch("torch.relu"), f -> f
             .kernel(UnaryKind.RELU).rule("dx = g ⊙ [not x ≤ 0]")
             .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x))).scalar(Term::relu));
@@ -83,7 +83,7 @@ public final class OpSpecs {
                 .note("`approximate` \"none\" (erf) or \"tanh\"").elementwise()
                 .op(a -> a.string("approximate", "none", "tanh").equals("tanh") ? GELU_TANH : GELU));
     }
-    // NOTE: above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
+    // above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
             .forward(x -> Raw.unary(UnaryKind.SOFTPLUS, x)).rule("dx = g ⊙ sigmoid(x)  (g where x > 20)")
             .derivative(OpSpecs::softplusDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.SOFTPLUS_GRAD, x)));
@@ -105,7 +105,7 @@ public final class OpSpecs {
                 .op(a -> Activations.leakyRelu(a.number("negative_slope"), a.label())));
         def(fn("elu").tensor("x").number("alpha", 1.0).torch("F.elu(x, alpha)").elementwise()
                 .op(a -> Activations.elu(a.number("alpha"), a.label())));
-        // NOTE: the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
+        // the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
         // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
         def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)
                 .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
@@ -159,7 +159,7 @@ public final class OpSpecs {
                 .reference("x[(slice(None),) * (axis % x.dim()) + (slice(start, stop, step),)]")
                 .note("`step` >= 1 keeps every step-th element").view().linear()
                 .op(a -> new ViewOps.Slice(a.integer("axis"), a.integer("start"), a.integer("stop"), a.integer("step"))));
-        // NOTE: linear as declared for zeros; a value or mode gives PadWith, whose JVP pads the tangent with zeros
+        // linear as declared for zeros; a value or mode gives PadWith, whose JVP pads the tangent with zeros
         // (a constant) or in the same mode.
         def(fn("pad").tensor("x").integer("axis").integer("before").integer("after").number("value", 0.0)
                 .string("mode", "constant").torch("F.pad(x, ..., mode=mode, value=value)")

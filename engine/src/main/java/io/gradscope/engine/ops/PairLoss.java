@@ -68,7 +68,7 @@ final class PairLoss extends Op {
     }
 
     static PairLoss l1(String reduction, String label) {
-        // NOTE: the subgradient at a = b is 0 (sign(0)), as PyTorch's.
+        // the subgradient at a = b is 0 (sign(0)), as PyTorch's.
         return new PairLoss("l1_loss", label, "da = g ⊙ sign(a − b), db = −da", reduction,
                 (a, b) -> Raw.unary(UnaryKind.ABS, diff(a, b)), (a, b) -> sign(diff(a, b)), (a, b) -> Raw.mulScalar(sign(diff(a, b)), -1));
     }
@@ -111,7 +111,7 @@ final class PairLoss extends Op {
                     (x, t) -> Raw.binary(BinaryKind.MUL, Raw.unary(UnaryKind.EXP, t), diff(t, x)),
                     (x, t) -> Ops.neg(Ops.exp(t)), (x, t) -> Ops.mul(Ops.exp(t), Ops.add(Ops.sub(t, x), 1)));
         }
-        // NOTE: t·(log t − x) is taken as 0 where t ≤ 0 (PyTorch's where(t > 0, ...)), and so is x's gradient; t's
+        // t·(log t − x) is taken as 0 where t ≤ 0 (PyTorch's where(t > 0, ...)), and so is x's gradient; t's
         // gradient is PyTorch's (log t + 1 − x)·[t > 0], NaN at t = 0 (log 0 · 0), where t has no derivative anyway.
         return new PairLoss("kl_div", label, "dx = −g ⊙ t, dt = g ⊙ (log t + 1 − x), times [t > 0]", reduction,
                 (x, t) -> WhereOp.select(Raw.binary(BinaryKind.GT, t, Raw.scalarLike(t, 0)),

@@ -176,7 +176,7 @@ final class PoolOps {
             int k = w.size();
             int[] ax = {2};
             Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
-            // NOTE: the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
+            // the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
             // ties are common after a ReLU. Scoring each tie by K − position picks the first. A window holding a
             // NaN has a NaN maximum, and the gradient goes to its last NaN (PyTorch's `val > max || isnan(val)`):
             // a NaN scores K + 1 + position, above every tie.

@@ -63,7 +63,7 @@ final class PowOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        // NOTE: PyTorch computes x ** 0.5 as sqrt(x) and x ** −0.5 as rsqrt(x), which are NaN at −∞ where
+        // PyTorch computes x ** 0.5 as sqrt(x) and x ** −0.5 as rsqrt(x), which are NaN at −∞ where
         // C's pow gives +∞ and 0; the same here, so the edges (and the derivative through them) agree.
         if (exponent == 0.5) {
             return Raw.unary(UnaryKind.SQRT, in[0]);

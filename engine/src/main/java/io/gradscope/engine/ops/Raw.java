@@ -67,7 +67,7 @@ public final class Raw {
 
     /** Numerically stable log-sum-exp over sorted, normalised axes (kept). */
     public static Tensor logSumExpKeep(Tensor x, int[] axes) {
-        // NOTE: max-subtracted; an infinite max would give inf - inf = NaN, so it shifts by 0 there (as PyTorch).
+        // max-subtracted; an infinite max would give inf - inf = NaN, so it shifts by 0 there (as PyTorch).
         Tensor shift = unary(UnaryKind.FINITE_OR_ZERO, reduce(ReduceKind.MAX, x, axes, true));
         Tensor e = unary(UnaryKind.EXP, binary(BinaryKind.SUB, x, shift));
         Tensor s = reduce(ReduceKind.SUM, e, axes, true);

@@ -19,7 +19,7 @@ public final class ReduceOp extends Op {
 
     public ReduceOp(Kind kind, int[] axes, boolean keepdim) {
         this.kind = kind;
-        // NOTE: axis=() reduces every axis, as PyTorch 1.13's sum, mean and amax (NumPy's rule would reduce none).
+        // axis=() reduces every axis, as PyTorch 1.13's sum, mean and amax (NumPy's rule would reduce none).
         this.axes = axes == null || axes.length == 0 ? null : axes.clone();
         this.keepdim = keepdim;
     }
@@ -42,7 +42,7 @@ public final class ReduceOp extends Op {
         return switch (kind) {
             case SUM -> "dx = broadcast(g)";
             case MEAN -> "dx = broadcast(g) / n";
-            // NOTE: ties share the gradient evenly, as torch.amax.
+            // ties share the gradient evenly, as torch.amax.
             case AMAX -> "dx = broadcast(g) ⊙ [x = max] / #ties";
         };
     }
@@ -150,7 +150,7 @@ public final class ReduceOp extends Op {
         if (kind != Kind.AMAX) {
             return super.jvp(ctx, t);
         }
-        // NOTE: ties share the tangent evenly, as the VJP shares the gradient (torch.amax's forward AD).
+        // ties share the tangent evenly, as the VJP shares the gradient (torch.amax's forward AD).
         Tensor x = ctx.input(0);
         int[] ax = Shapes.axes(name(), axes, x.rank());
         Tensor y = ctx.output().viewReshape(Shapes.keepDims(x.shape(), ax));

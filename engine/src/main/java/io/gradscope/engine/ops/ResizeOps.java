@@ -226,7 +226,7 @@ final class ResizeOps {
             return Double.isNaN(scaleFactor) ? super.out(in, rows) : (int) Math.floor(in * scaleFactor);
         }
 
-        // NOTE: with scale_factor, PyTorch maps output i to input i / scale_factor (not i · in/out, which
+        // with scale_factor, PyTorch maps output i to input i / scale_factor (not i · in/out, which
         // differs where in · scale_factor is not a whole number); align_corners ignores it.
         @Override
         double[] weights(int out, int in) {

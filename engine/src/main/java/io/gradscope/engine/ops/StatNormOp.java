@@ -171,7 +171,7 @@ final class StatNormOp extends Op {
         Tensor[] fused = batch && !Ops.differentiating() ? TrainingBatchNorm.vjp(ctx, g, w, ctx.needsGrad(0),
                 w != null && ctx.needsGrad(weightAt()), hasB && ctx.needsGrad(weightAt() + 1)) : null;
         if (fused != null) {
-            // NOTE: in training the running statistics do not reach the output: their gradients are 0.
+            // in training the running statistics do not reach the output: their gradients are 0.
             Tensor[] out = {fused[0], Ops.mul(ctx.input(1), 0.0), Ops.mul(ctx.input(2), 0.0), fused[1], hasB ? fused[2] : null};
             return java.util.Arrays.copyOf(out, ctx.inputCount());
         }
@@ -181,7 +181,7 @@ final class StatNormOp extends Op {
         Tensor[] out = new Tensor[ctx.inputCount()];
         out[0] = Ops.reshape(throughNorm(Ops.reshape(gw, view(x.shape())), nr[0], nr[1]), x.shape());
         if (batch) {
-            // NOTE: in training the running statistics do not reach the output: their gradients are 0.
+            // in training the running statistics do not reach the output: their gradients are 0.
             out[1] = Ops.mul(ctx.input(1), 0.0);
             out[2] = Ops.mul(ctx.input(2), 0.0);
         }

@@ -84,7 +84,7 @@ final class WhereOp extends Op {
     static Tensor select(Tensor holds, Tensor a, Tensor b) {
         Tensor s = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.mulScalar(holds, 2), Raw.scalarLike(a, 1)),
                 Raw.scalarLike(a, Double.POSITIVE_INFINITY));
-        // NOTE: min and max propagate NaN, so a NaN in the branch not taken would show; torch.where drops it.
+        // min and max propagate NaN, so a NaN in the branch not taken would show; torch.where drops it.
         // A branch holding a NaN is taken with its NaNs as 0, and the NaNs of the branch taken are put back.
         Tensor nanTaken = null;
         if (hasNaN(a)) {

@@ -75,7 +75,7 @@ public record DualNumber(double value, double slope) {
         return chain(t, 1 - t * t);
     }
 
-    // NOTE: ReLU's derivative at 0 is 0, as in the tensor engine and PyTorch.
+    // ReLU's derivative at 0 is 0, as in the tensor engine and PyTorch.
     public DualNumber relu() {
         return chain(Math.max(value, 0), value > 0 ? 1 : 0);
     }

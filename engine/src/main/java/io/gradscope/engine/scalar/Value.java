@@ -128,7 +128,7 @@ public final class Value {
         return out;
     }
 
-    // NOTE: ReLU's subgradient at 0 is 0, as in the tensor engine and PyTorch.
+    // ReLU's subgradient at 0 is 0, as in the tensor engine and PyTorch.
     public Value relu() {
         Value out = of(Math.max(data, 0), "relu", this);
         out.backwardStep = () -> grad += (data > 0 ? 1 : 0) * out.grad;

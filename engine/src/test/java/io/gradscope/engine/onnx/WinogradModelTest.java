@@ -68,7 +68,7 @@ class WinogradModelTest {
         }
         assertTrue(checked >= 60, "resnet18 has 62 parameters with gradients, checked " + checked);
         assertTrue(worstKernel <= 4 * worstIm2col, way + " gradients: " + worstKernel + " against " + worstIm2col);
-        // NOTE: the objective is one sum of 1000 logits, whose float32 error on im2col can fall far below
+        // the objective is one sum of 1000 logits, whose float32 error on im2col can fall far below
         // its terms' (3e-7 against gradients' 9e-7 here): its bound is the im2col run's error level.
         double level = Math.max(objIm2col, worstIm2col);
         assertTrue(objKernel <= 4 * level, way + " objective: " + objKernel + " against the im2col run's " + level);

@@ -346,7 +346,7 @@ public final class CpuBackend implements Backend {
                             for (int i = 0; i < m; i++) {
                                 int j = ai + i * s1;
                                 double v = buf[i];
-                                // NOTE: NaN wins, as in torch.amax.
+                                // NaN wins, as in torch.amax.
                                 acc[j] = (v != v || acc[j] != acc[j]) ? Double.NaN : Math.max(acc[j], v);
                             }
                         }

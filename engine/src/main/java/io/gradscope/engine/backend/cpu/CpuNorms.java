@@ -67,7 +67,7 @@ final class CpuNorms {
     /** One row, max-subtracted; the sum is the cascade's, the division a product with 1/sum (as PyTorch). */
     static float softmaxRow(float[] xs, int xo, float[] ys, int yo, int d, boolean log, FloatMath.Scratch sc) {
         float max = FloatKernels.max(xs, xo, d);
-        // NOTE: an infinite max (a row of -inf, or +inf) would give inf - inf = NaN: shift by 0 there (as PyTorch).
+        // an infinite max (a row of -inf, or +inf) would give inf - inf = NaN: shift by 0 there (as PyTorch).
         float shift = Float.isInfinite(max) ? 0f : max;
         float sum = FloatKernels.expSum(xs, xo, shift, ys, yo, d, sc);
         if (log) {

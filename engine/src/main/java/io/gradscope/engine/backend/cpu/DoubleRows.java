@@ -32,7 +32,7 @@ final class DoubleRows {
             for (int i = 0; i < d; i++) {
                 max = Math.max(max, v[i]);
             }
-            // NOTE: an infinite max (a row of -inf, or +inf) would give inf - inf = NaN: shift by 0 there.
+            // an infinite max (a row of -inf, or +inf) would give inf - inf = NaN: shift by 0 there.
             double shift = Double.isInfinite(max) ? 0 : max;
             double sum = 0;
             for (int i = 0; i < d; i++) {

@@ -19,15 +19,15 @@ final class Elementwise {
             case LOG -> { for (int i = 0; i < n; i++) y[i] = Math.log(x[i]); }
             case SQRT -> { for (int i = 0; i < n; i++) y[i] = Math.sqrt(x[i]); }
             case ABS -> { for (int i = 0; i < n; i++) y[i] = Math.abs(x[i]); }
-            // NOTE: sign(0) = 0, so abs has subgradient 0 at 0, as in PyTorch.
+            // sign(0) = 0, so abs has subgradient 0 at 0, as in PyTorch.
             case SIGN -> { for (int i = 0; i < n; i++) y[i] = Math.signum(x[i]); }
             case SIN -> { for (int i = 0; i < n; i++) y[i] = Math.sin(x[i]); }
             case COS -> { for (int i = 0; i < n; i++) y[i] = Math.cos(x[i]); }
             case TANH -> { for (int i = 0; i < n; i++) y[i] = Math.tanh(x[i]); }
             case SIGMOID -> { for (int i = 0; i < n; i++) y[i] = sigmoid(x[i]); }
-            // NOTE: Math.max, not a branch: random signs make `v > 0 ? v : 0` branch-bound. NaN stays NaN.
+            // Math.max, not a branch: random signs make `v > 0 ? v : 0` branch-bound. NaN stays NaN.
             case RELU -> { for (int i = 0; i < n; i++) y[i] = x[i] != x[i] ? x[i] : Math.max(x[i], 0.0); }
-            // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
+            // ReLU's subgradient at 0 is 0, as in PyTorch.
             case STEP -> { for (int i = 0; i < n; i++) y[i] = x[i] > 0 ? 1.0 : 0.0; }
             case SOFTPLUS -> { for (int i = 0; i < n; i++) y[i] = softplus(x[i]); }
             case SOFTPLUS_GRAD -> { for (int i = 0; i < n; i++) y[i] = softplusGrad(x[i]); }

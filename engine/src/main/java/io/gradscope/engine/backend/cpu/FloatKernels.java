@@ -90,9 +90,9 @@ final class FloatKernels {
             case NEG -> { for (int i = 0; i < n; i++) y[yo + i * ys] = -x[xo + i * xs]; }
             case ABS -> { for (int i = 0; i < n; i++) y[yo + i * ys] = Math.abs(x[xo + i * xs]); }
             case SQRT -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.sqrt(x[xo + i * xs]); }
-            // NOTE: Math.max, not a branch (random signs make a branch slow); NaN stays NaN, relu(−0) = +0.
+            // Math.max, not a branch (random signs make a branch slow); NaN stays NaN, relu(−0) = +0.
             case RELU -> { for (int i = 0; i < n; i++) y[yo + i * ys] = Math.max(x[xo + i * xs], 0f); }
-            // NOTE: ReLU's subgradient at 0 is 0, as in PyTorch.
+            // ReLU's subgradient at 0 is 0, as in PyTorch.
             case STEP -> { for (int i = 0; i < n; i++) y[yo + i * ys] = x[xo + i * xs] > 0 ? 1f : 0f; }
             case SIGN -> { for (int i = 0; i < n; i++) y[yo + i * ys] = Math.signum(x[xo + i * xs]); }
             case EXP -> { for (int i = 0; i < n; i++) y[yo + i * ys] = FloatMath.exp(x[xo + i * xs]); }

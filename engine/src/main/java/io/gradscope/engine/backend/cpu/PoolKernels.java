@@ -47,7 +47,7 @@ final class PoolKernels {
         return new Tensor[] {max, index};
     }
 
-    // NOTE: row by row, each kernel offset updating the whole output row at once: a window's
+    // row by row, each kernel offset updating the whole output row at once: a window's
     // candidates are still visited in kernel-offset order, so the first maximum and the last NaN
     // are those of the window-by-window loop, but the selection runs over output positions, without
     // branches where the Vector API is present (VectorPool). Strided candidates (stride or x's

@@ -248,7 +248,7 @@ final class VectorFloat {
             case RELU -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).max(0f).intoArray(y, yo + i); }
             case STEP -> {
                 for (; i < end; i += L) {
-                    // NOTE: x ≤ 0 blocks the gradient, so a NaN passes it (PyTorch's threshold_backward).
+                    // x ≤ 0 blocks the gradient, so a NaN passes it (PyTorch's threshold_backward).
             VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.LE, 0f).not();
                     zero.blend(one, pos).intoArray(y, yo + i);
                 }
