@@ -54,7 +54,7 @@ final class ActivationRules {
     private static final double SELU_GAMMA = 1.0507009873554804934193349852946;
 
     /**
-     * NOTE: ONNX keeps SELU's constants (and hardsigmoid's 1/6) in float32 (1.67326319...); where an attribute is the float32 of
+     * ONNX keeps SELU's constants (and hardsigmoid's 1/6) in float32 (1.67326319...); where an attribute is the float32 of
      * the exact constant, the exact one is written, as PyTorch computes with it (the float32 one moves
      * a deep network's gradients by about 1e-6).
      */

@@ -18,7 +18,7 @@ import java.util.Map;
  * VJP of operand i is an einsum of g and the other operands into i's letters (broadcast over a letter
  * only i has); the JVP is the sum over operands of the einsum with that operand's tangent.
  *
- * <p>NOTE: the product is formed over all letters at once, so a contraction costs memory of the
+ * <p>the product is formed over all letters at once, so a contraction costs memory of the
  * product of every axis size (matmul is the fast path for two operands).
  */
 final class EinsumOp extends Op {

@@ -12,7 +12,7 @@ import io.gradscope.engine.tensor.Tensor;
  * matmuls with constant matrices, so CUDA runs them too; linear, so the JVP is the op itself and the
  * VJP is {@code A_hᵀ · g · A_w}.
  *
- * <p>NOTE: a matmul multiplies every element by its weight, 0 included, so a NaN or ∞ of x shows in
+ * <p>a matmul multiplies every element by its weight, 0 included, so a NaN or ∞ of x shows in
  * every output of its row or column (PyTorch's kernels read only the window).
  */
 final class ResizeOps {

@@ -29,7 +29,7 @@ final class Functions {
     static final Set<String> CONTEXTS = Set.of("group", "checkpoint");
     /**
      * The calls that give several values, bound only by unpacking ({@code a, b = chunk(x, 2)}).
-     * NOTE: not reserved as names (unlike {@link #all()}): an imported model may name a value "split".
+     * not reserved as names (unlike {@link #all()}): an imported model may name a value "split".
      */
     static final Set<String> SEVERAL = Set.of("split", "chunk");
     private static final Set<String> ALL = all(LEAVES, CONTEXTS);

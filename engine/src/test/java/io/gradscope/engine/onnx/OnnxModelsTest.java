@@ -28,7 +28,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * objective (the sum of the output) and the gradient of every parameter equal PyTorch's float64
  * results from the same weights, to rtol 1e-6.
  *
- * <p>NOTE: elements near zero also get an absolute tolerance of 1e-7 times the gradient's largest
+ * <p>elements near zero also get an absolute tolerance of 1e-7 times the gradient's largest
  * magnitude: an exported graph keeps its constants in float32 (GELU's √2 is 1.41421354), which moves
  * a gradient by about 1e-8 of its scale from PyTorch's float64 run of the same module.
  */

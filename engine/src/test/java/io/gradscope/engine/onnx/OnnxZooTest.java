@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * sampled elements equal PyTorch's float64 results to rtol 1e-6 (the weights are generated, see
  * {@link GeneratedWeights}; the gradients are too big to commit whole).
  *
- * <p>NOTE: a sampled element near zero also gets an absolute tolerance of 1e-7 times the gradient's
+ * <p>a sampled element near zero also gets an absolute tolerance of 1e-7 times the gradient's
  * largest magnitude, and the dot product one of 1e-6 times the sum of |g_i r_i|: the exported graphs
  * keep their constants in float32 (GELU's 1/√2, attention's 1/√d), which moves a gradient by about
  * 1e-8 of its scale from PyTorch's float64 run of the same module.

@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Gradscope's float32 output and VJP are measured against float64 on the same float32-rounded
  * inputs, and their largest error may be at most twice PyTorch's float32 error on the same entry.
  *
- * <p>NOTE: on the op table's tiny rows PyTorch's float32 is sometimes exact or one rounding off by
+ * <p>on the op table's tiny rows PyTorch's float32 is sometimes exact or one rounding off by
  * luck, which would leave no room for a different but equally good order of operations; so the
  * bound is never below 8 float32 ulps of the tensor's largest reference value (about 5e-7
  * relative). The larger samples are where the summation order and the shifts show.

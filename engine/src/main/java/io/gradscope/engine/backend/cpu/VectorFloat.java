@@ -323,7 +323,7 @@ final class VectorFloat {
     /**
      * y = exp(x − shift), {@link FloatMath#exp} lane by lane: the same operations in the same order.
      *
-     * <p>NOTE: the only place the vector exp is written. Handing a vector to a helper that the JIT
+     * <p>the only place the vector exp is written. Handing a vector to a helper that the JIT
      * does not inline (its compiled code grows past the inlining limit once several callers use it)
      * boxes every vector and costs a factor of three or more; every exp goes through this loop.
      */
