@@ -145,7 +145,7 @@ public final class ProgramEditor extends BorderPane {
             return;
         }
         area.moveTo(line - 1, 0);
-        area.selectLine();
+        area.selectParagraph(); // the whole statement, also where a long line wraps (selectLine takes one row)
         bringIntoView(line - 1);
     }
 

@@ -94,7 +94,9 @@ class LongWorkCancelTest {
     @Test
     void cancelStopsTheTradeOffCurveAndItIsPlannedAgainWhenAsked() throws Exception {
         JacobianLimitTest.Switchable worker = new JacobianLimitTest.Switchable();
-        SessionViewModel vm = open(worker, chain(8, 8, 150));
+        // Long enough that planning the curve outlasts the 0.2 s before Cancel on a quiet machine too
+        // (150 layers planned in under 0.2 s there).
+        SessionViewModel vm = open(worker, chain(8, 8, 600));
         MemoryViewModel m = vm.memory();
         m.showTradeOff(true);
         assertTrue(m.working().get(), String.valueOf(m.busy().get()));
