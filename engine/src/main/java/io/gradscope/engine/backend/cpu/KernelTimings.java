@@ -38,7 +38,7 @@ final class KernelTimings {
     private static final long WARM_NANOS = 300_000_000L;
     /**
      * Warm rounds stop here even if the JIT is still busy (a compile on a loaded machine waits seconds
-     * for a core); the times are then marked {@link #UNSETTLED} and the rule's choices are kept.
+     * for a core); a choice whose times still fall is then marked {@link #UNSETTLED} and keeps the rule.
      */
     static final long WARM_LIMIT_NANOS = 3_000_000_000L;
     /** Marks times taken before the candidates were warm. */
@@ -50,11 +50,16 @@ final class KernelTimings {
     /** Each choice's candidates and their best time, ms; a candidate that does not apply here is absent. */
     static Map<KernelChoice, Map<String, Double>> measure() {
         Map<KernelChoice, Map<String, Runnable>> all = candidates();
-        boolean settled = warm(all.values());
+        boolean quiet = warm(all.values());
         Map<KernelChoice, Map<String, Double>> times = new EnumMap<>(KernelChoice.class);
         all.forEach((c, runs) -> {
-            Map<String, Double> best = best(runs, TIMED_NANOS);
-            if (!settled) {
+            // Two half windows: where the JIT was still busy after the warm rounds, a choice whose
+            // candidates got no faster from the first half to the second is settled all the same.
+            Map<String, Double> first = best(runs, TIMED_NANOS / 2);
+            Map<String, Double> second = best(runs, TIMED_NANOS / 2);
+            Map<String, Double> best = new LinkedHashMap<>(first);
+            second.forEach((k, ms) -> best.merge(k, ms, Math::min));
+            if (!quiet && !steady(first, second)) {
                 best.put(UNSETTLED, 1.0);
             }
             times.put(c, best);
@@ -80,7 +85,8 @@ final class KernelTimings {
 
     /**
      * Runs every candidate in turns for at least {@link #WARM_NANOS}, until the JIT has finished no
-     * compile for {@link #JIT_QUIET_NANOS}; false when {@link #WARM_LIMIT_NANOS} came first. Until the
+     * compile for {@link #JIT_QUIET_NANOS}; false when {@link #WARM_LIMIT_NANOS} came first (then each
+     * choice is settled only where its candidates' times are {@link #steady}). Until the
      * optimizing compile of a Vector API kernel lands it runs ten to a hundred times slower: warming
      * all kernels together lets the JIT compile them while the others run, instead of one choice at a time.
      */
@@ -113,6 +119,20 @@ final class KernelTimings {
                 return false;
             }
         }
+    }
+
+    /** A candidate still getting faster (its second time under this fraction of its first) may not be compiled yet. */
+    static final double STEADY = 0.9;
+
+    /** Whether no candidate got faster than {@link #STEADY} of its first time in {@code second}. */
+    static boolean steady(Map<String, Double> first, Map<String, Double> second) {
+        for (Map.Entry<String, Double> e : second.entrySet()) {
+            Double before = first.get(e.getKey());
+            if (before == null || e.getValue() < STEADY * before) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Runs the candidates in turns for {@code window} ns and at least {@link #TIMED} rounds; each keeps its least time, ms. */

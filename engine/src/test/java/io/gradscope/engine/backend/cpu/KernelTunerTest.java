@@ -108,6 +108,14 @@ class KernelTunerTest {
         assertTrue(best.get("a") >= 0.2 && best.get("b") >= 1.0, "a time is never under the work's: " + best);
     }
 
+    @Test
+    void aChoiceWhoseCandidatesStillGetFasterIsNotSettled() {
+        // A Java kernel the JIT has not compiled yet runs far slower, then drops: still falling, unsettled.
+        assertTrue(KernelTimings.steady(Map.of("native", 2.7, "java", 3.7), Map.of("native", 2.6, "java", 3.6)));
+        assertTrue(!KernelTimings.steady(Map.of("native", 2.7, "java", 9.0), Map.of("native", 2.7, "java", 3.6)));
+        assertTrue(!KernelTimings.steady(Map.of("native", 2.7), Map.of("native", 2.7, "java", 3.6)), "a candidate timed once");
+    }
+
     private static void spin(long nanos) {
         long end = System.nanoTime() + nanos;
         while (System.nanoTime() < end) {
