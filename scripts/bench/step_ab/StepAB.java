@@ -1,7 +1,7 @@
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -2,9 +2,9 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.forward.Hvp;
-import io.gradscope.engine.program.Directional;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Directional;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.diagnose.FiniteOrigin;
 import io.gradscope.engine.diagnose.Health;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import java.nio.file.Path;
 
@@ -47,8 +47,8 @@ final class Finite {
      * After a JVP: the first named value (in program order) whose tangent is not finite, as a
      * positioned warning, saying whether its value was finite (born in the tangent) or not.
      */
-    static void tangents(Path program, java.util.Map<String, io.gradscope.engine.program.Pos> names,
-                         io.gradscope.engine.program.Directional.JvpResult r) {
+    static void tangents(Path program, java.util.Map<String, io.gradscope.engine.lang.Pos> names,
+                         io.gradscope.engine.run.Directional.JvpResult r) {
         for (var e : names.entrySet()) {
             Tensor t = r.tangents().get(e.getKey());
             Health h = Health.of(t);

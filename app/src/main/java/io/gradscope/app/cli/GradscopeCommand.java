@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.ProgramException;
+import io.gradscope.engine.lang.ProgramException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -95,7 +95,7 @@ public final class GradscopeCommand implements Callable<Integer> {
             return 2;
         }
         if (ex instanceof OutOfMemoryError) {
-            err.println("error: out of memory (" + io.gradscope.engine.memory.HeapLimit.hint() + ")");
+            err.println("error: out of memory (" + io.gradscope.engine.alloc.HeapLimit.hint() + ")");
             err.flush();
             return 2;
         }

@@ -1,11 +1,11 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.app.service.Direction;
-import io.gradscope.engine.program.Directional;
-import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Directional;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
 import java.nio.file.Path;

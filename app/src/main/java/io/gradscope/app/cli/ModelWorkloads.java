@@ -2,13 +2,13 @@ package io.gradscope.app.cli;
 
 import io.gradscope.app.cli.Workloads.Workload;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.onnx.GeneratedWeights;
 import io.gradscope.engine.onnx.OnnxImport;
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
@@ -95,7 +95,7 @@ final class ModelWorkloads {
         MemoryOptions memory = new MemoryOptions(RematPolicy.SEGMENTS, false);
         return () -> {
             long t0 = System.nanoTime();
-            io.gradscope.engine.program.ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
+            io.gradscope.engine.run.ProgramRun run = p.run(options, memory, (phase, done, total) -> { });
             double ms = (System.nanoTime() - t0) / 1e6;
             // The gradients let go, as a training loop does once its optimizer has read them
             // (PyTorch's turn sets p.grad = None): their arrays go back to the allocator's cache

@@ -2,12 +2,12 @@ package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.tensor.Backends;
-import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Names;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Pos;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.lang.Names;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.lang.Pos;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
@@ -75,7 +75,7 @@ public final class ProgramInputs {
     /** The leaf a derivative is taken with respect to, named by {@code --wrt}. */
     static Leaf wrt(Program p, RunOptions options, String name, boolean needsGradient) {
         try {
-            return io.gradscope.engine.program.Directional.leaf(p, options, name, needsGradient);
+            return io.gradscope.engine.run.Directional.leaf(p, options, name, needsGradient);
         } catch (GradscopeException e) {
             throw new GradscopeException("--wrt " + name + ": " + e.getMessage());
         }

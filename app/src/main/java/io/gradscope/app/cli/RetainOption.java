@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.memory.Retention;
+import io.gradscope.engine.alloc.Retention;
 import java.util.Locale;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;

@@ -1,10 +1,10 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.step.StepDiff;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -1,8 +1,8 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.step.StepFolder;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.program.Names;
+import io.gradscope.engine.lang.Names;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;

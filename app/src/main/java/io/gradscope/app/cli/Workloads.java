@@ -4,7 +4,7 @@ import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.autograd.Sgd;
-import io.gradscope.engine.memory.Holds;
+import io.gradscope.engine.alloc.Holds;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;

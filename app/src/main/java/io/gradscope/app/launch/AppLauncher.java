@@ -40,7 +40,7 @@ public final class AppLauncher {
         if (file != null) {
             String problem = InputFiles.problem(file);
             if (problem == null) {
-                problem = io.gradscope.engine.program.Program.sizeProblem(file);
+                problem = io.gradscope.engine.run.Program.sizeProblem(file);
             }
             if (problem == null) {
                 problem = InputFiles.textProblem(file);

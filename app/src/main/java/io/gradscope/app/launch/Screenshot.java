@@ -77,7 +77,7 @@ final class Screenshot {
             }
             if (!rematApplied[0]) {
                 rematApplied[0] = true;
-                Platform.runLater(() -> w.viewModel().memory().choosePolicy(io.gradscope.engine.memory.RematPolicy.parse(remat)));
+                Platform.runLater(() -> w.viewModel().memory().choosePolicy(io.gradscope.engine.recompute.RematPolicy.parse(remat)));
                 return;
             }
             if (!expanded[0]) {
@@ -129,7 +129,7 @@ final class Screenshot {
             }
             String memCompare = System.getProperty("gradscope.screenshot.memcompare");
             if (memCompare != null) {
-                w.viewModel().memory().compareWith(io.gradscope.engine.memory.RematPolicy.parse(memCompare));
+                w.viewModel().memory().compareWith(io.gradscope.engine.recompute.RematPolicy.parse(memCompare));
             }
             String jacobian = System.getProperty("gradscope.screenshot.jacobian");
             if (jacobian != null) {

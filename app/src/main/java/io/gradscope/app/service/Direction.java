@@ -1,7 +1,7 @@
 package io.gradscope.app.service;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;

@@ -1,12 +1,12 @@
 package io.gradscope.app.service;
 
-import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.Retention;
-import io.gradscope.engine.memory.RematPlanner;
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.alloc.HeapLimit;
+import io.gradscope.engine.alloc.Retention;
+import io.gradscope.engine.recompute.RematPlanner;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.trace.TraceGraph;

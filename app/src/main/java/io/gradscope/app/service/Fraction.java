@@ -1,6 +1,6 @@
 package io.gradscope.app.service;
 
-import io.gradscope.engine.program.Program;
+import io.gradscope.engine.run.Program;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 

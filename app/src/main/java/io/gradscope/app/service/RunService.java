@@ -4,15 +4,15 @@ import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.tensor.Backends;
-import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.RematPlanner;
-import io.gradscope.engine.memory.Retention;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.alloc.HeapLimit;
+import io.gradscope.engine.recompute.RematPlanner;
+import io.gradscope.engine.alloc.Retention;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.onnx.OnnxImport;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramException;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.lang.ProgramException;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.trace.TraceGraph;
@@ -235,8 +235,8 @@ public final class RunService {
      * program skips it and the memory panel shows the measured peak alone.
      */
     static boolean predicts(Program program, Request request, RunOptions options) {
-        boolean nothingToPlan = request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.NONE
-                || (request.remat().kind() == io.gradscope.engine.memory.RematPolicy.Kind.SEGMENTS && !program.hasCheckpointBlocks());
+        boolean nothingToPlan = request.remat().kind() == io.gradscope.engine.recompute.RematPolicy.Kind.NONE
+                || (request.remat().kind() == io.gradscope.engine.recompute.RematPolicy.Kind.SEGMENTS && !program.hasCheckpointBlocks());
         return !nothingToPlan || options.device() != Device.CPU || request.tangent() != null
                 || atMostLines(request.source(), PREDICT_LINES);
     }

@@ -1,11 +1,11 @@
 package io.gradscope.app.service;
 
 import io.gradscope.engine.forward.Hvp;
-import io.gradscope.engine.program.Directional;
-import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Directional;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.function.Supplier;

@@ -2,9 +2,9 @@ package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.MemoryOverlay;
 import io.gradscope.app.viewmodel.MemoryTrack;
-import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.alloc.HeapLimit;
 import io.gradscope.engine.tensor.MemoryCategory;
-import io.gradscope.engine.memory.MemoryTimeline;
+import io.gradscope.engine.alloc.MemoryTimeline;
 import java.util.List;
 import java.util.function.IntConsumer;
 import javafx.geometry.VPos;

@@ -1,8 +1,8 @@
 package io.gradscope.app.view;
 
 import io.gradscope.app.viewmodel.TradeOff;
-import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.alloc.HeapLimit;
+import io.gradscope.engine.recompute.RematPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

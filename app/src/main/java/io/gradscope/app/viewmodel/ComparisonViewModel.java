@@ -2,8 +2,8 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.diagnose.RunDiff;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashMap;

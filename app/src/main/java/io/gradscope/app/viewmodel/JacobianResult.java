@@ -9,7 +9,7 @@ import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.RunJacobian;
 import io.gradscope.engine.jacobian.Sparsity;
 import io.gradscope.engine.jacobian.Watched;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.sparse.SparseMatrix;
 import io.gradscope.engine.trace.TraceGraph;

@@ -4,7 +4,7 @@ import io.gradscope.app.service.RunService;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.Sparsity;
-import io.gradscope.engine.program.Leaf;
+import io.gradscope.engine.run.Leaf;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
@@ -468,7 +468,7 @@ public final class JacobianViewModel implements Decorator {
         int id = ++request;
         JacobianResult.Request r = new JacobianResult.Request(output.get(), leaf.get(), sparsity.get(), kind.get(), order.get(), part);
         TraceGraph graph = s.graph();
-        io.gradscope.engine.program.ProgramRun run = s.run();
+        io.gradscope.engine.run.ProgramRun run = s.run();
         running.set(true);
         java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
         stop = mine;
@@ -518,7 +518,7 @@ public final class JacobianViewModel implements Decorator {
         whyStop.set(true);
         java.util.concurrent.atomic.AtomicBoolean mine = new java.util.concurrent.atomic.AtomicBoolean();
         whyStop = mine;
-        io.gradscope.engine.program.ProgramRun run = sweep.recorded().get().run();
+        io.gradscope.engine.run.ProgramRun run = sweep.recorded().get().run();
         why.set("Finding why it is nonzero…");
         service.submit(() -> r.why(run, i, j, mine::get), (w, failure) -> {
             if (mine.get()) {

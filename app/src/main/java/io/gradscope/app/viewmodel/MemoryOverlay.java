@@ -1,8 +1,8 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.engine.memory.MemoryTimeline;
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.alloc.MemoryTimeline;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.trace.Trace;
 import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;

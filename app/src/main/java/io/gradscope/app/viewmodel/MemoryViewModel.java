@@ -2,11 +2,11 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.Fraction;
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javafx.beans.property.ReadOnlyBooleanProperty;

@@ -1,9 +1,9 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.Replay;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.Replay;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceEvent;

@@ -4,7 +4,7 @@ import io.gradscope.app.service.ModelImport;
 import io.gradscope.app.service.OpenTimes;
 import io.gradscope.app.service.RunError;
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.onnx.NodeOrigin;
 import io.gradscope.engine.InputFiles;
 import io.gradscope.engine.tensor.DType;
@@ -271,7 +271,7 @@ public final class SessionViewModel {
     }
 
     /** Which values the next runs keep for the inspector (all, fit, none); the rest are recomputed when inspected. */
-    public void setRetention(io.gradscope.engine.memory.Retention.Kind kind) {
+    public void setRetention(io.gradscope.engine.alloc.Retention.Kind kind) {
         service.setRetention(kind);
     }
 
@@ -387,7 +387,7 @@ public final class SessionViewModel {
         String text = null;
         String problem = InputFiles.problem(path);
         if (problem == null) {
-            problem = io.gradscope.engine.program.Program.sizeProblem(path);
+            problem = io.gradscope.engine.run.Program.sizeProblem(path);
         }
         if (problem == null) {
             try {
@@ -591,15 +591,15 @@ public final class SessionViewModel {
     }
 
     /** " · 1.2 GiB of values not retained (--retain fit, 1.5 GiB kept at most), recomputed when inspected", or "" when all are kept. */
-    static String notRetained(io.gradscope.engine.program.ProgramRun run) {
+    static String notRetained(io.gradscope.engine.run.ProgramRun run) {
         var m = run.memory();
         if (m == null || m.dropped() == 0) {
             return "";
         }
         var r = m.retention();
-        return " · " + io.gradscope.engine.memory.HeapLimit.human(m.dropped()) + " of values not retained (--retain "
-                + r.kind().name().toLowerCase(Locale.ROOT) + (r.kind() == io.gradscope.engine.memory.Retention.Kind.FIT
-                ? ", " + io.gradscope.engine.memory.HeapLimit.human(r.budget()) + " kept at most" : "") + "), recomputed when inspected";
+        return " · " + io.gradscope.engine.alloc.HeapLimit.human(m.dropped()) + " of values not retained (--retain "
+                + r.kind().name().toLowerCase(Locale.ROOT) + (r.kind() == io.gradscope.engine.alloc.Retention.Kind.FIT
+                ? ", " + io.gradscope.engine.alloc.HeapLimit.human(r.budget()) + " kept at most" : "") + "), recomputed when inspected";
     }
 
     /** A number for the status line: NaN and the infinities are said as such. */

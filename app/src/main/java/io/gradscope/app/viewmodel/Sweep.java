@@ -1,6 +1,6 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceEvent;

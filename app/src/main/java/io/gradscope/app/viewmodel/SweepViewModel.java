@@ -2,7 +2,7 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;

@@ -2,8 +2,8 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.StepImport;
 import io.gradscope.engine.diagnose.RunDiff;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.step.StepDiff;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceGraph;

@@ -1,11 +1,11 @@
 package io.gradscope.app.viewmodel;
 
-import io.gradscope.engine.memory.RematPlanner;
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.memory.StepProfile;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
-import io.gradscope.engine.program.StepMemory;
+import io.gradscope.engine.recompute.RematPlanner;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.recompute.StepProfile;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
+import io.gradscope.engine.run.StepMemory;
 import io.gradscope.engine.tensor.Device;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +33,7 @@ public record TradeOff(List<Point> curve, List<Point> named, Point current, long
         /** "sqrt", "budget 40.0 KiB". */
         public String label() {
             return policy.kind() == RematPolicy.Kind.BUDGET
-                    ? "budget " + io.gradscope.engine.memory.HeapLimit.human(policy.budget()) : policy.toString();
+                    ? "budget " + io.gradscope.engine.alloc.HeapLimit.human(policy.budget()) : policy.toString();
         }
     }
 

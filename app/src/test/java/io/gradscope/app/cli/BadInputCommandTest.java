@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import ai.onnx.proto.OnnxMl;
 import io.gradscope.app.service.ModelImport;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

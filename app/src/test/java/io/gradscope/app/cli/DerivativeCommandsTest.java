@@ -3,7 +3,7 @@ package io.gradscope.app.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.Colorings;
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.sparse.MatrixMarket;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.Tensor;

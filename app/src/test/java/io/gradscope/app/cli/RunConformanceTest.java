@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package io.gradscope.app.layout;
 
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.trace.TraceGraph;
 import java.nio.file.Path;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.onnx.OnnxImport;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,6 @@
 package io.gradscope.app.service;
 
-import io.gradscope.engine.program.Npy;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
 import java.nio.file.Files;

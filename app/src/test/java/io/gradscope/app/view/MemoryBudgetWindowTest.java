@@ -2,8 +2,8 @@ package io.gradscope.app.view;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gradscope.engine.memory.HeapLimit;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.alloc.HeapLimit;
+import io.gradscope.engine.recompute.RematPolicy;
 import java.nio.file.Path;
 import javafx.scene.control.ComboBox;
 import javafx.scene.control.Slider;

@@ -33,7 +33,7 @@ class MemoryChartNarrowWindowTest extends WindowFixture {
                     assertTrue(t.x0() >= -0.5 && t.x1() <= w + 0.5, "'" + t.text() + "' from " + t.x0() + " to " + t.x1()
                             + " inside the chart, 0 to " + w);
                 }
-                String peak = io.gradscope.engine.memory.HeapLimit.human(window.viewModel().memory().track().get().timeline().peakBytes());
+                String peak = io.gradscope.engine.alloc.HeapLimit.human(window.viewModel().memory().track().get().timeline().peakBytes());
                 for (String wanted : new String[] {"0", "reserved", peak}) {
                     assertTrue(texts.stream().anyMatch(t -> t.text().contains(wanted)), "'" + wanted + "' drawn: " + texts);
                 }

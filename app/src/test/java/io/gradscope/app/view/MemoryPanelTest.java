@@ -7,7 +7,7 @@ import io.gradscope.app.viewmodel.MemoryTrack;
 import io.gradscope.app.viewmodel.RecomputeMarks;
 import io.gradscope.app.viewmodel.Sweep;
 import io.gradscope.app.viewmodel.TradeOff;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.trace.TraceEvent;
 import java.util.HashSet;
 import java.util.Set;
@@ -174,9 +174,9 @@ class MemoryPanelTest extends WindowFixture {
         waitUntil(() -> window.memoryPanel().chart().overlay() != null);
         assertTrue(window.memoryPanel().chart().getScene() != null);
         assertEquals(RematPolicy.SQRT, window.memoryPanel().chart().overlay().policy());
-        long independent = io.gradscope.engine.program.Program.load(Path.of("../assets/examples/residual_checkpoint.grad"))
-                .run(new io.gradscope.engine.program.RunOptions(window.viewModel().dtype().get(), 0, java.util.Map.of()),
-                        new io.gradscope.engine.program.MemoryOptions(RematPolicy.SQRT, false), (a, b, c) -> { })
+        long independent = io.gradscope.engine.run.Program.load(Path.of("../assets/examples/residual_checkpoint.grad"))
+                .run(new io.gradscope.engine.run.RunOptions(window.viewModel().dtype().get(), 0, java.util.Map.of()),
+                        new io.gradscope.engine.run.MemoryOptions(RematPolicy.SQRT, false), (a, b, c) -> { })
                 .timeline().peakBytes();
         assertEquals(independent, window.memoryPanel().chart().overlay().peak(), "the compared run's peak");
     }

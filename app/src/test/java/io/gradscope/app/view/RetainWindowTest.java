@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.viewmodel.OnDemandViewModel;
-import io.gradscope.engine.memory.Retention;
+import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceGraph;
 import org.junit.jupiter.api.Test;

@@ -14,7 +14,7 @@ import io.gradscope.engine.diagnose.RunDiff;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;

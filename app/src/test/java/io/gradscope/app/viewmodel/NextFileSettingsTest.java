@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.gradscope.app.service.ModelImport;
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.RematPolicy;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.tensor.DType;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.Retention;
+import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.NotRetained;
 import io.gradscope.engine.trace.TraceGraph;

@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.RematPlanner;
-import io.gradscope.engine.memory.RematPolicy;
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.recompute.RematPlanner;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.trace.TraceEvent;
 import java.io.IOException;

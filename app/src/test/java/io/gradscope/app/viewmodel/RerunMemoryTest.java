@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.MemoryTimeline;
+import io.gradscope.engine.alloc.MemoryTimeline;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.memory.Retention;
+import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;

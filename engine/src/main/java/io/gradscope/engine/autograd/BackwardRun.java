@@ -2,7 +2,7 @@ package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.ops.OpContext;

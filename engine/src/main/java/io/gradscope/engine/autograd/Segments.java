@@ -1,7 +1,7 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.memory.Holds;
-import io.gradscope.engine.memory.RematPlan;
+import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.recompute.RematPlan;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Tensor;

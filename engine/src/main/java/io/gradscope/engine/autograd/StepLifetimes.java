@@ -1,8 +1,8 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.memory.Holds;
-import io.gradscope.engine.memory.RematPlan;
-import io.gradscope.engine.memory.StepProfile;
+import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.recompute.RematPlan;
+import io.gradscope.engine.recompute.StepProfile;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;

@@ -5,7 +5,7 @@ import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.Backend;
-import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

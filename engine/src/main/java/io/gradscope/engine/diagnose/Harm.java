@@ -1,7 +1,7 @@
 package io.gradscope.engine.diagnose;
 
-import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 
 /**

@@ -2,11 +2,11 @@ package io.gradscope.engine.jacobian;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.ops.GradMode;
-import io.gradscope.engine.program.Directional;
-import io.gradscope.engine.program.Leaf;
-import io.gradscope.engine.program.Names;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Directional;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.lang.Names;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;

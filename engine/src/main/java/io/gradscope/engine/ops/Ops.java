@@ -1,7 +1,7 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.DType;

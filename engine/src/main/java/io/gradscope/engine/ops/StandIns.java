@@ -1,6 +1,6 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;

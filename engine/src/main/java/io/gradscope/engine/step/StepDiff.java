@@ -1,9 +1,9 @@
 package io.gradscope.engine.step;
 
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Pos;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.lang.Pos;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
 import java.util.Arrays;

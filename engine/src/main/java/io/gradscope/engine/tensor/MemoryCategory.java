@@ -13,7 +13,7 @@ public enum MemoryCategory {
 
     /**
      * Where a new tensor's category comes from: the memory accounting installs its own as it starts
-     * ({@code memory.Allocations}, which lies above this package); {@link #ACTIVATION} until then,
+     * ({@code alloc.Allocations}, which lies above this package); {@link #ACTIVATION} until then,
      * which is what it says outside any scope.
      */
     private static Supplier<MemoryCategory> current = () -> ACTIVATION;

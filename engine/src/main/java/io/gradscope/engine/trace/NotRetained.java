@@ -8,9 +8,9 @@ import java.util.List;
 
 /**
  * The stand-in a trace keeps for a value or gradient the run did not retain (see
- * {@code memory.Retention}): a tensor of the same shape, strides and dtype on the meta device,
+ * {@code alloc.Retention}): a tensor of the same shape, strides and dtype on the meta device,
  * with no data, so that everything that reads only a value's shape goes on working and anything
- * that wants its elements can ask {@link #is} first and recompute it ({@code program.Replay}).
+ * that wants its elements can ask {@link #is} first and recompute it ({@code run.Replay}).
  *
  * <pre>{@code
  * Tensor v = graph.vertex(i).value();

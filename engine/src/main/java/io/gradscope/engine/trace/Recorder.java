@@ -82,7 +82,7 @@ public final class Recorder implements AutoCloseable {
     /**
      * Starts recording events with their tensors, letting go of each tensor when its storage is
      * released: the event then keeps a stand-in of the same shape without data ({@link NotRetained}).
-     * For a run that retains only some of its values ({@code memory.Retention}).
+     * For a run that retains only some of its values ({@code alloc.Retention}).
      */
     public static Recorder startDroppingReleased() {
         return start(new Recorder(true, true));

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
@@ -149,10 +149,10 @@ class FiniteOriginTest {
         String text = "w = param(4)\nb = w - 5\nl = log(b * b - 30)\nc = l * 2\nL = sum(c * w)\n";
         Program p = Program.parse("dropped.grad", text);
         RunOptions o = new RunOptions(DType.FLOAT64, 0, Map.of());
-        FiniteOrigin.Report all = FiniteOrigin.find(run(p, o, io.gradscope.engine.memory.Retention.ALL).trace());
+        FiniteOrigin.Report all = FiniteOrigin.find(run(p, o, io.gradscope.engine.alloc.Retention.ALL).trace());
         assertEquals("l", all.origin().title());
         assertEquals(0, all.notRetained());
-        FiniteOrigin.Report none = FiniteOrigin.find(run(p, o, io.gradscope.engine.memory.Retention.NONE).trace());
+        FiniteOrigin.Report none = FiniteOrigin.find(run(p, o, io.gradscope.engine.alloc.Retention.NONE).trace());
         assertTrue(none.notRetained() > 0, "the stand-ins are counted");
         assertTrue(none.anyBad());
         FiniteOrigin.Finding f = none.origin();
@@ -161,8 +161,8 @@ class FiniteOriginTest {
         assertTrue(none.valueHealth().size() < all.valueHealth().size(), "no health is made up for a stand-in");
     }
 
-    private static ProgramRun run(Program p, RunOptions o, io.gradscope.engine.memory.Retention r) {
-        io.gradscope.engine.memory.RematPlanner.Planned planned = p.plan(o, io.gradscope.engine.memory.RematPolicy.SEGMENTS, false);
+    private static ProgramRun run(Program p, RunOptions o, io.gradscope.engine.alloc.Retention r) {
+        io.gradscope.engine.recompute.RematPlanner.Planned planned = p.plan(o, io.gradscope.engine.recompute.RematPolicy.SEGMENTS, false);
         return p.run(o, planned, r, (phase, done, total) -> { });
     }
 

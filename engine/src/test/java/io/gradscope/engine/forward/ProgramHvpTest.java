@@ -3,11 +3,11 @@ package io.gradscope.engine.forward;
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.gradscope.engine.program.Directional;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Directional;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

@@ -4,9 +4,9 @@ import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.sparse.SparseMatrix;
 import io.gradscope.engine.tensor.DType;

@@ -7,11 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.MemoryOptions;
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.MemoryOptions;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.scalar.ScalarExpansion;
 import io.gradscope.engine.scalar.Value;
 import io.gradscope.engine.sparse.Pattern;

@@ -12,9 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;
@@ -255,7 +255,7 @@ class OnnxImportErrorsTest {
         for (String inside : new String[] {"sub/in.bin", "sub\\in.bin", "./sub/../sub/in.bin", "in-link.bin"}) {
             OnnxImport.Result r = OnnxImport.run(external(inside).write(folder.resolve("ext.onnx")), dir.resolve("out-ok"),
                     OnnxImport.Options.defaults());
-            assertArrayEquals(new double[] {1, 2, 3, 4}, io.gradscope.engine.program.Npy.read(r.program().resolveSibling("params/W.npy"))
+            assertArrayEquals(new double[] {1, 2, 3, 4}, io.gradscope.engine.run.Npy.read(r.program().resolveSibling("params/W.npy"))
                     .toDoubleArray(), inside);
             deleteTree(dir.resolve("out-ok"));
         }

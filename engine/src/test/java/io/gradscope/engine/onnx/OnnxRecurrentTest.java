@@ -4,9 +4,9 @@ import static io.gradscope.engine.Assertions2.assertClose;
 import static io.gradscope.engine.onnx.ModelBuilder.floats;
 import static io.gradscope.engine.onnx.ModelBuilder.integer;
 
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

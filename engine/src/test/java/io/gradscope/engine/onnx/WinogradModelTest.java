@@ -3,10 +3,10 @@ package io.gradscope.engine.onnx;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.program.Npy;
-import io.gradscope.engine.program.Program;
-import io.gradscope.engine.program.ProgramRun;
-import io.gradscope.engine.program.RunOptions;
+import io.gradscope.engine.run.Npy;
+import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.tensor.Backends;
-import io.gradscope.engine.memory.Allocations;
+import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;

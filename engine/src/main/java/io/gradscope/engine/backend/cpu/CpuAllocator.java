@@ -1,9 +1,9 @@
 package io.gradscope.engine.backend.cpu;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.BlockCache;
-import io.gradscope.engine.memory.HeapLimit;
+import io.gradscope.engine.alloc.Allocations;
+import io.gradscope.engine.alloc.BlockCache;
+import io.gradscope.engine.alloc.HeapLimit;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

@@ -92,7 +92,7 @@ public final class CpuBackend implements Backend {
     }
 
     /** The allocator's cache (for tests: its reservations and cached bytes). */
-    public io.gradscope.engine.memory.BlockCache<Object> cache() {
+    public io.gradscope.engine.alloc.BlockCache<Object> cache() {
         return allocator.cache();
     }
 

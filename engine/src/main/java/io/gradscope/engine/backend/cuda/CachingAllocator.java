@@ -5,8 +5,8 @@ import static jcuda.driver.JCudaDriver.cuMemFree;
 import static jcuda.driver.JCudaDriver.cuMemsetD8;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.memory.Allocations;
-import io.gradscope.engine.memory.BlockCache;
+import io.gradscope.engine.alloc.Allocations;
+import io.gradscope.engine.alloc.BlockCache;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;

@@ -1,6 +1,0 @@
-package io.gradscope.app.archfixture.engine.alloc;
-
-/** Breaks the engine's layers: a package in no layer. */
-public class Unplaced {
-
-}
