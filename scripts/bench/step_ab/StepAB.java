@@ -1,3 +1,4 @@
+
 import io.gradscope.engine.run.MemoryOptions;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;

@@ -1,9 +1,10 @@
-import io.gradscope.engine.recompute.RematPolicy;
+
 import io.gradscope.engine.onnx.GeneratedWeights;
 import io.gradscope.engine.onnx.OnnxImport;
 import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.OpObserver;
 import io.gradscope.engine.ops.OpObservers;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.run.MemoryOptions;
 import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.run.Program;

@@ -21,6 +21,7 @@ import com.tngtech.archunit.library.freeze.FreezingArchRule;
 import com.tngtech.archunit.library.freeze.ViolationStore;
 import io.gradscope.app.archfixture.app.view.OldPanel;
 import io.gradscope.app.archfixture.engine.ops.SomeOp;
+import io.gradscope.engine.run.Program;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -122,6 +123,23 @@ class AppLayersTest {
     @Test
     void viewsReadViewModelsBeyondTodaysList() throws Exception {
         FreezingArchRule.freeze(viewsReadViewModels(APP, ENGINE)).check(app());
+    }
+
+    /** A run carries the program it ran (ProgramRun#program): view-models never parse its text again. */
+    static ArchRule noParseInViewModels(String app) {
+        return noClasses().that().resideInAPackage(app + ".viewmodel..")
+                .should().callMethod(Program.class, "parse", String.class, String.class)
+                .as("view-models use the program a run carries and never parse its text again");
+    }
+
+    @Test
+    void viewModelsDoNotParseProgramsAgain() throws Exception {
+        noParseInViewModels(APP).check(app());
+    }
+
+    @Test
+    void aViewModelParsingAProgramBreaksItsRule() {
+        assertBroken(noParseInViewModels(FIXTURE), ModuleClasses.fixture("app"), "viewmodel.ParsesAgain", "Program.parse");
     }
 
     @Test

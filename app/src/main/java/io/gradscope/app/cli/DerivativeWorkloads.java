@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.forward.Hvp;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.run.Directional;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.RunOptions;

@@ -2,9 +2,9 @@ package io.gradscope.app.cli;
 
 import io.gradscope.app.cli.Workloads.Workload;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.onnx.GeneratedWeights;
 import io.gradscope.engine.onnx.OnnxImport;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.run.MemoryOptions;
 import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.run.Program;

@@ -1,13 +1,13 @@
 package io.gradscope.app.cli;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.Backends;
-import io.gradscope.engine.run.Leaf;
 import io.gradscope.engine.lang.Names;
-import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.lang.Pos;
+import io.gradscope.engine.run.Leaf;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.RunOptions;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;

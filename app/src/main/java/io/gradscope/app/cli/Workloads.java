@@ -1,10 +1,10 @@
 package io.gradscope.app.cli;
 
+import io.gradscope.engine.alloc.Holds;
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.autograd.Sgd;
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;

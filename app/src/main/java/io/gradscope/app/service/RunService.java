@@ -3,16 +3,16 @@ package io.gradscope.app.service;
 import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.alloc.HeapLimit;
-import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.alloc.Retention;
-import io.gradscope.engine.recompute.RematPolicy;
-import io.gradscope.engine.onnx.OnnxImport;
-import io.gradscope.engine.run.Program;
 import io.gradscope.engine.lang.ProgramException;
+import io.gradscope.engine.onnx.OnnxImport;
+import io.gradscope.engine.recompute.RematPlanner;
+import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.RunOptions;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.trace.TraceGraph;
@@ -220,7 +220,7 @@ public final class RunService {
         }
         progress.update(1.0, () -> "Laying out " + graph.size() + " nodes…");
         GraphLayout layouts = GraphLayout.of(graph);
-        GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), request.source()));
+        GraphLayout.Result layout = layouts.layout(collapsedOnOpen(layouts.hierarchy(), program));
         clock.mark();
         return new Result(run, graph, layout, clock.done(), tangent);
     }
@@ -262,10 +262,10 @@ public final class RunService {
      * expanded, except in a model imported from ONNX (its header says so), which opens as its top-level
      * modules, a handful of boxes to expand.
      */
-    public static Set<String> collapsedOnOpen(Hierarchy hierarchy, String source) {
+    public static Set<String> collapsedOnOpen(Hierarchy hierarchy, Program program) {
         Set<String> out = new java.util.LinkedHashSet<>(hierarchy.runs());
         out.addAll(hierarchy.sections());
-        if (OnnxImport.importedFrom(source).isPresent()) {
+        if (OnnxImport.importedFrom(program).isPresent()) {
             out.addAll(hierarchy.outermost());
         }
         return out;

@@ -2,7 +2,6 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.diagnose.RunDiff;
-import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.trace.TraceGraph;
@@ -139,7 +138,7 @@ public final class ComparisonViewModel {
                 progress.set(f);
             }
         });
-        service.submit(() -> Program.parse(o.file(), o.source()).run(RunService.options(o), told.run(stopping::get)), (run, failure) -> {
+        service.submit(() -> s.run().program().run(RunService.options(o), told.run(stopping::get)), (run, failure) -> {
             if (id != request) {
                 return;
             }
@@ -187,7 +186,7 @@ public final class ComparisonViewModel {
         }
         TorchComparison.Made made;
         try {
-            made = TorchComparison.of(step, Program.parse(r.file(), r.source()), s);
+            made = TorchComparison.of(step, s.run().program(), s);
         } catch (RuntimeException e) {
             report.accept("Cannot compare with PyTorch: " + RunService.errorOf(e).what());
             return;

@@ -3,9 +3,8 @@ package io.gradscope.app.viewmodel;
 import io.gradscope.app.service.RunService;
 import io.gradscope.app.service.TangentChoice;
 import io.gradscope.app.service.TangentRuns;
-import io.gradscope.engine.run.Leaf;
 import io.gradscope.engine.lang.OpenHint;
-import io.gradscope.engine.run.Program;
+import io.gradscope.engine.run.Leaf;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.TraceEvent;
@@ -262,8 +261,9 @@ public final class DerivativesViewModel {
     public void computeHessian() {
         String leaf = hvpLeaf.get();
         RunService.Request request = shownRequest.get();
+        Sweep shown = sweep.recorded().get();
         LeafInfo info = leaf == null ? null : leaf(leaf);
-        if (info == null || request == null) {
+        if (info == null || request == null || shown == null) {
             hessianNote.set("Choose a leaf with a gradient and compute H·v first.");
             return;
         }
@@ -279,7 +279,7 @@ public final class DerivativesViewModel {
         hessianRunning.set(true);
         hessianProgress.set(0);
         hessianNote.set("Computing the Hessian of '" + leaf + "': " + info.numel() + " Hessian-vector products…");
-        service.submit(stop.around(() -> TangentRuns.hessian(Program.parse(request.file(), request.source()), RunService.options(request),
+        service.submit(stop.around(() -> TangentRuns.hessian(shown.run().program(), RunService.options(request),
                 leaf, (done, of) -> {
                     service.onUi(() -> {
                         if (id == hessianRequest) {

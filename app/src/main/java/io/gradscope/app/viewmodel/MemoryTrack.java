@@ -1,9 +1,9 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.engine.alloc.HeapLimit;
-import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.alloc.MemoryTimeline;
 import io.gradscope.engine.run.ProgramRun;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.trace.TraceEvent;
 import io.gradscope.engine.trace.TraceGraph;

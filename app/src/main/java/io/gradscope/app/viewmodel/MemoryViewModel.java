@@ -4,7 +4,6 @@ import io.gradscope.app.service.Fraction;
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.run.MemoryOptions;
-import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.RunOptions;
 import java.util.function.Consumer;
@@ -272,7 +271,7 @@ public final class MemoryViewModel {
                 busy.set("Planning the trade-off curve: " + done + " of " + of + " plans…");
             }
         });
-        service.submit(() -> TradeOff.of(Program.parse(r.file(), r.source()), RunService.options(r), profile, current, BUDGETS,
+        service.submit(() -> TradeOff.of(s.run().program(), RunService.options(r), profile, current, BUDGETS,
                 () -> id != planning, told::done), (t, failure) -> { // a newer run, a request or Cancel stops it between plans
                     if (id != planning) {
                         return;
@@ -316,7 +315,7 @@ public final class MemoryViewModel {
         });
         service.submit(() -> {
             RunOptions options = RunService.options(r);
-            ProgramRun other = Program.parse(r.file(), r.source()).run(options, new MemoryOptions(policy, false),
+            ProgramRun other = onto.program().run(options, new MemoryOptions(policy, false),
                     told.run(() -> id != comparing));
             return MemoryOverlay.of(policy, other, onto);
         }, (o, failure) -> {

@@ -1,7 +1,6 @@
 package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.Replay;
 import io.gradscope.engine.tensor.Tensor;
@@ -49,7 +48,6 @@ public final class OnDemandViewModel {
     private final ReadOnlyObjectWrapper<String> working = new ReadOnlyObjectWrapper<>(this, "working");
     private final Map<String, Answer> recent = new LinkedHashMap<>(16, 0.75f, true);
     private Sweep recentOf;
-    private Program program;
     private String asked;
     /** Whether an inspection arrived while a replay was running (it is answered next). */
     private boolean waiting;
@@ -112,7 +110,6 @@ public final class OnDemandViewModel {
         if (recentOf != i.sweep()) {
             recent.clear();
             recentOf = i.sweep();
-            program = null;
         }
         boolean gradients = i.mode() == Sweep.Mode.BACKWARD;
         String key = i.vertex() + (gradients ? "+g" : "");
@@ -138,11 +135,8 @@ public final class OnDemandViewModel {
         Sweep s = i.sweep();
         int vertex = i.vertex();
         ProgramRun run = s.run();
-        Program p = program;
-        service.submit(() -> {
-            Program replayed = p != null ? p : Program.parse(request.file(), request.source());
-            return new Object[] {replayed, Replay.of(replayed, RunService.options(request), run, vertex, gradients)};
-        }, (done, failure) -> {
+        // The run carries the program it ran: a replay runs it again, with no parse of its text.
+        service.submit(() -> Replay.of(run.program(), RunService.options(request), run, vertex, gradients), (r, failure) -> {
             if (s != recentOf) {
                 working.set(null); // another run is on screen now
                 asked = null;
@@ -156,8 +150,6 @@ public final class OnDemandViewModel {
             if (failure != null) {
                 a = new Answer(s, vertex, gradients, null, null, List.of(), "Could not recompute it: " + failure.getMessage());
             } else {
-                program = (Program) done[0];
-                Replay.Recomputed r = (Replay.Recomputed) done[1];
                 a = new Answer(s, vertex, gradients, r.value(), r.upstream(), contributions(s.graph(), vertex, r.contributions()), null);
                 recent.put(key, a);
                 while (recent.size() > KEPT) {

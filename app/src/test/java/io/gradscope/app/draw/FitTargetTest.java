@@ -9,6 +9,7 @@ import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.app.layout.Programs;
 import io.gradscope.app.service.RunService;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;
 import java.util.List;
@@ -36,7 +37,7 @@ class FitTargetTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 10_000);
         g = Programs.graph("chain.grad", text);
         h = Hierarchy.of(g);
-        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
         outer = members.get(members.size() / 2).container();
         inner = h.container(outer).members().get(2).container();
@@ -118,7 +119,7 @@ class FitTargetTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.BLOCKS, 10_000);
         TraceGraph bg = Programs.graph("blocks.grad", text);
         Hierarchy bh = Hierarchy.of(bg);
-        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(bh, text));
+        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(bh, Program.parse("test.grad", text)));
         String repeat = bh.containers().stream().filter(c -> c.kind() == Hierarchy.Kind.REPEAT).map(Hierarchy.Container::id)
                 .filter(collapsed::contains).findFirst().orElseThrow();
         collapsed.remove(repeat);

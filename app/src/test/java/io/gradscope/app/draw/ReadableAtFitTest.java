@@ -7,6 +7,7 @@ import io.gradscope.app.layout.GraphLayout;
 import io.gradscope.app.layout.Hierarchy;
 import io.gradscope.app.layout.Programs;
 import io.gradscope.app.service.RunService;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;
 import java.util.List;
@@ -48,7 +49,7 @@ class ReadableAtFitTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
         String last = members.get(members.size() - 1).container();
         collapsed.remove(last);
@@ -65,7 +66,7 @@ class ReadableAtFitTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200);
         TraceGraph g = Programs.graph("chain.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
         String outer = members.get(members.size() / 2).container();
         String inner = h.container(outer).members().get(2).container();

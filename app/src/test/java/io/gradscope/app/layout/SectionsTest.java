@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.cli.BenchUiPrograms;
 import io.gradscope.app.service.RunService;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,7 +40,7 @@ class SectionsTest {
             assertTrue(before == null || before.equals(inner), "line " + v.line() + " in " + before + " and " + inner);
         }
         // Opened as the app opens it: one node per section, each labelled with its lines.
-        Set<String> collapsed = RunService.collapsedOnOpen(h, text);
+        Set<String> collapsed = RunService.collapsedOnOpen(h, Program.parse("test.grad", text));
         GraphLayout.Result r = GraphLayout.layout(g, collapsed);
         assertEquals(root.members().size(), r.nodes().size());
         assertTrue(r.nodes().values().stream().allMatch(d -> d.label().contains("lines ")), "labels: " + r.nodes().keySet());
@@ -52,7 +53,7 @@ class SectionsTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 10_000);
         TraceGraph g = Programs.graph("chain.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         String first = h.container(Hierarchy.ROOT).members().get(0).container();
         collapsed.remove(first);
         GraphLayout.Result r = GraphLayout.layout(g, collapsed);
@@ -72,7 +73,7 @@ class SectionsTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.CHAIN, 1200);
         TraceGraph g = Programs.graph("chain.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         GraphLayout.Result folded = GraphLayout.layout(g, collapsed);
         String first = h.container(Hierarchy.ROOT).members().get(0).container();
         collapsed.remove(first);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.cli.BenchUiPrograms;
 import io.gradscope.app.service.RunService;
+import io.gradscope.engine.run.Program;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ class WideLayersTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = RunService.collapsedOnOpen(h, text);
+        Set<String> collapsed = RunService.collapsedOnOpen(h, Program.parse("test.grad", text));
         GraphLayout.Result r = GraphLayout.layout(g, collapsed);
         List<GraphLayout.Box> boxes = new ArrayList<>();
         for (GraphLayout.DisplayNode d : r.nodes().values()) {
@@ -60,7 +61,7 @@ class WideLayersTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 10000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        GraphLayout.Result r = GraphLayout.layout(g, RunService.collapsedOnOpen(h, text));
+        GraphLayout.Result r = GraphLayout.layout(g, RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         // The root's sections in program order (members are listed as written); their boxes, read as text is
         // read (top to bottom, then left to right), come in the same order.
         List<GraphLayout.Box> inProgram = new ArrayList<>();
@@ -84,7 +85,7 @@ class WideLayersTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         GraphLayout.Result folded = GraphLayout.layout(g, collapsed);
         List<Hierarchy.Member> members = h.container(Hierarchy.ROOT).members();
         String opened = members.get(members.size() / 2).container();
@@ -123,7 +124,7 @@ class WideLayersTest {
         String text = BenchUiPrograms.program(BenchUiPrograms.Shape.WIDE, 1000);
         TraceGraph g = Programs.graph("wide.grad", text);
         Hierarchy h = Hierarchy.of(g);
-        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, text));
+        Set<String> collapsed = new java.util.HashSet<>(RunService.collapsedOnOpen(h, Program.parse("test.grad", text)));
         String tree = h.container(Hierarchy.ROOT).members().stream().map(m -> h.container(m.container()))
                 .filter(c -> c.members().stream().allMatch(m -> m.isVertex() && "add".equals(g.vertex(m.vertex()).op())))
                 .max(java.util.Comparator.comparingInt(Hierarchy.Container::size)).orElseThrow().id();

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.Colorings;
 import io.gradscope.engine.jacobian.Jacobians;
 import io.gradscope.engine.jacobian.ProgramJacobians;
 import io.gradscope.engine.jacobian.Sparsity;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.sparse.Pattern;

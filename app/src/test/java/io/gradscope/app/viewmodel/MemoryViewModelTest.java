@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.app.service.RunService;
-import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.trace.TraceEvent;
 import java.io.IOException;
 import java.nio.file.Files;

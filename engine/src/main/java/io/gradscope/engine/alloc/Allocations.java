@@ -1,9 +1,9 @@
 package io.gradscope.engine.alloc;
 
 import io.gradscope.engine.tensor.Allocators;
-import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Storage;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

@@ -1,7 +1,7 @@
 package io.gradscope.engine.alloc;
 
-import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.trace.Trace;
 import io.gradscope.engine.trace.TraceEvent;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
-import io.gradscope.engine.tensor.StorageRole;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.OpObservers;
 import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

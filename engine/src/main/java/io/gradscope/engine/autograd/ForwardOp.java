@@ -1,7 +1,7 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.recompute.StepProfile;
 import io.gradscope.engine.ops.Op;
+import io.gradscope.engine.recompute.StepProfile;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Source;
 import java.util.ArrayList;

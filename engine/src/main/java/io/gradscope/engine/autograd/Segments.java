@@ -1,9 +1,9 @@
 package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.alloc.Holds;
-import io.gradscope.engine.recompute.RematPlan;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.recompute.RematPlan;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

@@ -1,12 +1,12 @@
 package io.gradscope.engine.autograd;
 
 import io.gradscope.engine.alloc.Holds;
-import io.gradscope.engine.recompute.RematPlan;
-import io.gradscope.engine.recompute.StepProfile;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.ops.VjpReads;
+import io.gradscope.engine.recompute.RematPlan;
+import io.gradscope.engine.recompute.StepProfile;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;

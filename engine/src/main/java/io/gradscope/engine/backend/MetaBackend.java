@@ -1,16 +1,16 @@
 package io.gradscope.engine.backend;
 
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.UnaryKind;
-import io.gradscope.engine.tensor.Backends;
-import io.gradscope.engine.tensor.Backend;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.Backend;
+import io.gradscope.engine.tensor.Backends;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**

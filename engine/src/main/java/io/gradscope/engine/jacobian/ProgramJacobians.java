@@ -1,10 +1,10 @@
 package io.gradscope.engine.jacobian;
 
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.run.Directional;
 import io.gradscope.engine.run.Leaf;
-import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.Shapes;

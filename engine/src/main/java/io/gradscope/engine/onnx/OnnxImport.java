@@ -165,7 +165,17 @@ public final class OnnxImport {
             return java.util.Optional.empty();
         }
         int eol = programText.indexOf('\n');
-        String first = (eol < 0 ? programText : programText.substring(0, eol)).strip();
+        return importedFromHeader(eol < 0 ? programText : programText.substring(0, eol));
+    }
+
+    /** The model a parsed program was imported from, read from its first leading comment (as above). */
+    public static java.util.Optional<String> importedFrom(io.gradscope.engine.run.Program program) {
+        List<String> header = program.leadingComments();
+        return header.isEmpty() ? java.util.Optional.empty() : importedFromHeader(header.get(0));
+    }
+
+    private static java.util.Optional<String> importedFromHeader(String firstLine) {
+        String first = firstLine.strip();
         String start = "# " + HEADER;
         int end = first.lastIndexOf(HEADER_END);
         if (!first.startsWith(start) || end <= start.length()) {

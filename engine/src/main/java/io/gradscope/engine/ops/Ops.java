@@ -2,10 +2,10 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
-import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Shapes;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import java.util.ArrayList;

@@ -3,7 +3,6 @@ package io.gradscope.engine.run;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
 import io.gradscope.engine.run.Value.BoolVal;
 import io.gradscope.engine.run.Value.NoneVal;
 import io.gradscope.engine.run.Value.NumVal;

@@ -1,12 +1,11 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.Names;
-
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.forward.Hvp;
 import io.gradscope.engine.forward.Tangents;
+import io.gradscope.engine.lang.Names;
+import io.gradscope.engine.ops.GradMode;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;

@@ -1,13 +1,12 @@
 package io.gradscope.engine.run;
 
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.lang.Parser;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
-import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.OpSpec;

@@ -1,7 +1,6 @@
 package io.gradscope.engine.run;
 
 import io.gradscope.engine.lang.Parser;
-
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;

@@ -1,12 +1,11 @@
 package io.gradscope.engine.run;
 
+import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.autograd.StepLifetimes;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
-import io.gradscope.engine.autograd.Node;
-import io.gradscope.engine.autograd.StepLifetimes;
 import io.gradscope.engine.run.Value.NumVal;
 import io.gradscope.engine.run.Value.TensorVal;
 import io.gradscope.engine.tensor.Shapes;

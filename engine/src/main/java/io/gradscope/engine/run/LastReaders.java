@@ -1,7 +1,6 @@
 package io.gradscope.engine.run;
 
 import io.gradscope.engine.lang.Ast;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,8 +1,7 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.Pos;
-
 import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;

@@ -1,19 +1,18 @@
 package io.gradscope.engine.run;
 
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.alloc.Allocations;
+import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.forward.Tangents;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
-import io.gradscope.engine.autograd.Node;
-import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.forward.Tangents;
-import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
-import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.run.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

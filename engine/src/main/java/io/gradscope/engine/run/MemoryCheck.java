@@ -1,9 +1,8 @@
 package io.gradscope.engine.run;
 
+import io.gradscope.engine.alloc.HeapLimit;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
-import io.gradscope.engine.alloc.HeapLimit;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 

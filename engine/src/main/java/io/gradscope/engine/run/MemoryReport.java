@@ -1,9 +1,9 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.alloc.MemoryTimeline;
 import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.recompute.RematPolicy;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.ArrayList;

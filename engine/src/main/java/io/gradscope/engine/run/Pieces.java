@@ -1,7 +1,6 @@
 package io.gradscope.engine.run;
 
 import io.gradscope.engine.lang.Pos;
-
 import io.gradscope.engine.run.Value.TensorVal;
 import io.gradscope.engine.run.Value.TupleVal;
 import io.gradscope.engine.tensor.Shapes;

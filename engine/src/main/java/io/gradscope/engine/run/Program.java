@@ -1,24 +1,23 @@
 package io.gradscope.engine.run;
 
+import io.gradscope.engine.GradscopeException;
+import io.gradscope.engine.InputFiles;
+import io.gradscope.engine.alloc.Allocations;
+import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.Retention;
+import io.gradscope.engine.autograd.Backward;
+import io.gradscope.engine.autograd.Gradients;
+import io.gradscope.engine.autograd.StepLifetimes;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Parser;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-
-import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.InputFiles;
-import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.autograd.Gradients;
-import io.gradscope.engine.autograd.StepLifetimes;
-import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.alloc.Holds;
-import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.recompute.RematPlan;
 import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.recompute.RematPolicy;
-import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.run.Value.TensorVal;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import java.io.IOException;
@@ -48,15 +47,35 @@ public final class Program {
 
     private final String file;
     private final List<Ast.Stmt> statements;
+    private final List<String> leadingComments;
 
-    private Program(String file, List<Ast.Stmt> statements) {
+    private Program(String file, List<Ast.Stmt> statements, List<String> leadingComments) {
         this.file = file;
         this.statements = statements;
+        this.leadingComments = leadingComments;
     }
 
     /** Parses program text; a syntax error is a {@link ProgramException} with its line and column. */
     public static Program parse(String file, String source) {
-        return new Program(file, Parser.parse(file, source));
+        return new Program(file, Parser.parse(file, source), leadingComments(source));
+    }
+
+    /** The comment lines before the first statement, stripped, blank lines skipped. */
+    private static List<String> leadingComments(String source) {
+        List<String> out = new java.util.ArrayList<>();
+        int at = 0;
+        while (at < source.length()) {
+            int eol = source.indexOf('\n', at);
+            String line = source.substring(at, eol < 0 ? source.length() : eol).strip();
+            if (!line.isEmpty() && !line.startsWith("#")) {
+                break;
+            }
+            if (!line.isEmpty()) {
+                out.add(line);
+            }
+            at = eol < 0 ? source.length() : eol + 1;
+        }
+        return List.copyOf(out);
     }
 
     /**
@@ -120,6 +139,14 @@ public final class Program {
 
     public String file() {
         return file;
+    }
+
+    /**
+     * The comment lines before the program's first statement (a header: an imported model's says
+     * where it came from, {@code onnx.OnnxImport#importedFrom}), stripped, in order.
+     */
+    public List<String> leadingComments() {
+        return leadingComments;
     }
 
     /** Every name the program assigns, leaves and computed values alike, with where it is assigned. */
@@ -370,7 +397,7 @@ public final class Program {
                         life.recomputedOps(), life.recomputedFlops(), retention.kind() != Retention.Kind.NONE, life.profile(),
                         options.device().toString(), retention, holds.droppedBytes());
                 return new ProgramRun(result, values, List.copyOf(in.leaves), grads == null || retain ? grads : grads.unreleased(),
-                        List.copyOf(in.segments), rec.trace(), memory);
+                        List.copyOf(in.segments), rec.trace(), memory, this);
             } finally {
                 life.finish();
             }

@@ -1,8 +1,7 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.Ast;
-
 import io.gradscope.engine.autograd.StepLifetimes;
+import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.run.Value.TensorVal;
 import io.gradscope.engine.tensor.Tensor;

@@ -12,15 +12,16 @@ import java.util.Map;
  * leaves that need one, the checkpoint segments (statement names), the trace of everything
  * the engine did, and what it did with memory. The graph is the trace's: {@link TraceGraph#of(Trace)}.
  * A run that did not retain its values has only the leaves' values (a parameter's, a given input's)
- * and the leaves' gradients left, and its trace keeps no tensors.
+ * and the leaves' gradients left, and its trace keeps no tensors. The run carries the parsed program
+ * it ran, so what runs it again (a replay, a comparison, a plan) need not parse its text again.
  */
 public record ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
-                         List<List<String>> checkpointSegments, Trace trace, StepMemory memory) {
+                         List<List<String>> checkpointSegments, Trace trace, StepMemory memory, Program program) {
 
-    /** A run without memory information (built by hand). */
+    /** A run built by hand: no memory information and no program. */
     public ProgramRun(Tensor objective, Map<String, Tensor> values, List<Leaf> leaves, Gradients gradients,
                       List<List<String>> checkpointSegments, Trace trace) {
-        this(objective, values, leaves, gradients, checkpointSegments, trace, null);
+        this(objective, values, leaves, gradients, checkpointSegments, trace, null, null);
     }
 
     /** The memory timeline of the run's device. */

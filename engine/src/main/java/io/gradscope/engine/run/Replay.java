@@ -1,10 +1,10 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.autograd.StepObservers;
 import io.gradscope.engine.alloc.Allocations;
 import io.gradscope.engine.alloc.Holds;
-import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.alloc.Retention;
+import io.gradscope.engine.autograd.StepObservers;
+import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;

@@ -1,7 +1,7 @@
 package io.gradscope.engine.step;
 
-import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.lang.Pos;
+import io.gradscope.engine.run.Npy;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.Tensor;

@@ -1,12 +1,11 @@
 package io.gradscope.engine.alloc;
 
-import io.gradscope.engine.alloc.BlockCache;
-import io.gradscope.engine.alloc.BlockCacheTest;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.engine.alloc.BlockCache;
+import io.gradscope.engine.alloc.BlockCacheTest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.onnx.proto.OnnxMl;
 import com.google.protobuf.ByteString;
+import io.gradscope.engine.run.Program;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -114,6 +115,17 @@ class NodeOriginTest {
         }
         assertEquals(Optional.empty(), OnnxImport.importedFrom("# a program\ny = relu(x)\n"));
         assertEquals(Optional.of("m.onnx"), OnnxImport.importedFrom("# Imported from m.onnx by gradscope import (ONNX opset 13).\n"));
+    }
+
+    @Test
+    void aParsedProgramSaysWhereItWasImportedFromAsItsTextDoes() {
+        String imported = "# Imported from m.onnx by gradscope import (ONNX opset 13).\n# model 'm'\n\nx = input(2)\nloss = sum(x)\n";
+        String plain = "x = input(2)  # Imported from m.onnx by gradscope import (ONNX opset 13).\nloss = sum(x)\n";
+        for (String text : new String[] {imported, plain, "# a program\nx = input(2)\nloss = sum(x)\n"}) {
+            assertEquals(OnnxImport.importedFrom(text), OnnxImport.importedFrom(Program.parse("m.grad", text)), text);
+        }
+        assertEquals(java.util.List.of("# Imported from m.onnx by gradscope import (ONNX opset 13).", "# model 'm'"),
+                Program.parse("m.grad", imported).leadingComments());
     }
 
     /** The origin read back says what the model file says of the node. */

@@ -1,7 +1,5 @@
 package io.gradscope.engine.recompute;
 
-import io.gradscope.engine.tensor.StorageRole;
-import io.gradscope.engine.tensor.MemoryCategory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -10,7 +8,9 @@ import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Storage;
+import io.gradscope.engine.tensor.StorageRole;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;
 import java.util.HashMap;

@@ -1,10 +1,9 @@
 package io.gradscope.engine.recompute;
 
-import io.gradscope.engine.alloc.MemoryTimeline;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.engine.alloc.MemoryTimeline;
 import io.gradscope.engine.run.MemoryOptions;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;

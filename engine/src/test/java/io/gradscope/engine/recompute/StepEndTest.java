@@ -1,13 +1,12 @@
 package io.gradscope.engine.recompute;
 
-import io.gradscope.engine.alloc.MemoryTimeline;
-
-import io.gradscope.engine.tensor.MemoryCategory;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.gradscope.engine.alloc.MemoryTimeline;
 import io.gradscope.engine.run.Leaf;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Tensor;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.gradscope.engine.recompute;
 
-import io.gradscope.engine.tensor.MemoryCategory;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.run.MemoryReport;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.MemoryCategory;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

@@ -1,11 +1,10 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.ProgramException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.engine.lang.ProgramException;
 import io.gradscope.engine.tensor.DType;
 import java.io.IOException;
 import java.io.InputStream;

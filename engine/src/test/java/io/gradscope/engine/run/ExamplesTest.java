@@ -1,11 +1,10 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.OpenHint;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.gradscope.engine.check.GradCheck;
+import io.gradscope.engine.lang.OpenHint;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

@@ -1,15 +1,13 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.FunctionTable;
-import io.gradscope.engine.lang.Parser;
-
-import io.gradscope.engine.run.Functions;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.engine.lang.FunctionTable;
+import io.gradscope.engine.lang.Parser;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
+import io.gradscope.engine.run.Functions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

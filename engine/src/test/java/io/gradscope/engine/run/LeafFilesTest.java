@@ -1,11 +1,10 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.ProgramException;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.gradscope.engine.lang.ProgramException;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

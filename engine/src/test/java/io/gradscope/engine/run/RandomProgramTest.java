@@ -1,12 +1,11 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.ProgramException;
-
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.check.GradCheck;
+import io.gradscope.engine.lang.ProgramException;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.HashMap;

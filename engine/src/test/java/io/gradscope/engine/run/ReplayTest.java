@@ -5,11 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.recompute.RematPolicy;
-import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Tensor;
@@ -19,9 +20,9 @@ import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * A run that retains fewer values ({@link Retention}) still answers for every vertex: a value and
@@ -152,7 +153,9 @@ class ReplayTest {
         ProgramRun none = run(p, NO_INPUTS, Retention.NONE);
         ProgramRun all = run(p, NO_INPUTS, Retention.ALL);
         int y = TraceGraph.of(all.trace()).vertices().stream().filter(v -> "y".equals(v.name())).findFirst().orElseThrow().index();
-        Replay.Recomputed r = Replay.of(p, NO_INPUTS, none, y, false);
+        // The run carries the program it ran, so a replay needs no parse of the text.
+        assertSame(p, none.program());
+        Replay.Recomputed r = Replay.of(none.program(), NO_INPUTS, none, y, false);
         assertBits(TraceGraph.of(all.trace()).vertex(y).value(), r.value(), "y");
         assertNull(r.upstream());
         assertTrue(r.contributions().isEmpty());

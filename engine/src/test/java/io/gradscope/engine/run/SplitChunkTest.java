@@ -1,7 +1,5 @@
 package io.gradscope.engine.run;
 
-import io.gradscope.engine.lang.Pos;
-
 import static io.gradscope.engine.Assertions2.assertClose;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import io.gradscope.engine.autograd.Node;
+import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.io.IOException;

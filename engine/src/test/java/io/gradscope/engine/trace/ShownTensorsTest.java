@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.recompute.RematPolicy;
 import io.gradscope.engine.run.Program;
 import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.RunOptions;

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.EnumMap;
 import java.util.HashMap;

@@ -3,14 +3,14 @@ package io.gradscope.engine.backend.cpu;
 import io.gradscope.engine.tensor.Backend;
 import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
-import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 import java.util.Arrays;
 
 /** The CPU backend: Java primitive arrays, loops over rows, matmul on the shared pool. */

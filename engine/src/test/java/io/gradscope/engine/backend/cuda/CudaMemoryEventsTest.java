@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gradscope.engine.autograd.Backward;
-import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.tensor.MemoryCategory;
+import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.ops.Ops;
+import io.gradscope.engine.tensor.Backends;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.Trace;

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.alloc.MemoryTimeline;
 import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.recompute.RematPolicy;
@@ -15,6 +14,7 @@ import io.gradscope.engine.run.ProgramRun;
 import io.gradscope.engine.run.RunOptions;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
+import io.gradscope.engine.tensor.MemoryCategory;
 import io.gradscope.engine.trace.TraceEvent;
 import java.nio.file.Path;
 import java.util.Map;
