@@ -5,10 +5,12 @@ import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.Tensor;
 
 /**
- * The activations PyTorch users reach for beyond ReLU: exact GELU, leaky_relu, elu, hardswish,
- * hardsigmoid and mish. Each is an elementwise {@link UnaryOp} written from existing primitives (so
- * the CUDA backend runs them through its kernels), with its derivative in differentiable ops. At
- * NaN and ±∞ they give PyTorch's values and gradients (the op table's edge rows hold them to it).
+ * The parts of the activations too long for a line of {@code OpSpecs} (which declares each through
+ * {@code elementwise(spec, parts)}): GELU (exact, and tanh's with a kernel of its own), leaky_relu,
+ * elu, hardtanh, hardswish, hardsigmoid and mish. Each gives a {@link UnaryOp.Builder} its forward
+ * (from existing primitives, so the CUDA backend runs them through its kernels), its rule and its
+ * derivative in differentiable ops. At NaN and ±∞ they give PyTorch's values and gradients (the op
+ * table's edge rows hold them to it).
  */
 final class Activations {
     private Activations() {
@@ -32,33 +34,64 @@ final class Activations {
     }
 
     /** F.gelu(x): x·Φ(x), Φ the normal CDF, through erf. */
-    static UnaryOp geluExact() {
-        return UnaryOp.named("gelu").rule("dx = g ⊙ (Φ(x) + x·φ(x)), Φ(x) = ½(1 + erf(x/√2)), φ(x) = exp(−x²/2)/√(2π)")
+    static UnaryOp.Builder geluExact(UnaryOp.Builder f) {
+        return f.rule("dx = g ⊙ (Φ(x) + x·φ(x)), Φ(x) = ½(1 + erf(x/√2)), φ(x) = exp(−x²/2)/√(2π)")
                 .forward(x -> Raw.binary(BinaryKind.MUL, Raw.mulScalar(x, 0.5),
                         Raw.binary(BinaryKind.ADD, scalar(x, 1), Erf.forward(Raw.mulScalar(x, INV_SQRT2)))))
                 .derivative((x, y) -> {
                     Tensor cdf = Ops.mul(Ops.add(Ops.erf(Ops.mul(x, INV_SQRT2)), 1), 0.5);
                     Tensor pdf = Ops.mul(Ops.exp(Ops.mul(Ops.mul(x, x), -0.5)), INV_SQRT_2PI);
                     return Ops.add(cdf, Ops.mul(x, pdf));
-                }).build();
+                });
+    }
+
+    /** F.gelu(x, approximate="tanh"), with a kernel of its own (and one for its derivative). */
+    static UnaryOp.Builder geluTanh(UnaryOp.Builder f) {
+        return f.forward(x -> Raw.unary(UnaryKind.GELU, x))
+                .rule("dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))")
+                .derivative(Activations::geluTanhDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x));
+    }
+
+    private static final double GELU_K = Math.sqrt(2 / Math.PI);
+    private static final double GELU_C = 0.044715;
+
+    /** ½(1 + t) + ½x(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³)), in differentiable ops. */
+    private static Tensor geluTanhDerivative(Tensor x, Tensor y) {
+        Tensor x2 = Ops.mul(x, x);
+        Tensor t = Ops.tanh(Ops.mul(Ops.add(x, Ops.mul(Ops.mul(x2, x), GELU_C)), GELU_K));
+        Tensor one = Ops.constant(1, x);
+        Tensor left = Ops.mul(Ops.add(t, 1), 0.5);
+        Tensor slope = Ops.mul(Ops.add(Ops.mul(x2, 3 * GELU_C), 1), GELU_K);
+        Tensor right = Ops.mul(Ops.mul(Ops.mul(x, Ops.sub(one, Ops.mul(t, t))), slope), 0.5);
+        return Ops.add(left, right);
     }
 
     /** F.leaky_relu(x, negative_slope). */
-    static UnaryOp leakyRelu(double slope, String label) {
+    static UnaryOp.Builder leakyRelu(UnaryOp.Builder f, double slope) {
         // the slope at 0 is negative_slope, and a NaN takes it too (PyTorch's `x > 0 ? g : g·slope`).
-        return UnaryOp.named("leaky_relu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : negative_slope)")
+        return f.rule("dx = g ⊙ (x > 0 ? 1 : negative_slope)")
                 .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.MIN, x, scalar(x, 0)), slope)))
                 .derivative((x, y) -> Raw.binary(BinaryKind.ADD, scalar(x, slope),
-                        Raw.mulScalar(Raw.binary(BinaryKind.GT, x, scalar(x, 0)), 1 - slope))).build();
+                        Raw.mulScalar(Raw.binary(BinaryKind.GT, x, scalar(x, 0)), 1 - slope)));
     }
 
     /** F.elu(x, alpha). */
-    static UnaryOp elu(double alpha, String label) {
+    static UnaryOp.Builder elu(UnaryOp.Builder f, double alpha) {
         // at 0 the gradient is alpha (the x ≤ 0 side, as PyTorch's elu_backward); a NaN passes g.
-        return UnaryOp.named("elu").label(label).rule("dx = g ⊙ (x > 0 ? 1 : alpha·exp(x))")
+        return f.rule("dx = g ⊙ (x > 0 ? 1 : alpha·exp(x))")
                 .forward(x -> twoSlopes(x, Raw.mulScalar(Raw.binary(BinaryKind.SUB,
                         Raw.unary(UnaryKind.EXP, Raw.binary(BinaryKind.MIN, x, scalar(x, 0))), scalar(x, 1)), alpha)))
-                .derivative((x, y) -> WhereOp.of(notAtMost(x, 0), Ops.constant(1, x), Ops.mul(Ops.exp(x), alpha))).build();
+                .derivative((x, y) -> WhereOp.of(notAtMost(x, 0), Ops.constant(1, x), Ops.mul(Ops.exp(x), alpha)));
+    }
+
+    /** F.hardtanh(x, min_val, max_val). */
+    static UnaryOp.Builder hardtanh(UnaryOp.Builder f, double lo, double hi) {
+        // the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
+        // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
+        return f.rule("dx = g ⊙ [not (x ≤ min_val or x ≥ max_val)]")
+                .forward(x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, scalar(x, lo)), scalar(x, hi)))
+                .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL,
+                        Raw.binary(BinaryKind.GT, x, scalar(x, lo)), Raw.binary(BinaryKind.GT, scalar(x, hi), x)), Raw.isNan(x)));
     }
 
     /** relu6(x + 3) / 6, in primitives. */
@@ -69,35 +102,35 @@ final class Activations {
     }
 
     /** F.hardswish(x) = x·relu6(x + 3)/6. */
-    static UnaryOp hardswish() {
+    static UnaryOp.Builder hardswish(UnaryOp.Builder f) {
         // PyTorch's hardswish_backward: 0 below −3, x/3 + ½ on [−3, 3], 1 above (and at NaN).
-        return UnaryOp.named("hardswish").rule("dx = g ⊙ (x < −3 ? 0 : x ≤ 3 ? x/3 + ½ : 1)")
+        return f.rule("dx = g ⊙ (x < −3 ? 0 : x ≤ 3 ? x/3 + ½ : 1)")
                 .forward(x -> Raw.binary(BinaryKind.MUL, x, hardSigmoidRaw(x)))
                 .derivative((x, y) -> {
                     Tensor below = Raw.binary(BinaryKind.GT, scalar(x, -3), x);
                     Tensor middle = Raw.binary(BinaryKind.SUB, scalar(x, 1), notAtMost(x, 3));
                     Tensor inner = WhereOp.of(middle, Ops.add(Ops.mul(x, 1.0 / 3), 0.5), Ops.constant(1, x));
                     return WhereOp.of(below, Ops.constant(0, x), inner);
-                }).build();
+                });
     }
 
     /** F.hardsigmoid(x) = relu6(x + 3)/6. */
-    static UnaryOp hardsigmoid() {
+    static UnaryOp.Builder hardsigmoid(UnaryOp.Builder f) {
         // the gradient is 0 at −3 and 3 themselves and at NaN (PyTorch's `−3 < x < 3 ? g/6 : 0`). PyTorch 1.13
         // scales by 1/6 rounded to float32 (`1.0f / 6.0f`) even in float64; so does this, to agree to the last digits.
-        return UnaryOp.named("hardsigmoid").rule("dx = g ⊙ [−3 < x < 3] / 6").forward(Activations::hardSigmoidRaw)
+        return f.rule("dx = g ⊙ [−3 < x < 3] / 6").forward(Activations::hardSigmoidRaw)
                 .derivative((x, y) -> Raw.mulScalar(Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.GT, x, scalar(x, -3)),
-                        Raw.binary(BinaryKind.GT, scalar(x, 3), x)), 1.0f / 6.0f)).build();
+                        Raw.binary(BinaryKind.GT, scalar(x, 3), x)), 1.0f / 6.0f));
     }
 
     /** F.mish(x) = x·tanh(softplus(x)). */
-    static UnaryOp mish() {
-        return UnaryOp.named("mish").rule("dx = g ⊙ (t + x·sigmoid(x)·(1 − t²)), t = tanh(softplus(x))")
+    static UnaryOp.Builder mish(UnaryOp.Builder f) {
+        return f.rule("dx = g ⊙ (t + x·sigmoid(x)·(1 − t²)), t = tanh(softplus(x))")
                 .forward(x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.TANH, Raw.unary(UnaryKind.SOFTPLUS, x))))
                 .derivative((x, y) -> {
                     Tensor t = Ops.tanh(Ops.softplus(x));
                     Tensor rest = Ops.mul(Ops.mul(x, Ops.sigmoid(x)), Ops.sub(Ops.constant(1, x), Ops.mul(t, t)));
                     return Ops.add(t, rest);
-                }).build();
+                });
     }
 }

@@ -104,6 +104,12 @@ public record OpSpec(String name, String operator, boolean callable, List<Param>
             return this;
         }
 
+        /** A tensor input before the parameters given so far (an elementwise function's x). */
+        Builder tensorFirst(String n) {
+            params.add(0, Param.tensor(n));
+            return this;
+        }
+
         /** A tensor input that may be left out (None): a bias. */
         Builder optionalTensor(String n) {
             params.add(new Param(n, Param.Kind.TENSOR, true, null, null, null));

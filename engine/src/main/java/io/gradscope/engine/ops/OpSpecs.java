@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -71,17 +72,14 @@ public final class OpSpecs {
             .kernel(UnaryKind.RELU).rule("dx = g ⊙ [not x ≤ 0]")
             .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x))).scalar(Term::relu));
     /** F.gelu(x), exact (PyTorch's default, approximate="none"). */
-    public static final UnaryOp GELU = Activations.geluExact();
+    public static final UnaryOp GELU = Activations.geluExact(UnaryOp.named("gelu")).build();
     /** F.gelu(x, approximate="tanh"), with a kernel of its own. */
-    public static final UnaryOp GELU_TANH = UnaryOp.named("gelu").label("gelu(approximate=\"tanh\")")
-            .forward(x -> Raw.unary(UnaryKind.GELU, x))
-            .rule("dx = g ⊙ (½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²)), t = tanh(√(2/π)(x + 0.044715x³))")
-            .derivative(OpSpecs::geluDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x)).build();
+    public static final UnaryOp GELU_TANH = Activations.geluTanh(UnaryOp.named("gelu").label("gelu(approximate=\"tanh\")")).build();
 
     static {
-        def(fn("gelu").tensor("x").string("approximate", "none").torch("F.gelu(x, approximate=approximate)")
-                .note("`approximate` \"none\" (erf) or \"tanh\"").elementwise()
-                .op(a -> a.string("approximate", "none", "tanh").equals("tanh") ? GELU_TANH : GELU));
+        elementwise(fn("gelu").string("approximate", "none").torch("F.gelu(x, approximate=approximate)")
+                .note("`approximate` \"none\" (erf) or \"tanh\""),
+                (a, f) -> a.string("approximate", "none", "tanh").equals("tanh") ? Activations.geluTanh(f) : Activations.geluExact(f));
     }
     // above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
@@ -96,29 +94,16 @@ public final class OpSpecs {
                 return Ops.mul(s, Ops.add(Ops.mul(x, Ops.sub(Ops.constant(1, x), s)), 1));
             }));
 
-    public static final UnaryOp HARDSWISH = def(fn("hardswish").torch("F.hardswish(x)"), Activations.hardswish());
-    public static final UnaryOp HARDSIGMOID = def(fn("hardsigmoid").torch("F.hardsigmoid(x)"), Activations.hardsigmoid());
-    public static final UnaryOp MISH = def(fn("mish").torch("F.mish(x)"), Activations.mish());
+    public static final UnaryOp HARDSWISH = elementwise(fn("hardswish").torch("F.hardswish(x)"), Activations::hardswish);
+    public static final UnaryOp HARDSIGMOID = elementwise(fn("hardsigmoid").torch("F.hardsigmoid(x)"), Activations::hardsigmoid);
+    public static final UnaryOp MISH = elementwise(fn("mish").torch("F.mish(x)"), Activations::mish);
 
     static {
-        def(fn("leaky_relu").tensor("x").number("negative_slope", 0.01).torch("F.leaky_relu(x, negative_slope)").elementwise()
-                .op(a -> Activations.leakyRelu(a.number("negative_slope"), a.label())));
-        def(fn("elu").tensor("x").number("alpha", 1.0).torch("F.elu(x, alpha)").elementwise()
-                .op(a -> Activations.elu(a.number("alpha"), a.label())));
-        // the gradient is 0 at min_val and max_val themselves and passed through at NaN, as in PyTorch's
-        // hardtanh_backward (x ≤ min_val or x ≥ max_val blocks it).
-        def(fn("hardtanh").tensor("x").number("min_val", -1.0).number("max_val", 1.0)
-                .torch("F.hardtanh(x, min_val, max_val)").elementwise().op(a -> {
-                    double lo = a.number("min_val");
-                    double hi = a.number("max_val");
-                    return UnaryOp.named("hardtanh").label(a.label()).rule("dx = g ⊙ [not (x ≤ min_val or x ≥ max_val)]")
-                            .forward(x -> Raw.binary(BinaryKind.MIN, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, lo)),
-                                    Raw.scalarLike(x, hi)))
-                            .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL,
-                                    Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, lo)), Raw.binary(BinaryKind.GT, Raw.scalarLike(x, hi), x)),
-                                    Raw.isNan(x)))
-                            .build();
-                }));
+        elementwise(fn("leaky_relu").number("negative_slope", 0.01).torch("F.leaky_relu(x, negative_slope)"),
+                (a, f) -> Activations.leakyRelu(f, a.number("negative_slope")));
+        elementwise(fn("elu").number("alpha", 1.0).torch("F.elu(x, alpha)"), (a, f) -> Activations.elu(f, a.number("alpha")));
+        elementwise(fn("hardtanh").number("min_val", -1.0).number("max_val", 1.0).torch("F.hardtanh(x, min_val, max_val)"),
+                (a, f) -> Activations.hardtanh(f, a.number("min_val"), a.number("max_val")));
     }
 
     // ---- reductions ---------------------------------------------------------------------------
@@ -371,37 +356,31 @@ public final class OpSpecs {
         return s;
     }
 
+    /*
+     * Every elementwise function (an activation) is declared one way: elementwise(spec, parts), the
+     * spec without its tensor x (added first here), the parts (forward or kernel, rule, derivative)
+     * given by label to a UnaryOp.Builder; with attributes, the parts also read the call's.
+     */
+
     /** An elementwise function of one tensor without attributes: one instance serves every call. */
-    private static UnaryOp def(OpSpec.Builder b, UnaryOp op) {
-        def(b.tensor("x").elementwise().op(a -> op));
+    private static UnaryOp elementwise(OpSpec.Builder b, UnaryOperator<UnaryOp.Builder> parts) {
+        UnaryOp op = parts.apply(UnaryOp.named(b.name())).build();
+        def(withX(b).op(a -> op));
         return op;
     }
 
-    /** An elementwise function of one tensor without attributes, its parts given to {@code parts} by label. */
-    private static UnaryOp elementwise(OpSpec.Builder b, UnaryOperator<UnaryOp.Builder> parts) {
-        return def(b, parts.apply(UnaryOp.named(b.name())).build());
+    /** An elementwise function with attributes: its parts built per call, labelled with the call's attributes. */
+    private static void elementwise(OpSpec.Builder b, BiFunction<OpAttrs, UnaryOp.Builder, UnaryOp.Builder> parts) {
+        String name = b.name();
+        def(withX(b).op(a -> parts.apply(a, UnaryOp.named(name).label(a.label())).build()));
     }
 
-    /** The positional form, kept for entries written before {@link #elementwise}. */
-    private static UnaryOp unary(OpSpec.Builder b, UnaryKind kind, String rule, UnaryOp.Derivative derivative) {
-        return def(b, UnaryOp.kernel(b.name(), kind, rule, derivative));
+    /** The spec with its tensor x first and marked elementwise. */
+    private static OpSpec.Builder withX(OpSpec.Builder b) {
+        return b.tensorFirst("x").elementwise();
     }
 
     // ---- derivatives too long for one line ------------------------------------------------------
-
-    private static final double GELU_K = Math.sqrt(2 / Math.PI);
-    private static final double GELU_C = 0.044715;
-
-    /** ½(1 + t) + ½x(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³)), in differentiable ops. */
-    private static Tensor geluDerivative(Tensor x, Tensor y) {
-        Tensor x2 = Ops.mul(x, x);
-        Tensor t = Ops.tanh(Ops.mul(Ops.add(x, Ops.mul(Ops.mul(x2, x), GELU_C)), GELU_K));
-        Tensor one = Ops.constant(1, x);
-        Tensor left = Ops.mul(Ops.add(t, 1), 0.5);
-        Tensor slope = Ops.mul(Ops.add(Ops.mul(x2, 3 * GELU_C), 1), GELU_K);
-        Tensor right = Ops.mul(Ops.mul(Ops.mul(x, Ops.sub(one, Ops.mul(t, t))), slope), 0.5);
-        return Ops.add(left, right);
-    }
 
     /** sigmoid(x) where x ≤ 20, exactly 1 above (the mask is a constant: its derivative is 0). */
     private static Tensor softplusDerivative(Tensor x, Tensor y) {

@@ -49,23 +49,6 @@ public final class UnaryOp extends Op {
         }
     }
 
-    /**
-     * The positional form, kept for entries written before {@link #named}: prefer the builder.
-     *
-     * @param fused the derivative as one kernel, or null; used when no graph of the gradient is recorded
-     * @param positiveDomain whether the function is defined only for positive inputs (log, sqrt)
-     */
-    UnaryOp(String name, String label, String rule, Forward forward, Derivative derivative, Derivative fused,
-            boolean positiveDomain) {
-        this(named(name).label(label).rule(rule).forward(forward).derivative(derivative).fusedDerivative(fused)
-                .positiveDomainIf(positiveDomain));
-    }
-
-    /** A function with a kernel of its own (the positional form; prefer {@link #named}). */
-    static UnaryOp kernel(String name, UnaryKind kind, String rule, Derivative derivative) {
-        return named(name).kernel(kind).rule(rule).derivative(derivative).build();
-    }
-
     /** Starts the function {@code name}; each part is then given by its label. */
     static Builder named(String name) {
         return new Builder(name);

@@ -1,5 +1,7 @@
 package io.gradscope.engine.scalar;
 
+import io.gradscope.engine.tensor.UnaryKind;
+
 /**
  * A dual number a + bε with ε² = 0: carrying b through a computation gives the derivative along
  * with the value, which is forward mode on one scalar.
@@ -49,35 +51,40 @@ public record DualNumber(double value, double slope) {
         return new DualNumber(f, df * slope);
     }
 
+    // Each function's value and slope are the tensor kernels' own scalar functions (UnaryKind#apply).
+
+    private DualNumber chain(UnaryKind f, UnaryKind df, double p) {
+        return chain(f.apply(value, p), df.apply(value, p));
+    }
+
     public DualNumber pow(double c) {
-        return chain(Math.pow(value, c), c * Math.pow(value, c - 1));
+        return chain(UnaryKind.POW.apply(value, c), c * UnaryKind.POW.apply(value, c - 1));
     }
 
     public DualNumber exp() {
-        double e = Math.exp(value);
-        return chain(e, e);
+        return chain(UnaryKind.EXP, UnaryKind.EXP, 0);
     }
 
     public DualNumber log() {
-        return chain(Math.log(value), 1 / value);
+        return chain(UnaryKind.LOG.apply(value, 0), 1 / value);
     }
 
     public DualNumber sin() {
-        return chain(Math.sin(value), Math.cos(value));
+        return chain(UnaryKind.SIN, UnaryKind.COS, 0);
     }
 
     public DualNumber cos() {
-        return chain(Math.cos(value), -Math.sin(value));
+        return chain(UnaryKind.COS.apply(value, 0), -UnaryKind.SIN.apply(value, 0));
     }
 
     public DualNumber tanh() {
-        double t = Math.tanh(value);
+        double t = UnaryKind.TANH.apply(value, 0);
         return chain(t, 1 - t * t);
     }
 
     // ReLU's derivative at 0 is 0, as in the tensor engine and PyTorch.
     public DualNumber relu() {
-        return chain(Math.max(value, 0), value > 0 ? 1 : 0);
+        return chain(UnaryKind.RELU, UnaryKind.STEP, 0);
     }
 
     @Override

@@ -96,6 +96,10 @@ final class FloatKernels {
             case STEP -> { for (int i = 0; i < n; i++) y[yo + i * ys] = x[xo + i * xs] > 0 ? 1f : 0f; }
             case SIGN -> { for (int i = 0; i < n; i++) y[yo + i * ys] = Math.signum(x[xo + i * xs]); }
             case EXP -> { for (int i = 0; i < n; i++) y[yo + i * ys] = FloatMath.exp(x[xo + i * xs]); }
+            // the JIT's intrinsics, widened and rounded once as viaDouble does
+            case LOG -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.log(x[xo + i * xs]); }
+            case SIN -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.sin(x[xo + i * xs]); }
+            case COS -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.cos(x[xo + i * xs]); }
             case FINITE_OR_ZERO -> {
                 for (int i = 0; i < n; i++) {
                     float v = x[xo + i * xs];
@@ -119,23 +123,11 @@ final class FloatKernels {
     }
 
     /**
-     * The other functions: each element widened to double, computed with {@link Elementwise}'s
-     * formulas and rounded once (no buffers; the bits the double path gave before).
+     * The other functions: each element widened to double, computed by its kind's scalar function
+     * ({@link UnaryKind#apply}) and rounded once (no buffers; the bits the double path gives).
      */
     private static void viaDouble(UnaryKind k, double p, float[] x, int xo, int xs, float[] y, int yo, int ys, int n) {
-        switch (k) {
-            case LOG -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.log(x[xo + i * xs]); }
-            case SIN -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.sin(x[xo + i * xs]); }
-            case COS -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.cos(x[xo + i * xs]); }
-            case TANH -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Math.tanh(x[xo + i * xs]); }
-            case SIGMOID -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.sigmoid(x[xo + i * xs]); }
-            case SOFTPLUS -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.softplus(x[xo + i * xs]); }
-            case SOFTPLUS_GRAD -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.softplusGrad(x[xo + i * xs]); }
-            case GELU -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.gelu(x[xo + i * xs]); }
-            case GELU_GRAD -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) Elementwise.geluGrad(x[xo + i * xs]); }
-            case ERF -> { for (int i = 0; i < n; i++) y[yo + i * ys] = (float) ErrorFunction.erf(x[xo + i * xs]); }
-            default -> throw new IllegalStateException("no float kernel for " + k);
-        }
+        for (int i = 0; i < n; i++) y[yo + i * ys] = (float) k.apply(x[xo + i * xs], p);
     }
 
     /** dx = g · step(x), any strides. */

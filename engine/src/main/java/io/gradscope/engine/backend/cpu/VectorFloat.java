@@ -248,8 +248,8 @@ final class VectorFloat {
             case RELU -> { for (; i < end; i += L) FloatVector.fromArray(S, x, xo + i).max(0f).intoArray(y, yo + i); }
             case STEP -> {
                 for (; i < end; i += L) {
-                    // x ≤ 0 blocks the gradient, so a NaN passes it (PyTorch's threshold_backward).
-            VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.LE, 0f).not();
+                    // 1 where x > 0: 0 at NaN, as UnaryKind.STEP (relu's derivative adds the NaN lanes itself).
+                    VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.GT, 0f);
                     zero.blend(one, pos).intoArray(y, yo + i);
                 }
             }

@@ -1,4 +1,4 @@
-package io.gradscope.engine.backend.cpu;
+package io.gradscope.engine.tensor;
 
 /**
  * The error function, one element at a time: W. J. Cody's rational Chebyshev approximations
