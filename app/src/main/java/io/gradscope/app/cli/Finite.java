@@ -31,12 +31,12 @@ final class Finite {
             String what = f.phase() == FiniteOrigin.Phase.FORWARD
                     ? "the first NaN or infinity was born in the value of '" + f.title() + "'"
                     : "the first NaN or infinity was born in the gradient that '" + f.title() + "' sends back (its value is finite)";
-            String harm = io.gradscope.engine.diagnose.Harm.of(run);
+            String harm = io.gradscope.engine.diagnose.NonFiniteEffect.of(run);
             System.err.println(at + ": warning: " + what + ": " + f.why()
                     + (harm != null ? "; " + harm : "; the objective and the leaves' gradients are finite"));
             return 3;
         }
-        String bad = io.gradscope.engine.diagnose.Harm.of(run);
+        String bad = io.gradscope.engine.diagnose.NonFiniteEffect.of(run);
         if (bad != null) {
             System.err.println(program + ": warning: " + bad + "; run with --check-finite to find where it was born");
         }

@@ -1,6 +1,6 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.RefCounts;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Node;
 import io.gradscope.engine.autograd.Sgd;
@@ -162,7 +162,7 @@ final class Workloads {
         return () -> {
             long t0 = System.nanoTime();
             // A training loop gives its step's buffers back for the next step (the allocator reuses them).
-            Holds step = new Holds(false);
+            RefCounts step = new RefCounts(false);
             try (var on = step.install()) {
                 Tensor h1 = Ops.relu(Ops.add(Ops.matmul(x, params[0]), params[1]));
                 Tensor h2 = Ops.relu(Ops.add(Ops.matmul(h1, params[2]), params[3]));
@@ -179,7 +179,7 @@ final class Workloads {
     /** The op's forward, then its VJP for a fixed upstream gradient: exactly the op's own work. */
     private static double fwdBwd(java.util.function.Supplier<Tensor> forward, Tensor upstream) {
         long t0 = System.nanoTime();
-        Holds step = new Holds(false);
+        RefCounts step = new RefCounts(false);
         try (var on = step.install()) {
             Tensor y = forward.get();
             Node n = Node.of(y);

@@ -2,7 +2,7 @@ package io.gradscope.app.viewmodel;
 
 import io.gradscope.app.service.RunService;
 import io.gradscope.engine.diagnose.FiniteOrigin;
-import io.gradscope.engine.diagnose.Harm;
+import io.gradscope.engine.diagnose.NonFiniteEffect;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.HashSet;
 import java.util.Set;
@@ -97,7 +97,7 @@ public final class FiniteOriginViewModel {
     /** What the non-finite value did to the run on screen ("the gradient of 's' holds 6 NaN"), or null. */
     public String harm() {
         Sweep s = sweep.recorded().get();
-        return s == null ? null : Harm.of(s.run());
+        return s == null ? null : NonFiniteEffect.of(s.run());
     }
 
     /**

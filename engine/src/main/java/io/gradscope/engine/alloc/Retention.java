@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * Which values and gradients a debugging run keeps for the inspector once the training step is
- * done with them (see Note [Held for inspection] in {@link Holds}):
+ * done with them (see Note [Held for inspection] in {@link RefCounts}):
  * <ul>
  * <li>{@code ALL}: every one (the trace shows each value and gradient as it was made);</li>
  * <li>{@code NONE}: none beyond what a plain training step keeps (the leaves' values, the leaves'

@@ -1,6 +1,6 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.RefCounts;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
 import io.gradscope.engine.recompute.RematPlan;
@@ -39,7 +39,7 @@ final class Segments {
         }
     }
 
-    private final Holds holds;
+    private final RefCounts holds;
     private final RematPlan plan;
     private final List<ForwardOp> forward;
     private final Map<Integer, Dropped> dropped = new HashMap<>();
@@ -48,7 +48,7 @@ final class Segments {
     private int recomputedOps;
     private long recomputedFlops;
 
-    Segments(Holds holds, RematPlan plan, List<ForwardOp> forward) {
+    Segments(RefCounts holds, RematPlan plan, List<ForwardOp> forward) {
         this.holds = holds;
         this.plan = plan;
         this.forward = forward;

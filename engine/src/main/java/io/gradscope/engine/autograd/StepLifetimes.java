@@ -1,6 +1,6 @@
 package io.gradscope.engine.autograd;
 
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.RefCounts;
 import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpContext;
 import io.gradscope.engine.ops.Ops;
@@ -30,7 +30,7 @@ import java.util.Set;
  * segment runs the segment's needed ops again (a {@link TraceEvent.Recompute} each) and binds the
  * recomputed values to the nodes that read them (Note [Recomputed values] in {@link OpContext}).
  *
- * <p>Note [Step lifetimes]: every count is on a storage ({@link Holds}): a view and its base are
+ * <p>Note [Step lifetimes]: every count is on a storage ({@link RefCounts}): a view and its base are
  * one storage, a gradient sent to two inputs is held twice. Who holds what:
  * <ul>
  *   <li>the program, each value until its last reader (the interpreter's holds);</li>
@@ -64,7 +64,7 @@ public final class StepLifetimes {
         boolean bound;
     }
 
-    private final Holds holds;
+    private final RefCounts holds;
     private final RematPlan plan;
     private final List<ForwardOp> forward = new ArrayList<>();
     private final Segments segments;
@@ -77,14 +77,14 @@ public final class StepLifetimes {
     private int objective = -1;
 
     /** Lifetimes counted in {@code holds}, values recomputed as {@code plan} says. */
-    public StepLifetimes(Holds holds, RematPlan plan) {
+    public StepLifetimes(RefCounts holds, RematPlan plan) {
         this.holds = holds;
         this.plan = plan;
         this.segments = new Segments(holds, plan, forward);
     }
 
     /** The counts this step keeps. */
-    public Holds holds() {
+    public RefCounts holds() {
         return holds;
     }
 

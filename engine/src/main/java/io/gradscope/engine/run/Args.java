@@ -3,12 +3,12 @@ package io.gradscope.engine.run;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-import io.gradscope.engine.run.Value.BoolVal;
-import io.gradscope.engine.run.Value.NoneVal;
-import io.gradscope.engine.run.Value.NumVal;
-import io.gradscope.engine.run.Value.StrVal;
-import io.gradscope.engine.run.Value.TensorVal;
-import io.gradscope.engine.run.Value.TupleVal;
+import io.gradscope.engine.run.ExprValue.BoolVal;
+import io.gradscope.engine.run.ExprValue.NoneVal;
+import io.gradscope.engine.run.ExprValue.NumVal;
+import io.gradscope.engine.run.ExprValue.StrVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
+import io.gradscope.engine.run.ExprValue.TupleVal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,11 +22,11 @@ import java.util.Set;
 final class Args {
     private final String file;
     private final Ast.Call call;
-    private final List<Value> positional;
-    private final Map<String, Value> keywords;
+    private final List<ExprValue> positional;
+    private final Map<String, ExprValue> keywords;
     private final Map<String, Pos> keywordPos = new LinkedHashMap<>();
 
-    Args(String file, Ast.Call call, List<Value> positional, Map<String, Value> keywords) {
+    Args(String file, Ast.Call call, List<ExprValue> positional, Map<String, ExprValue> keywords) {
         this.file = file;
         this.call = call;
         this.positional = positional;
@@ -73,11 +73,11 @@ final class Args {
     }
 
     TensorVal tensor(int i) {
-        Value v = positional.get(i);
+        ExprValue v = positional.get(i);
         if (v instanceof TensorVal t) {
             return t;
         }
-        throw error(argPos(i), fn() + "() argument " + (i + 1) + " must be a tensor, not " + Value.kind(v));
+        throw error(argPos(i), fn() + "() argument " + (i + 1) + " must be a tensor, not " + ExprValue.kind(v));
     }
 
     /**
@@ -85,7 +85,7 @@ final class Args {
      * left out or given as None.
      */
     TensorVal tensor(int i, String name, boolean optional) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null || optional && v instanceof NoneVal) {
             if (optional) {
                 return null;
@@ -98,11 +98,11 @@ final class Args {
         if (v instanceof TensorVal t) {
             return t;
         }
-        throw error(where(i, name), fn() + "(): '" + name + "' must be a tensor, not " + Value.kind(v));
+        throw error(where(i, name), fn() + "(): '" + name + "' must be a tensor, not " + ExprValue.kind(v));
     }
 
     /** Positional {@code i} if given, else keyword {@code name}, else null. */
-    Value get(int i, String name) {
+    ExprValue get(int i, String name) {
         if (i >= 0 && i < positional.size()) {
             if (keywords.containsKey(name)) {
                 throw error(keywordPos.get(name), fn() + "() got argument '" + name + "' twice");
@@ -122,7 +122,7 @@ final class Args {
     }
 
     int integer(int i, String name, Integer dflt) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null) {
             if (dflt == null) {
                 throw error(call.pos(), fn() + "() is missing its argument '" + name + "'");
@@ -132,52 +132,52 @@ final class Args {
         return asInt(v, where(i, name), "'" + name + "'");
     }
 
-    int asInt(Value v, Pos pos, String what) {
+    int asInt(ExprValue v, Pos pos, String what) {
         if (v instanceof NumVal n && n.integral() && Math.abs(n.value()) <= Integer.MAX_VALUE) {
             return (int) n.value();
         }
         if (v instanceof NumVal n && n.integral()) {
             throw error(pos, fn() + "(): " + what + " must be at most 2147483647 in size, not " + n.shown());
         }
-        throw error(pos, fn() + "(): " + what + " must be an integer, not " + Value.kind(v));
+        throw error(pos, fn() + "(): " + what + " must be an integer, not " + ExprValue.kind(v));
     }
 
     double number(int i, String name, double dflt) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null) {
             return dflt;
         }
         if (v instanceof NumVal n) {
             return n.value();
         }
-        throw error(where(i, name), fn() + "(): '" + name + "' must be a number, not " + Value.kind(v));
+        throw error(where(i, name), fn() + "(): '" + name + "' must be a number, not " + ExprValue.kind(v));
     }
 
     boolean bool(int i, String name, boolean dflt) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null) {
             return dflt;
         }
         if (v instanceof BoolVal b) {
             return b.value();
         }
-        throw error(where(i, name), fn() + "(): '" + name + "' must be True or False, not " + Value.kind(v));
+        throw error(where(i, name), fn() + "(): '" + name + "' must be True or False, not " + ExprValue.kind(v));
     }
 
     String string(int i, String name, String dflt) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null) {
             return dflt;
         }
         if (v instanceof StrVal s) {
             return s.value();
         }
-        throw error(where(i, name), fn() + "(): '" + name + "' must be a string, not " + Value.kind(v));
+        throw error(where(i, name), fn() + "(): '" + name + "' must be a string, not " + ExprValue.kind(v));
     }
 
     /** An axis argument: an int, a tuple of ints, or None (all axes: returns null). */
     int[] axes(int i, String name, int[] dflt) {
-        Value v = get(i, name);
+        ExprValue v = get(i, name);
         if (v == null) {
             return dflt;
         }
@@ -197,7 +197,7 @@ final class Args {
 
     /** The positional arguments from {@code from} on as integers (a single tuple is unpacked). */
     int[] intsFrom(int from, String what) {
-        List<Value> vs = new ArrayList<>(positional.subList(Math.min(from, positional.size()), positional.size()));
+        List<ExprValue> vs = new ArrayList<>(positional.subList(Math.min(from, positional.size()), positional.size()));
         List<Pos> ps = new ArrayList<>();
         for (int k = from; k < positional.size(); k++) {
             ps.add(argPos(k));

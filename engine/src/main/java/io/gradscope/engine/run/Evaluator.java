@@ -12,12 +12,12 @@ import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
 import io.gradscope.engine.ops.Ops;
-import io.gradscope.engine.run.Value.BoolVal;
-import io.gradscope.engine.run.Value.NoneVal;
-import io.gradscope.engine.run.Value.NumVal;
-import io.gradscope.engine.run.Value.StrVal;
-import io.gradscope.engine.run.Value.TensorVal;
-import io.gradscope.engine.run.Value.TupleVal;
+import io.gradscope.engine.run.ExprValue.BoolVal;
+import io.gradscope.engine.run.ExprValue.NoneVal;
+import io.gradscope.engine.run.ExprValue.NumVal;
+import io.gradscope.engine.run.ExprValue.StrVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
+import io.gradscope.engine.run.ExprValue.TupleVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import io.gradscope.engine.trace.Recorder;
@@ -40,17 +40,17 @@ final class Evaluator {
     private final boolean checking;
     private final RunOptions options;
     /** The program's names, bound by its statements. */
-    private final Map<String, Value> values;
+    private final Map<String, ExprValue> values;
     private final MemoryCheck memory;
-    private final ProgramHolds holds;
+    private final ProgramRefCounts holds;
     /** Where each recorded node's statement is (a failure in the backward pass points there). */
     private final Map<Node, Pos> nodePos;
     private final LabelClasses labelClasses = new LabelClasses();
     /** The values whose gradient the backward pass computes (their bytes count twice). */
-    private final Set<Value> needGrad = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<ExprValue> needGrad = Collections.newSetFromMap(new IdentityHashMap<>());
 
-    Evaluator(String file, boolean checking, RunOptions options, Map<String, Value> values, MemoryCheck memory,
-              ProgramHolds holds, Map<Node, Pos> nodePos) {
+    Evaluator(String file, boolean checking, RunOptions options, Map<String, ExprValue> values, MemoryCheck memory,
+              ProgramRefCounts holds, Map<Node, Pos> nodePos) {
         this.file = file;
         this.checking = checking;
         this.options = options;
@@ -92,18 +92,18 @@ final class Evaluator {
 
     /** The evaluated arguments of a call. */
     Args args(Ast.Call c) {
-        List<Value> pos = new ArrayList<>();
+        List<ExprValue> pos = new ArrayList<>();
         for (Ast.Expr e : c.args()) {
             pos.add(eval(e));
         }
-        Map<String, Value> kw = new LinkedHashMap<>();
+        Map<String, ExprValue> kw = new LinkedHashMap<>();
         for (Ast.Keyword k : c.keywords()) {
             kw.put(k.name(), eval(k.value()));
         }
         return new Args(file, c, pos, kw);
     }
 
-    Value eval(Ast.Expr e) {
+    ExprValue eval(Ast.Expr e) {
         if (e instanceof Ast.Num n) {
             return new NumVal(n.value(), n.integral(), n.text());
         }
@@ -117,7 +117,7 @@ final class Evaluator {
             return lookup(n);
         }
         if (e instanceof Ast.Tuple t) {
-            List<Value> items = new ArrayList<>();
+            List<ExprValue> items = new ArrayList<>();
             for (Ast.Expr x : t.items()) {
                 items.add(eval(x));
             }
@@ -132,8 +132,8 @@ final class Evaluator {
         return call((Ast.Call) e);
     }
 
-    private Value lookup(Ast.Name n) {
-        Value v = values.get(n.id());
+    private ExprValue lookup(Ast.Name n) {
+        ExprValue v = values.get(n.id());
         if (v != null) {
             return v;
         }
@@ -143,8 +143,8 @@ final class Evaluator {
         throw error(n.pos(), "unknown name '" + n.id() + "'" + Names.didYouMean(n.id(), values.keySet()));
     }
 
-    private Value unary(Ast.Unary u) {
-        Value v = eval(u.operand());
+    private ExprValue unary(Ast.Unary u) {
+        ExprValue v = eval(u.operand());
         if (v instanceof NumVal n) {
             return new NumVal(u.op().equals("-") ? -n.value() : n.value(), n.integral(),
                     n.text() == null ? null : u.op() + n.text());
@@ -153,13 +153,13 @@ final class Evaluator {
         return u.op().equals("-") ? apply(OpSpecs.byOperator("-", 1).create(Map.of()), List.of(t), u.pos()) : t;
     }
 
-    private Value binary(Ast.Binary b) {
-        Value l = eval(b.left());
-        Value r = eval(b.right());
+    private ExprValue binary(Ast.Binary b) {
+        ExprValue l = eval(b.left());
+        ExprValue r = eval(b.right());
         String op = b.op();
         if (op.equals("**")) {
             if (!(r instanceof NumVal c)) {
-                throw error(b.right().pos(), "the exponent of '**' must be a number, not " + Value.kind(r));
+                throw error(b.right().pos(), "the exponent of '**' must be a number, not " + ExprValue.kind(r));
             }
             if (l instanceof NumVal n) {
                 return new NumVal(Math.pow(n.value(), c.value()), n.integral() && c.integral() && c.value() >= 0);
@@ -178,7 +178,7 @@ final class Evaluator {
         return apply(OpSpecs.byOperator(op, 2).create(Map.of()), List.of(a, c), b.pos());
     }
 
-    private Value fold(Ast.Binary b, NumVal x, NumVal y) {
+    private ExprValue fold(Ast.Binary b, NumVal x, NumVal y) {
         boolean integral = x.integral() && y.integral();
         return switch (b.op()) {
             case "+" -> new NumVal(x.value() + y.value(), integral);
@@ -194,14 +194,14 @@ final class Evaluator {
         };
     }
 
-    private TensorVal tensorOperand(Value v, Pos pos, String what) {
+    private TensorVal tensorOperand(ExprValue v, Pos pos, String what) {
         if (v instanceof TensorVal t) {
             return t;
         }
-        throw error(pos, what + " needs a tensor or a number, not " + Value.kind(v));
+        throw error(pos, what + " needs a tensor or a number, not " + ExprValue.kind(v));
     }
 
-    private Value call(Ast.Call c) {
+    private ExprValue call(Ast.Call c) {
         String fn = c.function();
         if (Functions.LEAVES.contains(fn)) {
             throw error(c.pos(), "a leaf call like " + fn + "(...) must be the whole right side of an assignment, "
@@ -215,7 +215,7 @@ final class Evaluator {
         }
         if (Parser.SEVERAL.contains(fn)) {
             // One piece (split(x, 5, axis=1) of an axis of 5) is one value: it binds one name.
-            Pieces.Cut cut = cut(c);
+            SplitPieces.Cut cut = cut(c);
             int k = cut.ranges().size();
             if (k != 1) {
                 throw error(c.pos(), fn + "(...) gives " + k + " pieces here; bind each to a name, e.g. a, b = " + fn + "(x, 2)");
@@ -246,7 +246,7 @@ final class Evaluator {
         if (values.containsKey(fn)) {
             throw error(c.pos(), "'" + fn + "' is a tensor, not a function");
         }
-        Pieces.Cut cut = cut(c);
+        SplitPieces.Cut cut = cut(c);
         int k = cut.ranges().size();
         if (k != names.size()) {
             throw error(c.pos(), fn + " gives " + k + " piece" + (k == 1 ? "" : "s") + " here; " + names.size()
@@ -265,9 +265,9 @@ final class Evaluator {
     }
 
     /** Where split(...) or chunk(...) cuts its tensor. */
-    private Pieces.Cut cut(Ast.Call c) {
+    private SplitPieces.Cut cut(Ast.Call c) {
         try {
-            return Pieces.of(args(c));
+            return SplitPieces.of(args(c));
         } catch (ProgramException e) {
             throw e;
         } catch (GradscopeException e) {
@@ -276,7 +276,7 @@ final class Evaluator {
     }
 
     /** Piece {@code i} of the cut: one slice op, recorded at {@code pos}. */
-    private TensorVal slice(Pieces.Cut cut, int i, Pos pos) {
+    private TensorVal slice(SplitPieces.Cut cut, int i, Pos pos) {
         int[] r = cut.ranges().get(i);
         Op op = OpSpecs.get("slice").create(Map.of("axis", cut.axis(), "start", r[0], "stop", r[1]));
         return apply(op, List.of(cut.x()), pos);

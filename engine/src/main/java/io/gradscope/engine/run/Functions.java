@@ -5,7 +5,7 @@ import io.gradscope.engine.ops.Op;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
 import io.gradscope.engine.ops.Param;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -104,7 +104,7 @@ final class Functions {
                 case INT -> put(attrs, p, a.integer(at, p.name(), (Integer) p.dflt()), a, at);
                 case NUMBER -> {
                     // A number whose default is None (interpolate's scale_factor) may be given as None: left out.
-                    if (!(p.optional() && p.dflt() == null && a.given(at, p.name()) && a.get(at, p.name()) instanceof Value.NoneVal)) {
+                    if (!(p.optional() && p.dflt() == null && a.given(at, p.name()) && a.get(at, p.name()) instanceof ExprValue.NoneVal)) {
                         put(attrs, p, a.number(at, p.name(), p.dflt() == null ? Double.NaN : (Double) p.dflt()), a, at);
                     }
                 }

@@ -6,8 +6,8 @@ import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-import io.gradscope.engine.run.Value.NumVal;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.NumVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.trace.Recorder;
 import io.gradscope.engine.trace.TraceEvent;
@@ -23,7 +23,7 @@ import java.util.function.BiConsumer;
 /**
  * Runs a program's statements: binds names once, opens groups and checkpoint segments, takes the
  * last statement as the objective and checks it. Expressions are the {@link Evaluator}'s, leaves
- * the {@link LeafBuilder}'s, what the program holds the {@link ProgramHolds}' (Note [Program holds]),
+ * the {@link LeafBuilder}'s, what the program holds the {@link ProgramRefCounts}' (Note [Program holds]),
  * the memory count the {@link MemoryCheck}'s. In checking mode tensors are only shapes and dtypes,
  * so every shape error (and a program too large for memory) is found before anything is allocated;
  * in running mode the same code applies the ops.
@@ -32,7 +32,7 @@ final class Interpreter {
 
     private final String file;
     private final boolean checking;
-    final Map<String, Value> values = new LinkedHashMap<>();
+    final Map<String, ExprValue> values = new LinkedHashMap<>();
     private final Map<String, Pos> definedAt = new HashMap<>();
     final List<Leaf> leaves = new ArrayList<>();
     final List<List<String>> segments = new ArrayList<>();
@@ -40,10 +40,10 @@ final class Interpreter {
     /** Where each recorded node's statement is (a failure in the backward pass points there). */
     final Map<Node, Pos> nodePos = new IdentityHashMap<>();
     private final MemoryCheck memory;
-    private final ProgramHolds holds = new ProgramHolds();
+    private final ProgramRefCounts holds = new ProgramRefCounts();
     private final Evaluator evaluator;
     private final LeafBuilder leafBuilder;
-    Value objective;
+    ExprValue objective;
     String objectiveName;
     Pos objectivePos;
     /** The objective's value, held by the program until the step's end (when lifetimes are kept). */
@@ -90,7 +90,7 @@ final class Interpreter {
             Recorder.at(0, 0);
         }
         if (!(objective instanceof TensorVal t) || t.shape().length != 0) {
-            String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + Value.kind(objective);
+            String shape = objective instanceof TensorVal t ? "has shape " + Shapes.str(t.shape()) : "is " + ExprValue.kind(objective);
             String who = objectiveName != null ? "'" + objectiveName + "'" : "the last expression";
             throw error(objectivePos, "the objective must be a scalar, but " + who + " " + shape
                     + "; reduce it with sum() or mean()");
@@ -109,7 +109,7 @@ final class Interpreter {
     }
 
     /** The trace's id for a value this run computed; -1 when checking, not recording, or for a literal constant. */
-    private long traced(Value v) {
+    private long traced(ExprValue v) {
         return !checking && Recorder.active() && v instanceof TensorVal t && t.tensor() != null ? Recorder.idOf(t.tensor()) : -1;
     }
 
@@ -216,7 +216,7 @@ final class Interpreter {
     private void assign(Ast.Assign a) {
         String name = a.name();
         checkNew(name, a.pos());
-        Value v;
+        ExprValue v;
         if (a.value() instanceof Ast.Call c && Functions.LEAVES.contains(c.function())) {
             LeafBuilder.Built b = leafBuilder.build(name, c, evaluator.args(c));
             leaves.add(b.leaf());
@@ -227,7 +227,7 @@ final class Interpreter {
                 v = evaluator.constant(n.value(), a.value().pos());
             }
             if (!(v instanceof TensorVal)) {
-                throw error(a.value().pos(), "'" + name + "' must be a tensor or a number, not " + Value.kind(v));
+                throw error(a.value().pos(), "'" + name + "' must be a tensor or a number, not " + ExprValue.kind(v));
             }
             named(name, a.pos(), (TensorVal) v);
         }
@@ -258,7 +258,7 @@ final class Interpreter {
         }
     }
 
-    private void bind(String name, Pos pos, Value v) {
+    private void bind(String name, Pos pos, ExprValue v) {
         if (v instanceof TensorVal t) {
             holds.bound(t); // a second name for a value is held for this name too (a leaf was held when declared)
         }

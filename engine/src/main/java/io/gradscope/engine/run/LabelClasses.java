@@ -3,7 +3,7 @@ package io.gradscope.engine.run;
 import io.gradscope.engine.ops.OpSpec;
 import io.gradscope.engine.ops.OpSpecs;
 import io.gradscope.engine.ops.Param;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import io.gradscope.engine.tensor.Shapes;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -18,9 +18,9 @@ final class LabelClasses {
     private record Declared(String name, int classes) {
     }
 
-    private final Map<Value, Declared> declared = new IdentityHashMap<>();
+    private final Map<ExprValue, Declared> declared = new IdentityHashMap<>();
 
-    void declare(Value labels, String name, int classes) {
+    void declare(ExprValue labels, String name, int classes) {
         declared.put(labels, new Declared(name, classes));
     }
 
@@ -52,7 +52,7 @@ final class LabelClasses {
     }
 
     /** Carries a declaration from a view's input to the view (an op its spec marks a view). */
-    void follow(String op, List<TensorVal> inputs, Value out) {
+    void follow(String op, List<TensorVal> inputs, ExprValue out) {
         OpSpec spec = OpSpecs.get(op);
         if (spec != null && spec.view() && !inputs.isEmpty() && declared.containsKey(inputs.get(0))) {
             declared.put(out, declared.get(inputs.get(0)));

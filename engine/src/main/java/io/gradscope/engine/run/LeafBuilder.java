@@ -8,7 +8,7 @@ import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.lang.Names;
 import io.gradscope.engine.lang.Pos;
 import io.gradscope.engine.lang.ProgramException;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.MemoryCategory;

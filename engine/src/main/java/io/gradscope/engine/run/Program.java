@@ -3,7 +3,7 @@ package io.gradscope.engine.run;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.InputFiles;
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.RefCounts;
 import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.autograd.Backward;
 import io.gradscope.engine.autograd.Gradients;
@@ -15,7 +15,7 @@ import io.gradscope.engine.lang.ProgramException;
 import io.gradscope.engine.recompute.RematPlan;
 import io.gradscope.engine.recompute.RematPlanner;
 import io.gradscope.engine.recompute.RematPolicy;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Tensor;
@@ -336,16 +336,16 @@ public final class Program {
      *                 run that does not retain everything keeps no tensors in its trace at all
      */
     ProgramRun step(RunOptions options, RematPlanner.Planned planned, Retention retention, boolean standIns, Progress progress) {
-        return step(options, planned, new Holds(retention), standIns, progress);
+        return step(options, planned, new RefCounts(retention), standIns, progress);
     }
 
     /** One training step whose storages {@code holds} tracks (a replay reaches into it while it runs). */
-    ProgramRun step(RunOptions options, RematPlanner.Planned planned, Holds holds, boolean standIns, Progress progress) {
+    ProgramRun step(RunOptions options, RematPlanner.Planned planned, RefCounts holds, boolean standIns, Progress progress) {
         Retention retention = holds.retention();
         boolean retain = retention.keepsAll();
         StepLifetimes life = new StepLifetimes(holds, planned.plan());
         try (Recorder rec = retain ? Recorder.start(true) : standIns ? Recorder.startDroppingReleased() : Recorder.start(false);
-             Holds.Installed on = holds.install()) {
+             RefCounts.Installed on = holds.install()) {
             try {
                 Interpreter in = new Interpreter(file, false, options);
                 in.keepLifetimes(life, statements);

@@ -1,7 +1,7 @@
 package io.gradscope.engine.run;
 
 import io.gradscope.engine.alloc.Allocations;
-import io.gradscope.engine.alloc.Holds;
+import io.gradscope.engine.alloc.RefCounts;
 import io.gradscope.engine.alloc.Retention;
 import io.gradscope.engine.autograd.StepObservers;
 import io.gradscope.engine.recompute.RematPlanner;
@@ -70,7 +70,7 @@ public final class Replay {
         RematPlanner.Planned planned = m == null
                 ? program.plan(options, io.gradscope.engine.recompute.RematPolicy.SEGMENTS, false)
                 : new RematPlanner.Planned(m.policy(), m.plan(), m.predictedPeak(), m.fits());
-        Holds holds = new Holds(Retention.NONE);
+        RefCounts holds = new RefCounts(Retention.NONE);
         Capture capture = new Capture(vertex, gradients, holds);
         CURRENT.set(capture);
         try (Recorder tap = Recorder.startTap(capture)) {
@@ -101,9 +101,9 @@ public final class Replay {
         boolean stepped;
         final List<TraceEvent.Contribution> contributions = new ArrayList<>();
 
-        final Holds holds;
+        final RefCounts holds;
 
-        Capture(int vertex, boolean gradients, Holds holds) {
+        Capture(int vertex, boolean gradients, RefCounts holds) {
             this.vertex = vertex;
             this.gradients = gradients;
             this.holds = holds;

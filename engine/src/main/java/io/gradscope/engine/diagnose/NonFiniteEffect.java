@@ -9,8 +9,8 @@ import io.gradscope.engine.tensor.Tensor;
  * whose gradient holds one ("the gradient of 's' holds 6 NaN"); null when they are all finite.
  * The command line and the app say it beside where the value was born.
  */
-public final class Harm {
-    private Harm() {
+public final class NonFiniteEffect {
+    private NonFiniteEffect() {
     }
 
     public static String of(ProgramRun run) {

@@ -6,16 +6,16 @@ import io.gradscope.engine.tensor.Tensor;
 import java.util.List;
 
 /** What an expression evaluates to: a tensor (only its shape while checking), a number, a string, ... */
-sealed interface Value {
+sealed interface ExprValue {
     /** A tensor; {@code tensor} is null while shapes are being checked. */
-    record TensorVal(int[] shape, DType dtype, Tensor tensor) implements Value {
+    record TensorVal(int[] shape, DType dtype, Tensor tensor) implements ExprValue {
         String describe() {
             return "a tensor of shape " + Shapes.str(shape);
         }
     }
 
     /** A number; {@code text} is the literal as written, when it is one (null for a computed number). */
-    record NumVal(double value, boolean integral, String text) implements Value {
+    record NumVal(double value, boolean integral, String text) implements ExprValue {
         NumVal(double value, boolean integral) {
             this(value, integral, null);
         }
@@ -33,19 +33,19 @@ sealed interface Value {
         }
     }
 
-    record StrVal(String value) implements Value {
+    record StrVal(String value) implements ExprValue {
     }
 
-    record BoolVal(boolean value) implements Value {
+    record BoolVal(boolean value) implements ExprValue {
     }
 
-    record NoneVal() implements Value {
+    record NoneVal() implements ExprValue {
     }
 
-    record TupleVal(List<Value> items) implements Value {
+    record TupleVal(List<ExprValue> items) implements ExprValue {
     }
 
-    static String kind(Value v) {
+    static String kind(ExprValue v) {
         if (v instanceof TensorVal t) {
             return t.describe();
         }

@@ -3,7 +3,7 @@ package io.gradscope.engine.run;
 import io.gradscope.engine.autograd.StepLifetimes;
 import io.gradscope.engine.lang.Ast;
 import io.gradscope.engine.ops.Op;
-import io.gradscope.engine.run.Value.TensorVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -21,7 +21,7 @@ import java.util.Set;
  * reads the name; the objective until the step is done. What the backward pass needs is held by the
  * nodes ({@link StepLifetimes}).
  */
-final class ProgramHolds {
+final class ProgramRefCounts {
     private StepLifetimes life;
     /** Values made by an expression and not yet read by an op or bound to a name. */
     private final Set<TensorVal> fresh = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -76,7 +76,7 @@ final class ProgramHolds {
     }
 
     /** Drops the holds of the names statement {@code at} was the last to read. */
-    void statementDone(int at, Map<String, Value> values) {
+    void statementDone(int at, Map<String, ExprValue> values) {
         if (at < lastReaders.size()) {
             for (String name : lastReaders.get(at)) {
                 if (values.get(name) instanceof TensorVal t) {

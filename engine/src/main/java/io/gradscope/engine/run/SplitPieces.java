@@ -1,8 +1,8 @@
 package io.gradscope.engine.run;
 
 import io.gradscope.engine.lang.Pos;
-import io.gradscope.engine.run.Value.TensorVal;
-import io.gradscope.engine.run.Value.TupleVal;
+import io.gradscope.engine.run.ExprValue.TensorVal;
+import io.gradscope.engine.run.ExprValue.TupleVal;
 import io.gradscope.engine.tensor.Shapes;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,12 +12,12 @@ import java.util.List;
  * their axis, as PyTorch's {@code torch.split} and {@code torch.chunk} cut them. Each piece becomes
  * one {@code slice} op, so no multi-output op is needed.
  */
-final class Pieces {
+final class SplitPieces {
     /** The tensor cut, its axis (from 0) and each piece's {@code [start, stop)}. */
     record Cut(TensorVal x, int axis, List<int[]> ranges) {
     }
 
-    private Pieces() {
+    private SplitPieces() {
     }
 
     static final String SPLIT_USAGE = "split(x, size, axis=0) with size an int or a tuple of ints";
@@ -44,7 +44,7 @@ final class Pieces {
         Pos at = argOrKeyword(a, 1);
         List<int[]> ranges;
         if (split) {
-            Value v = a.get(1, what);
+            ExprValue v = a.get(1, what);
             ranges = v instanceof TupleVal t ? sections(a, t, n, at) : bySize(a, a.asInt(v, at, "'size'"), n, at);
         } else {
             ranges = chunks(a, a.integer(1, what, null), n, at);
@@ -84,7 +84,7 @@ final class Pieces {
         }
         List<int[]> out = new ArrayList<>();
         long start = 0;
-        for (Value v : t.items()) {
+        for (ExprValue v : t.items()) {
             int s = a.asInt(v, at, "each size");
             if (s < 0) {
                 throw a.error(at, "split(): sizes must not be negative, not " + s);

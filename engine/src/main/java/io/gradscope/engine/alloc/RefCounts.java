@@ -28,7 +28,7 @@ import java.util.Map;
  * (largest first) and the storage is held.
  *
  * <pre>{@code
- * Holds holds = new Holds(false);
+ * RefCounts holds = new RefCounts(false);
  * try (var on = holds.install()) {
  *     Tensor y = Ops.tanh(x);        // announced: tracked
  *     holds.hold(y);                 // someone needs it
@@ -36,7 +36,7 @@ import java.util.Map;
  * }
  * }</pre>
  */
-public final class Holds implements Allocations.Listener {
+public final class RefCounts implements Allocations.Listener {
     private final Retention retention;
     /** Storages held for inspection under a {@code FIT} retention, largest first, and their bytes. */
     private final java.util.PriorityQueue<Storage> held =
@@ -50,12 +50,12 @@ public final class Holds implements Allocations.Listener {
     private long freed;
 
     /** @param retain keep freed storages for the inspector (held for inspection) instead of releasing them */
-    public Holds(boolean retain) {
+    public RefCounts(boolean retain) {
         this(retain ? Retention.ALL : Retention.NONE);
     }
 
     /** @param retention which freed storages to keep for the inspector (held for inspection); the rest are released */
-    public Holds(Retention retention) {
+    public RefCounts(Retention retention) {
         this.retention = retention;
     }
 
