@@ -7,8 +7,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-src=engine/src/main/java/io/gradscope/engine/backend/cpu/VectorGemm.java
-pkg="$work/src/io/gradscope/engine/backend/cpu"
+src=engine/src/main/java/io/gradscope/engine/device/cpu/VectorGemm.java
+pkg="$work/src/io/gradscope/engine/device/cpu"
 mkdir -p "$pkg"
 # The kernel as the engine has it, in a copy whose kernel the harness may call.
 sed -e 's/class VectorGemm/class KernelCopy/' -e 's/private VectorGemm()/private KernelCopy()/' \
@@ -16,4 +16,4 @@ sed -e 's/class VectorGemm/class KernelCopy/' -e 's/private VectorGemm()/private
 cp "$root/scripts/bench/kernel_peak/KernelPeak.java" "$pkg/"
 classes="$root/engine/target/classes"
 javac -nowarn --add-modules jdk.incubator.vector -cp "$classes" -d "$work/classes" "$pkg"/*.java 2>&1 | grep -v -i 'warning' || true
-java --add-modules jdk.incubator.vector -cp "$work/classes:$classes" io.gradscope.engine.backend.cpu.KernelPeak "${1:-101}" 2>/dev/null
+java --add-modules jdk.incubator.vector -cp "$work/classes:$classes" io.gradscope.engine.device.cpu.KernelPeak "${1:-101}" 2>/dev/null

@@ -30,8 +30,8 @@ nvidia-smi -L 2>&1 | tee "$OUT/gpu.txt"
 echo "== CUDA tests: op-table parity, kernels, the backend's own tests" | tee "$OUT/tests.txt"
 (cd engine && $JAVA -jar "$root"/.gpu/lib/junit-platform-console-standalone-*.jar \
    execute -cp "$root/.gpu/test-classes/engine:$JARS" --select-class io.gradscope.engine.ops.CudaParityTest \
-   --select-class io.gradscope.engine.backend.KernelPtxTest --select-class io.gradscope.engine.backend.LayerNormPrecisionTest \
-   --select-package io.gradscope.engine.backend.cuda --details=tree --disable-banner --disable-ansi-colors) >> "$OUT/tests.txt" 2>&1
+   --select-class io.gradscope.engine.device.KernelPtxTest --select-class io.gradscope.engine.device.LayerNormPrecisionTest \
+   --select-package io.gradscope.engine.device.cuda --details=tree --disable-banner --disable-ansi-colors) >> "$OUT/tests.txt" 2>&1
 tail -25 "$OUT/tests.txt"
 
 echo "== conformance through gradscope run --device cuda" | tee "$OUT/conformance.txt"

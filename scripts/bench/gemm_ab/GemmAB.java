@@ -1,4 +1,4 @@
-package io.gradscope.engine.backend.cpu;
+package io.gradscope.engine.device.cpu;
 
 import java.util.Arrays;
 import java.util.Random;

@@ -17,7 +17,7 @@
 // - Each allocation ends against a guard page, so a kernel that overruns it faults (the JVM's crash
 //   report names the kernel); freed blocks stay unmapped for a while so a use after free faults.
 // - The PTX's entries are checked against the compiled kernels: same names, same parameter sizes.
-// - For tests (io.gradscope.engine.backend.cuda.StandIn, through JNI): a device memory limit,
+// - For tests (io.gradscope.engine.device.cuda.StandIn, through JNI): a device memory limit,
 //   counters, the launch log, and failing the next launches.
 //
 // What it cannot catch: see README.md next to this file.
@@ -699,7 +699,7 @@ API CUresult cuGetErrorString(CUresult e, const char** s) {
     return cuGetErrorName(e, s);
 }
 
-// ---- for tests: io.gradscope.engine.backend.cuda.StandIn -------------------------------------------
+// ---- for tests: io.gradscope.engine.device.cuda.StandIn -------------------------------------------
 
 #define JNI_FN(ret, name) extern "C" JNIEXPORT ret JNICALL Java_io_gradscope_engine_backend_cuda_StandIn_##name
 

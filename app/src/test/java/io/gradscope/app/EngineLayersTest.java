@@ -22,14 +22,14 @@ import org.junit.jupiter.api.Test;
  *   lang
  *   check   forward   scalar
  *   autograd
- *   backend (cpu, cuda)   ops
+ *   device (cpu, cuda)   ops
  *   alloc   recompute
  *   trace
  *   tensor   sparse
  *   (root)
  * </pre>
  *
- * No package uses {@code backend}: {@code tensor.Backends} loads each backend by name and ops reach
+ * No package uses {@code device}: {@code tensor.Backends} loads each backend by name and ops reach
  * kernels through the {@code tensor.Backend} interface. The engine never uses JavaFX or the app.
  * Each rule is also run on small fixtures that break it ({@code io.gradscope.app.archfixture.engine}),
  * to show that it fails when broken.
@@ -44,7 +44,7 @@ class EngineLayersTest {
             {{"tensor", root + ".tensor"}, {"sparse", root + ".sparse"}},
             {{"trace", root + ".trace"}},
             {{"alloc", root + ".alloc"}, {"recompute", root + ".recompute"}},
-            {{"backend", root + ".backend.."}, {"ops", root + ".ops"}},
+            {{"device", root + ".device.."}, {"ops", root + ".ops"}},
             {{"autograd", root + ".autograd"}},
             {{"check", root + ".check"}, {"forward", root + ".forward"}, {"scalar", root + ".scalar"}},
             {{"lang", root + ".lang"}},
@@ -52,7 +52,7 @@ class EngineLayersTest {
             {{"diagnose", root + ".diagnose"}, {"jacobian", root + ".jacobian"}, {"onnx", root + ".onnx"}},
             {{"step", root + ".step"}},
         };
-        return LayerRules.rows(rows, Set.of("backend"), Set.of());
+        return LayerRules.rows(rows, Set.of("device"), Set.of());
     }
 
     static ArchRule noUi(String root, String app) {
@@ -83,7 +83,7 @@ class EngineLayersTest {
 
     @Test
     void usingABackendClassBreaksTheLayers() {
-        assertBroken(fixtureLayers(), ModuleClasses.fixture("engine"), "autograd.UsesKernel", "backend.cpu.SomeKernel");
+        assertBroken(fixtureLayers(), ModuleClasses.fixture("engine"), "autograd.UsesKernel", "device.cpu.SomeKernel");
     }
 
     @Test

@@ -1,7 +1,7 @@
 package io.gradscope.app.cli;
 
-import io.gradscope.engine.backend.cpu.CpuBackend;
-import io.gradscope.engine.backend.cpu.KernelTuner;
+import io.gradscope.engine.device.cpu.CpuBackend;
+import io.gradscope.engine.device.cpu.KernelTuner;
 import io.gradscope.engine.ops.Ops;
 import java.io.PrintStream;
 import java.util.Map;

@@ -125,7 +125,7 @@ final class Workloads {
         }
         return () -> {
             long t0 = System.nanoTime();
-            io.gradscope.engine.backend.cpu.CpuBackend.plainSgemm(a, b, c, n);
+            io.gradscope.engine.device.cpu.CpuBackend.plainSgemm(a, b, c, n);
             return 2.0 * n * n * n / ((System.nanoTime() - t0) / 1e9) / 1e9;
         };
     }

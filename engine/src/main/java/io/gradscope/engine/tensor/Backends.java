@@ -14,9 +14,9 @@ public final class Backends {
     private Backends() {
     }
 
-    private static final String CPU_CLASS = "io.gradscope.engine.backend.cpu.CpuBackend";
-    private static final String META_CLASS = "io.gradscope.engine.backend.MetaBackend";
-    private static final String CUDA_CLASS = "io.gradscope.engine.backend.cuda.CudaBackend";
+    private static final String CPU_CLASS = "io.gradscope.engine.device.cpu.CpuBackend";
+    private static final String META_CLASS = "io.gradscope.engine.device.MetaBackend";
+    private static final String CUDA_CLASS = "io.gradscope.engine.device.cuda.CudaBackend";
     /** By {@link Device#ordinal()}: the backends that registered. */
     private static final AtomicReferenceArray<Backend> BY_DEVICE = new AtomicReferenceArray<>(Device.values().length);
     private static volatile String cudaProblem;

@@ -134,14 +134,14 @@ class OpTableTest {
         // products in another order (conv_transpose2d's weight gradient, row 625). So this runs on the
         // engine's GEMM, whatever the machine would pick (the system BLAS loaded first: a library that reads
         // gradscope.blas=java when it loads never loads it, for every test after this one).
-        io.gradscope.engine.backend.cpu.CpuBackend.floatGemm();
+        io.gradscope.engine.device.cpu.CpuBackend.floatGemm();
         System.setProperty("gradscope.blas", "java");
-        io.gradscope.engine.backend.cpu.KernelTuner.resetToRules();
+        io.gradscope.engine.device.cpu.KernelTuner.resetToRules();
         try {
             gappedInputsGiveEqualBits(row);
         } finally {
             System.clearProperty("gradscope.blas");
-            io.gradscope.engine.backend.cpu.KernelTuner.resetToRules();
+            io.gradscope.engine.device.cpu.KernelTuner.resetToRules();
         }
     }
 

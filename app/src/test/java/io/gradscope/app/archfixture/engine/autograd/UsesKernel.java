@@ -2,5 +2,5 @@ package io.gradscope.app.archfixture.engine.autograd;
 
 /** Breaks the engine's layers: autograd uses a backend class, which no package may use. */
 public class UsesKernel {
-    io.gradscope.app.archfixture.engine.backend.cpu.SomeKernel kernel;
+    io.gradscope.app.archfixture.engine.device.cpu.SomeKernel kernel;
 }

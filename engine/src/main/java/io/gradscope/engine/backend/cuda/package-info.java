@@ -1,7 +1,0 @@
-/**
- * The CUDA backend: the tensor.Backend kernels on an NVIDIA GPU through JCuda, the kernels of
- * assets/kernels/gradscope.cu loaded from their committed PTX, host-device transfers and the
- * caching allocator (memory's BlockCache). It may use backend, memory, tensor and the engine
- * root package (EngineLayersTest).
- */
-package io.gradscope.engine.backend.cuda;
