@@ -182,6 +182,7 @@ final class CpuMatmul {
     }
 
     /** The double twin of {@link #gemmF}. */
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     static void gemmD(double[] A, int ao, int ars, int acs, double[] B, int bo, int brs, int bcs,
                       double[] C, int co, int i0, int i1, int n, int k) {
         for (int i = i0; i < i1; i++) {

@@ -79,9 +79,9 @@ final class NarrowGemm {
         int last = ao + (r1 - 1) * ars;
         for (int i = r0; i < r1; i += 8) {
             int x0 = ao + i * ars;
-            rows8(a, x0, Math.min(last, x0 + ars), Math.min(last, x0 + 2 * ars), Math.min(last, x0 + 3 * ars),
+            rows8(k, a, x0, Math.min(last, x0 + ars), Math.min(last, x0 + 2 * ars), Math.min(last, x0 + 3 * ars),
                     Math.min(last, x0 + 4 * ars), Math.min(last, x0 + 5 * ars), Math.min(last, x0 + 6 * ars),
-                    Math.min(last, x0 + 7 * ars), bw, k, out);
+                    Math.min(last, x0 + 7 * ars), bw, out, 0, W);
             for (int l = 0; l < Math.min(8, r1 - i); l++) {
                 System.arraycopy(out, l * W, c, co + (i + l) * n, n);
             }
@@ -89,36 +89,53 @@ final class NarrowGemm {
     }
 
     /** out[l·W ..] = Σ_q A[row l, q] · bw[q·W ..] for the eight rows of A at x0..x7 (contiguous along k). */
-    private static void rows8(float[] a, int x0, int x1, int x2, int x3, int x4, int x5, int x6, int x7,
-                              float[] bw, int k, float[] out) {
-        FloatVector s0 = FloatVector.zero(FS);
-        FloatVector s1 = FloatVector.zero(FS);
-        FloatVector s2 = FloatVector.zero(FS);
-        FloatVector s3 = FloatVector.zero(FS);
-        FloatVector s4 = FloatVector.zero(FS);
-        FloatVector s5 = FloatVector.zero(FS);
-        FloatVector s6 = FloatVector.zero(FS);
-        FloatVector s7 = FloatVector.zero(FS);
-        for (int q = 0; q < k; q++) {
-            FloatVector y = FloatVector.fromArray(FS, bw, q * W);
-            s0 = y.fma(FloatVector.broadcast(FS, a[x0 + q]), s0);
-            s1 = y.fma(FloatVector.broadcast(FS, a[x1 + q]), s1);
-            s2 = y.fma(FloatVector.broadcast(FS, a[x2 + q]), s2);
-            s3 = y.fma(FloatVector.broadcast(FS, a[x3 + q]), s3);
-            s4 = y.fma(FloatVector.broadcast(FS, a[x4 + q]), s4);
-            s5 = y.fma(FloatVector.broadcast(FS, a[x5 + q]), s5);
-            s6 = y.fma(FloatVector.broadcast(FS, a[x6 + q]), s6);
-            s7 = y.fma(FloatVector.broadcast(FS, a[x7 + q]), s7);
+    // BEGIN GENERATED rows8 (MicroKernels, engine tests: edit it, not this method)
+    private static void rows8(int kc, float[] a, int x0, int x1, int x2, int x3, int x4, int x5, int x6, int x7, float[] bw, float[] out, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS);
+        FloatVector c4_0 = FloatVector.zero(FS);
+        FloatVector c5_0 = FloatVector.zero(FS);
+        FloatVector c6_0 = FloatVector.zero(FS);
+        FloatVector c7_0 = FloatVector.zero(FS);
+        for (int q = 0; q < kc; q++) {
+            FloatVector b0 = FloatVector.fromArray(FS, bw, q * W);
+            FloatVector x;
+            x = FloatVector.broadcast(FS, a[x0 + q]);
+            c0_0 = b0.fma(x, c0_0);
+            x = FloatVector.broadcast(FS, a[x1 + q]);
+            c1_0 = b0.fma(x, c1_0);
+            x = FloatVector.broadcast(FS, a[x2 + q]);
+            c2_0 = b0.fma(x, c2_0);
+            x = FloatVector.broadcast(FS, a[x3 + q]);
+            c3_0 = b0.fma(x, c3_0);
+            x = FloatVector.broadcast(FS, a[x4 + q]);
+            c4_0 = b0.fma(x, c4_0);
+            x = FloatVector.broadcast(FS, a[x5 + q]);
+            c5_0 = b0.fma(x, c5_0);
+            x = FloatVector.broadcast(FS, a[x6 + q]);
+            c6_0 = b0.fma(x, c6_0);
+            x = FloatVector.broadcast(FS, a[x7 + q]);
+            c7_0 = b0.fma(x, c7_0);
         }
-        s0.intoArray(out, 0);
-        s1.intoArray(out, W);
-        s2.intoArray(out, 2 * W);
-        s3.intoArray(out, 3 * W);
-        s4.intoArray(out, 4 * W);
-        s5.intoArray(out, 5 * W);
-        s6.intoArray(out, 6 * W);
-        s7.intoArray(out, 7 * W);
+        c0_0.intoArray(out, co);
+        co += ldc;
+        c1_0.intoArray(out, co);
+        co += ldc;
+        c2_0.intoArray(out, co);
+        co += ldc;
+        c3_0.intoArray(out, co);
+        co += ldc;
+        c4_0.intoArray(out, co);
+        co += ldc;
+        c5_0.intoArray(out, co);
+        co += ldc;
+        c6_0.intoArray(out, co);
+        co += ldc;
+        c7_0.intoArray(out, co);
     }
+    // END GENERATED rows8
 
     /**
      * Rows [r0, r1) of C for A with contiguous columns (A[i, q] at ao + i + q·acs): 2W rows by four
@@ -144,7 +161,7 @@ final class NarrowGemm {
                 ld = rows;
             }
             for (int j = 0; j < np; j += 4) {
-                columns4(src, off, ld, bp, j, np, k, out);
+                columns4(k, src, off, ld, bp, j, np, out, 0, rows);
                 for (int jj = j; jj < Math.min(n, j + 4); jj++) {
                     for (int l = 0; l < mr; l++) {
                         c[co + (i + l) * n + jj] = out[(jj - j) * rows + l];
@@ -155,40 +172,42 @@ final class NarrowGemm {
     }
 
     /** out[j·2W + l] = Σ_q A[l, q] · bp[q·np + j0 + j] for l < 2W, j < 4: two vectors of rows of A, four broadcasts. */
-    private static void columns4(float[] a, int off, int ld, float[] bp, int j0, int np, int k, float[] out) {
-        FloatVector s00 = FloatVector.zero(FS);
-        FloatVector s01 = FloatVector.zero(FS);
-        FloatVector s10 = FloatVector.zero(FS);
-        FloatVector s11 = FloatVector.zero(FS);
-        FloatVector s20 = FloatVector.zero(FS);
-        FloatVector s21 = FloatVector.zero(FS);
-        FloatVector s30 = FloatVector.zero(FS);
-        FloatVector s31 = FloatVector.zero(FS);
-        for (int q = 0; q < k; q++) {
-            FloatVector u = FloatVector.fromArray(FS, a, off + q * ld);
-            FloatVector v = FloatVector.fromArray(FS, a, off + q * ld + W);
+    // BEGIN GENERATED columns4 (MicroKernels, engine tests: edit it, not this method)
+    private static void columns4(int kc, float[] a, int off, int ld, float[] bp, int j0, int np, float[] out, int co, int ldc) {
+        FloatVector c0_0 = FloatVector.zero(FS); FloatVector c0_1 = FloatVector.zero(FS);
+        FloatVector c1_0 = FloatVector.zero(FS); FloatVector c1_1 = FloatVector.zero(FS);
+        FloatVector c2_0 = FloatVector.zero(FS); FloatVector c2_1 = FloatVector.zero(FS);
+        FloatVector c3_0 = FloatVector.zero(FS); FloatVector c3_1 = FloatVector.zero(FS);
+        for (int q = 0; q < kc; q++) {
+            int at = off + q * ld;
+            FloatVector b0 = FloatVector.fromArray(FS, a, at);
+            FloatVector b1 = FloatVector.fromArray(FS, a, at + 1 * W);
             int e = q * np + j0;
-            FloatVector x = FloatVector.broadcast(FS, bp[e]);
-            s00 = u.fma(x, s00);
-            s01 = v.fma(x, s01);
+            FloatVector x;
+            x = FloatVector.broadcast(FS, bp[e]);
+            c0_0 = b0.fma(x, c0_0);
+            c0_1 = b1.fma(x, c0_1);
             x = FloatVector.broadcast(FS, bp[e + 1]);
-            s10 = u.fma(x, s10);
-            s11 = v.fma(x, s11);
+            c1_0 = b0.fma(x, c1_0);
+            c1_1 = b1.fma(x, c1_1);
             x = FloatVector.broadcast(FS, bp[e + 2]);
-            s20 = u.fma(x, s20);
-            s21 = v.fma(x, s21);
+            c2_0 = b0.fma(x, c2_0);
+            c2_1 = b1.fma(x, c2_1);
             x = FloatVector.broadcast(FS, bp[e + 3]);
-            s30 = u.fma(x, s30);
-            s31 = v.fma(x, s31);
+            c3_0 = b0.fma(x, c3_0);
+            c3_1 = b1.fma(x, c3_1);
         }
-        int r = 2 * W;
-        s00.intoArray(out, 0);
-        s01.intoArray(out, W);
-        s10.intoArray(out, r);
-        s11.intoArray(out, r + W);
-        s20.intoArray(out, 2 * r);
-        s21.intoArray(out, 2 * r + W);
-        s30.intoArray(out, 3 * r);
-        s31.intoArray(out, 3 * r + W);
+        c0_0.intoArray(out, co);
+        c0_1.intoArray(out, co + 1 * W);
+        co += ldc;
+        c1_0.intoArray(out, co);
+        c1_1.intoArray(out, co + 1 * W);
+        co += ldc;
+        c2_0.intoArray(out, co);
+        c2_1.intoArray(out, co + 1 * W);
+        co += ldc;
+        c3_0.intoArray(out, co);
+        c3_1.intoArray(out, co + 1 * W);
     }
+    // END GENERATED columns4
 }

@@ -94,6 +94,7 @@ final class PoolKernels {
         }
     }
 
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     private static void maxPlane(double[] x, int xo, int rs, int cs, int h, int w, int[] win, double[] m, double[] idx, int yo,
                                  int oh, int ow) {
         int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
@@ -162,6 +163,7 @@ final class PoolKernels {
     }
 
     /** {@link #update(float[], int, float[], float[], int, int, int, float)} in float64. */
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     static void update(double[] v, int vo, double[] m, double[] idx, int o, int from, int n, double k) {
         for (int q = from; q < n; q++) {
             double c = v[vo + q];

@@ -39,6 +39,7 @@ final class VectorPool {
     }
 
     /** {@link #update(float[], int, float[], float[], int, int, float)} in float64. */
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     static void update(double[] v, int vo, double[] m, double[] idx, int o, int n, double k) {
         int q = 0;
         for (int end = D.loopBound(n); q < end; q += D.length()) {

@@ -175,6 +175,7 @@ final class WindowKernels {
         }
     }
 
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     private static void unfoldPlane(double[] x, int xo, int rs, int cs, int h, int w, int[] win, double pad, double[] y, int yo,
                                     int oh, int ow) {
         int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
@@ -276,6 +277,7 @@ final class WindowKernels {
         }
     }
 
+    // GENERATED double twin (Twins, engine tests): edit the float method above, not this one
     private static void foldPlane(double[] x, int xo, int[] ct, int[] win, double[] y, int yo, int h, int w, int oh, int ow) {
         int kh = win[0], kw = win[1], sh = win[2], sw = win[3], ph = win[4], pw = win[5], dh = win[6], dw = win[7];
         Arrays.fill(y, yo, yo + h * w, 0.0);

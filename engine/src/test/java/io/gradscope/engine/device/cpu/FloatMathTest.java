@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.Random;
 import org.junit.jupiter.api.Test;

@@ -59,6 +59,14 @@ final class MicroKernels {
                 "private static void kernelInPlace(int kc, float[] a, int ao, int[] woff, int rs, int last, float[] xp, int xo, int[] offs, float[] out, int co, int ldc)",
                 "FloatVector", "FS", 6, 4, "L", rowStarts, "q",
                 List.of("int at = xo + offs[q];", "int p = ao + woff[q];"), "xp", "at", r -> r == 0 ? "a[p]" : "a[p + r" + r + "]", "out", false));
+        // NarrowGemm: eight rows of A against one vector of packed B; four broadcast columns of B against two vectors of A.
+        s.add(new Spec("rows8", "NarrowGemm.java",
+                "private static void rows8(int kc, float[] a, int x0, int x1, int x2, int x3, int x4, int x5, int x6, int x7, float[] bw, float[] out, int co, int ldc)",
+                "FloatVector", "FS", 8, 1, "W", List.of(), "q", List.of(), "bw", "q * W", r -> "a[x" + r + " + q]", "out", false));
+        s.add(new Spec("columns4", "NarrowGemm.java",
+                "private static void columns4(int kc, float[] a, int off, int ld, float[] bp, int j0, int np, float[] out, int co, int ldc)",
+                "FloatVector", "FS", 4, 2, "W", List.of(), "q", List.of("int at = off + q * ld;", "int e = q * np + j0;"), "a", "at",
+                r -> r == 0 ? "bp[e]" : "bp[e + " + r + "]", "out", false));
         return s;
     }
 
