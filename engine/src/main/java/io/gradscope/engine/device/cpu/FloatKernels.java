@@ -18,13 +18,13 @@ final class FloatKernels {
 
     static void binary(BinaryKind k, float[] a, int ao, int as, float[] b, int bo, int bs, float[] y, int yo, int ys, int n) {
         if (ys == 1 && VECTOR) {
-            if (as == 1 && bs == 1 && VectorFloat.binary(k, a, ao, b, bo, y, yo, n)) {
+            if (as == 1 && bs == 1 && VectorElementwise.binary(k, a, ao, b, bo, y, yo, n)) {
                 return;
             }
-            if (as == 1 && bs == 0 && VectorFloat.binaryScalar(k, a, ao, b[bo], false, y, yo, n)) {
+            if (as == 1 && bs == 0 && VectorElementwise.binaryScalar(k, a, ao, b[bo], false, y, yo, n)) {
                 return;
             }
-            if (as == 0 && bs == 1 && VectorFloat.binaryScalar(k, b, bo, a[ao], true, y, yo, n)) {
+            if (as == 0 && bs == 1 && VectorElementwise.binaryScalar(k, b, bo, a[ao], true, y, yo, n)) {
                 return;
             }
         }
@@ -79,7 +79,7 @@ final class FloatKernels {
     }
 
     static void unary(UnaryKind k, double p, float[] x, int xo, int xs, float[] y, int yo, int ys, int n) {
-        if (VECTOR && xs == 1 && ys == 1 && VectorFloat.unary(k, p, x, xo, y, yo, n)) {
+        if (VECTOR && xs == 1 && ys == 1 && VectorElementwise.unary(k, p, x, xo, y, yo, n)) {
             return;
         }
         unaryPlain(k, p, x, xo, xs, y, yo, ys, n);
@@ -133,7 +133,7 @@ final class FloatKernels {
     /** dx = g · step(x), any strides. */
     static void reluBackward(float[] x, int xo, int xs, float[] g, int go, int gs, float[] dx, int dxo, int dxs, int n) {
         if (VECTOR && xs == 1 && gs == 1 && dxs == 1) {
-            VectorFloat.reluBackward(x, xo, g, go, dx, dxo, n);
+            VectorElementwise.reluBackward(x, xo, g, go, dx, dxo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -189,7 +189,7 @@ final class FloatKernels {
 
     static float max(float[] x, int o, int n) {
         if (VECTOR) {
-            return VectorFloat.max(x, o, n);
+            return VectorRows.max(x, o, n);
         }
         float r = Float.NEGATIVE_INFINITY;
         for (int i = 0; i < n; i++) {
@@ -200,7 +200,7 @@ final class FloatKernels {
 
     static void expShift(float[] x, int xo, float shift, float[] y, int yo, int n) {
         if (VECTOR) {
-            VectorFloat.expShift(x, xo, shift, y, yo, n);
+            VectorRows.expShift(x, xo, shift, y, yo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -216,7 +216,7 @@ final class FloatKernels {
     static void normalize(float[] x, int xo, float m, float delta, float r, float[] y, int yo, float[] w, float[] b, float[] out,
                           int oo, int n) {
         if (VECTOR) {
-            VectorFloat.normalize(x, xo, m, delta, r, y, yo, w, b, out, oo, n);
+            VectorRows.normalize(x, xo, m, delta, r, y, yo, w, b, out, oo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -232,7 +232,7 @@ final class FloatKernels {
 
     static void layerNormDx(float[] gw, float[] h, float a, float c, float r, float[] dx, int dxo, int n) {
         if (VECTOR) {
-            VectorFloat.layerNormDx(gw, h, a, c, r, dx, dxo, n);
+            VectorRows.layerNormDx(gw, h, a, c, r, dx, dxo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -242,7 +242,7 @@ final class FloatKernels {
 
     static void fmaInto(float[] a, int ao, float[] b, int bo, float[] acc, int co, int n) {
         if (VECTOR) {
-            VectorFloat.fmaInto(a, ao, b, bo, acc, co, n);
+            VectorRows.fmaInto(a, ao, b, bo, acc, co, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -252,7 +252,7 @@ final class FloatKernels {
 
     static void logSoftmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
         if (VECTOR) {
-            VectorFloat.logSoftmaxDx(y, yo, g, go, s, dx, xo, n);
+            VectorRows.logSoftmaxDx(y, yo, g, go, s, dx, xo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -262,7 +262,7 @@ final class FloatKernels {
 
     static void softmaxDx(float[] y, int yo, float[] g, int go, float s, float[] dx, int xo, int n) {
         if (VECTOR) {
-            VectorFloat.softmaxDx(y, yo, g, go, s, dx, xo, n);
+            VectorRows.softmaxDx(y, yo, g, go, s, dx, xo, n);
             return;
         }
         for (int i = 0; i < n; i++) {
@@ -271,13 +271,13 @@ final class FloatKernels {
     }
 
     static float expSum(float[] x, int xo, float shift, float[] y, int yo, int n, FloatMath.Scratch sc) {
-        return VECTOR ? VectorFloat.expSum(x, xo, shift, y, yo, n, sc) : FloatMath.expSum(x, xo, shift, y, yo, n, sc);
+        return VECTOR ? VectorRows.expSum(x, xo, shift, y, yo, n, sc) : FloatMath.expSum(x, xo, shift, y, yo, n, sc);
     }
 
     static void layerNormBackRow(float[] g, int go, float[] x, int xo, float[] w, float m, float delta, float r, float[] h,
                                  float[] gw, float[] lw, float[] lb, int lo, int n, FloatMath.Scratch sc) {
         if (VECTOR) {
-            VectorFloat.layerNormBackRow(g, go, x, xo, w, m, delta, r, h, gw, lw, lb, lo, n, sc);
+            VectorRows.layerNormBackRow(g, go, x, xo, w, m, delta, r, h, gw, lw, lb, lo, n, sc);
         } else {
             FloatMath.layerNormBackRow(g, go, x, xo, w, m, delta, r, h, gw, lw, lb, lo, n, sc);
         }

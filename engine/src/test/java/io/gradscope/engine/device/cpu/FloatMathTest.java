@@ -53,7 +53,7 @@ class FloatMathTest {
         assumeTrue(CpuMatmul.VECTOR, "no Vector API");
         float[] x = samples();
         float[] y = new float[x.length];
-        VectorFloat.expShift(x, 0, 0f, y, 0, x.length);
+        VectorRows.expShift(x, 0, 0f, y, 0, x.length);
         for (int i = 0; i < x.length; i++) {
             assertEquals(Float.floatToRawIntBits(FloatMath.exp(x[i])), Float.floatToRawIntBits(y[i]), "exp(" + x[i] + ")");
         }
@@ -104,7 +104,7 @@ class FloatMathTest {
             float[] y1 = new float[n];
             float[] y2 = new float[n];
             float e1 = FloatMath.expSum(x, 3, 1.5f, y1, 0, n, s1);
-            float e2 = VectorFloat.expSum(x, 3, 1.5f, y2, 0, n, s2);
+            float e2 = VectorRows.expSum(x, 3, 1.5f, y2, 0, n, s2);
             assertEquals(Float.floatToRawIntBits(e1), Float.floatToRawIntBits(e2), "expSum " + n);
             assertEquals(Float.floatToRawIntBits(FloatMath.sum(y1, 0, n)), Float.floatToRawIntBits(e1), "expSum is the sum " + n);
             float[][] h = {new float[n], new float[n]};
@@ -112,7 +112,7 @@ class FloatMathTest {
             float[][] lw = {new float[2 * n], new float[2 * n]};
             float[][] lb = {new float[2 * n], new float[2 * n]};
             FloatMath.layerNormBackRow(g, 3, x, 1, w, 0.25f, 1e-3f, 0.7f, h[0], gw[0], lw[0], lb[0], n, n, s1);
-            VectorFloat.layerNormBackRow(g, 3, x, 1, w, 0.25f, 1e-3f, 0.7f, h[1], gw[1], lw[1], lb[1], n, n, s2);
+            VectorRows.layerNormBackRow(g, 3, x, 1, w, 0.25f, 1e-3f, 0.7f, h[1], gw[1], lw[1], lb[1], n, n, s2);
             for (int k = 0; k < 2; k++) {
                 assertEquals(Float.floatToRawIntBits(s1.out[k]), Float.floatToRawIntBits(s2.out[k]), "layer norm sums " + n);
             }
