@@ -701,7 +701,7 @@ API CUresult cuGetErrorString(CUresult e, const char** s) {
 
 // ---- for tests: io.gradscope.engine.device.cuda.StandIn -------------------------------------------
 
-#define JNI_FN(ret, name) extern "C" JNIEXPORT ret JNICALL Java_io_gradscope_engine_backend_cuda_StandIn_##name
+#define JNI_FN(ret, name) extern "C" JNIEXPORT ret JNICALL Java_io_gradscope_engine_device_cuda_StandIn_##name
 
 JNI_FN(void, setMemoryLimit)(JNIEnv*, jclass, jlong bytes) {
     LOCKED;

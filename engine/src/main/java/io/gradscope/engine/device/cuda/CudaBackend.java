@@ -23,8 +23,6 @@ import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Device;
 import io.gradscope.engine.tensor.Storage;
 import io.gradscope.engine.tensor.Tensor;
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.ref.Reference;
 import java.util.HashMap;
 import java.util.Map;
@@ -72,41 +70,14 @@ public final class CudaBackend implements Backend {
         cuDeviceGetName(name, name.length, device);
         deviceName = new String(name, java.nio.charset.StandardCharsets.US_ASCII).trim().replace("\0", "");
         cuCtxCreate(context, 0, device);
-        cuModuleLoadData(module, ptx());
+        cuModuleLoadData(module, CudaDriver.ptx());
         allocator = new CachingAllocator(this::current);
-    }
-
-    /**
-     * The system property naming a driver library to load in place of the system's libcuda.so.1:
-     * the tests' CPU stand-in (engine/src/test/native/cuda-standin). JCuda's native library then
-     * binds to it, since a library with that soname is already loaded. Unset, blank or
-     * {@code system}: the system's driver.
-     */
-    static final String DRIVER_PROPERTY = "gradscope.cuda.driver";
-
-    private static void loadDriverOverride() {
-        String path = System.getProperty(DRIVER_PROPERTY, "");
-        if (path.isBlank() || path.equals("system")) {
-            return;
-        }
-        java.nio.file.Path p = java.nio.file.Path.of(path).toAbsolutePath();
-        if (!java.nio.file.Files.isRegularFile(p)) {
-            java.nio.file.Path why = p.resolveSibling("NOT-BUILT");
-            String reason = "";
-            try {
-                reason = java.nio.file.Files.isRegularFile(why) ? ": " + java.nio.file.Files.readString(why).strip() : "";
-            } catch (IOException e) {
-                // no reason then
-            }
-            throw new IllegalStateException("the driver stand-in " + p + " is not built" + reason);
-        }
-        System.load(p.toString());
     }
 
     /** Starts the backend (called reflectively); any failure says why CUDA is unavailable. */
     public static CudaBackend start() {
         try {
-            loadDriverOverride();
+            CudaDriver.loadOverride();
             return new CudaBackend();
         } catch (UnsatisfiedLinkError e) {
             String m = String.valueOf(e.getMessage());
@@ -117,19 +88,6 @@ public final class CudaBackend implements Backend {
         } catch (jcuda.CudaException e) {
             String m = String.valueOf(e.getMessage());
             throw new IllegalStateException(m.lines().findFirst().orElse(m));
-        }
-    }
-
-    private static byte[] ptx() {
-        try (InputStream in = CudaBackend.class.getResourceAsStream("/kernels/gradscope.ptx")) {
-            if (in == null) {
-                throw new IllegalStateException("kernels/gradscope.ptx is missing from the class path");
-            }
-            byte[] b = in.readAllBytes();
-            byte[] z = java.util.Arrays.copyOf(b, b.length + 1);
-            return z;
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the kernels: " + e.getMessage());
         }
     }
 
@@ -218,29 +176,6 @@ public final class CudaBackend implements Backend {
         }
     }
 
-    private static Pointer args(Object... values) {
-        Pointer[] p = new Pointer[values.length];
-        for (int i = 0; i < values.length; i++) {
-            Object v = values[i];
-            if (v instanceof Integer x) {
-                p[i] = Pointer.to(new int[] {x});
-            } else if (v instanceof Long x) {
-                p[i] = Pointer.to(new long[] {x});
-            } else if (v instanceof Double x) {
-                p[i] = Pointer.to(new double[] {x});
-            } else if (v instanceof Scratch x) {
-                p[i] = Pointer.to(x.pointer());
-            } else if (v instanceof Tensor t) {
-                p[i] = Pointer.to(at(t));
-            } else if (v instanceof CUdeviceptr x) {
-                p[i] = Pointer.to(x);
-            } else {
-                throw new IllegalArgumentException("kernel argument " + v);
-            }
-        }
-        return Pointer.to(p);
-    }
-
     @Override
     public Device device() {
         return Device.CUDA;
@@ -285,7 +220,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out))) {
-            launch("fill_" + suffix(out.dtype()), n, args(ptr(out.storage()), m, n, value));
+            launch("fill_" + suffix(out.dtype()), n, LaunchArgs.of(ptr(out.storage()), m, n, value));
         } finally {
             keep(out);
         }
@@ -298,7 +233,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(dst.shape(), dst, src))) {
-            launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, args(ptr(dst.storage()), ptr(src.storage()), m, n));
+            launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, LaunchArgs.of(ptr(dst.storage()), ptr(src.storage()), m, n));
         } finally {
             keep(src, dst);
         }
@@ -311,7 +246,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, x))) {
-            launch("unary_" + suffix(out.dtype()), n, args(kind.ordinal(), param, ptr(out.storage()), ptr(x.storage()), m, n));
+            launch("unary_" + suffix(out.dtype()), n, LaunchArgs.of(kind.ordinal(), param, ptr(out.storage()), ptr(x.storage()), m, n));
         } finally {
             keep(x, out);
         }
@@ -325,7 +260,7 @@ public final class CudaBackend implements Backend {
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, a, b))) {
             launch("binary_" + suffix(out.dtype()), n,
-                    args(kind.ordinal(), ptr(out.storage()), ptr(a.storage()), ptr(b.storage()), m, n));
+                    LaunchArgs.of(kind.ordinal(), ptr(out.storage()), ptr(a.storage()), ptr(b.storage()), m, n));
         } finally {
             keep(a, b, out);
         }
@@ -351,19 +286,19 @@ public final class CudaBackend implements Backend {
         CUdeviceptr xs = ptr(x.storage());
         try (Scratch meta = ints(layout)) {
             if (nOut >= BLOCK_REDUCE_OUTPUTS || m < BLOCK_REDUCE_MIN) {
-                launch("reduce_" + s, nOut, args(k, o, xs, meta, nOut));
+                launch("reduce_" + s, nOut, LaunchArgs.of(k, o, xs, meta, nOut));
                 return;
             }
             long chunk = Math.max(BLOCK_REDUCE_CHUNK, (m + BLOCK_REDUCE_SPLITS - 1) / BLOCK_REDUCE_SPLITS);
             int splits = (int) ((m + chunk - 1) / chunk);
             chunk = (m + splits - 1) / splits;
             if (splits == 1) {
-                launchGrid("reduce_blocks_" + s, nOut, 256, 1, args(k, o, new CUdeviceptr(), xs, meta, nOut, 1, chunk));
+                launchGrid("reduce_blocks_" + s, nOut, 256, 1, LaunchArgs.of(k, o, new CUdeviceptr(), xs, meta, nOut, 1, chunk));
                 return;
             }
             try (Scratch partial = allocator.scratch(nOut * splits * 8)) {
-                launchGrid("reduce_blocks_" + s, nOut * splits, 256, 1, args(k, o, partial, xs, meta, nOut, splits, chunk));
-                launch("reduce_finish_" + s, nOut, args(k, o, partial, meta, nOut, splits));
+                launchGrid("reduce_blocks_" + s, nOut * splits, 256, 1, LaunchArgs.of(k, o, partial, xs, meta, nOut, splits, chunk));
+                launch("reduce_finish_" + s, nOut, LaunchArgs.of(k, o, partial, meta, nOut, splits));
             }
         } finally {
             keep(x, out);
@@ -395,7 +330,7 @@ public final class CudaBackend implements Backend {
         try (Scratch aOff = longs(offs.a()); Scratch bOff = longs(offs.b())) {
             for (int p0 = 0; p0 < batch; p0 += perLaunch) {
                 int count = Math.min(perLaunch, batch - p0);
-                launchGrid("matmul_" + suffix(out.dtype()), tiles * count, 16, 16, args(ptr(a.storage()), ptr(b.storage()),
+                launchGrid("matmul_" + suffix(out.dtype()), tiles * count, 16, 16, LaunchArgs.of(ptr(a.storage()), ptr(b.storage()),
                         ptr(out.storage()), aOff, bOff, m, n, k, a.strides()[rank - 2], a.strides()[rank - 1],
                         b.strides()[rank - 2], b.strides()[rank - 1], p0));
             }
@@ -413,7 +348,7 @@ public final class CudaBackend implements Backend {
         // A temporary contiguous copy is released here (an Alloc and its Free), not left to the collector.
         Tensor lab = labels.contiguous();
         try {
-            launch("onehot_" + suffix(out.dtype()), lab.numel() * classes, args(lab, ptr(out.storage()), lab.numel(), classes));
+            launch("onehot_" + suffix(out.dtype()), lab.numel() * classes, LaunchArgs.of(lab, ptr(out.storage()), lab.numel(), classes));
         } finally {
             if (lab != labels) {
                 lab.storage().release();
@@ -426,10 +361,6 @@ public final class CudaBackend implements Backend {
         return t.rank() == 0 ? 1 : t.shape()[t.rank() - 1];
     }
 
-    private static CUdeviceptr at(Tensor t) {
-        return ptr(t.storage()).withByteOffset((long) t.offset() * t.dtype().bytes());
-    }
-
     @Override
     public void softmaxLastAxis(Tensor x, Tensor out, boolean log) {
         int d = lastDim(x);
@@ -438,7 +369,7 @@ public final class CudaBackend implements Backend {
         }
         int rows = (int) (x.numel() / d);
         try {
-            launchGrid("softmax_" + suffix(x.dtype()), rows, 256, 1, args(x, out, rows, d, log ? 1 : 0));
+            launchGrid("softmax_" + suffix(x.dtype()), rows, 256, 1, LaunchArgs.of(x, out, rows, d, log ? 1 : 0));
         } finally {
             keep(x, out);
         }
@@ -452,7 +383,7 @@ public final class CudaBackend implements Backend {
         }
         int rows = (int) (y.numel() / d);
         try {
-            launchGrid("softmax_back_" + suffix(y.dtype()), rows, 256, 1, args(y, g, dx, rows, d, log ? 1 : 0));
+            launchGrid("softmax_back_" + suffix(y.dtype()), rows, 256, 1, LaunchArgs.of(y, g, dx, rows, d, log ? 1 : 0));
         } finally {
             keep(y, g, dx);
         }
@@ -466,7 +397,7 @@ public final class CudaBackend implements Backend {
         }
         int rows = (int) (x.numel() / d);
         try {
-            launchGrid("layernorm_" + suffix(x.dtype()), rows, 256, 1, args(x, weight, bias, eps, out, xhat, rstd, rows, d));
+            launchGrid("layernorm_" + suffix(x.dtype()), rows, 256, 1, LaunchArgs.of(x, weight, bias, eps, out, xhat, rstd, rows, d));
         } finally {
             keep(x, weight, bias, out, xhat, rstd);
         }
@@ -482,11 +413,11 @@ public final class CudaBackend implements Backend {
         String s = suffix(g.dtype());
         try {
             if (dx != null && rows > 0) {
-                launchGrid("layernorm_back_" + s, rows, 256, 1, args(g, weight, xhat, rstd, dx, rows, d));
+                launchGrid("layernorm_back_" + s, rows, 256, 1, LaunchArgs.of(g, weight, xhat, rstd, dx, rows, d));
             }
             if (dw != null || db != null) {
-                launch("column_sums_" + s, d, args(g, xhat, dw == null ? new CUdeviceptr() : at(dw),
-                        db == null ? new CUdeviceptr() : at(db), rows, d));
+                launch("column_sums_" + s, d, LaunchArgs.of(g, xhat, dw == null ? new CUdeviceptr() : LaunchArgs.at(dw),
+                        db == null ? new CUdeviceptr() : LaunchArgs.at(db), rows, d));
             }
         } finally {
             keep(g, weight, xhat, rstd, dx, dw, db);
@@ -500,7 +431,7 @@ public final class CudaBackend implements Backend {
         }
         Tensor h = host.dtype() == dst.dtype() ? host.contiguous() : host.to(dst.dtype());
         try {
-            Transfers.upload(h, at(dst), dst.dtype(), lock, this::current);
+            Transfers.upload(h, LaunchArgs.at(dst), dst.dtype(), lock, this::current);
         } finally {
             if (h != host) {
                 h.storage().release();
@@ -514,7 +445,7 @@ public final class CudaBackend implements Backend {
         // A temporary contiguous copy is released here (an Alloc and its Free), not left to the collector.
         Tensor c = t.contiguous();
         try {
-            return Transfers.download(at(c), (int) c.numel(), c.dtype(), lock, this::current);
+            return Transfers.download(LaunchArgs.at(c), (int) c.numel(), c.dtype(), lock, this::current);
         } finally {
             if (c != t) {
                 c.storage().release();

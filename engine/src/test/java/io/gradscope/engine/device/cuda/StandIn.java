@@ -21,7 +21,7 @@ final class StandIn {
 
     /** Whether the CUDA backend runs on the stand-in (so its natives below can be called). */
     static boolean running() {
-        String path = System.getProperty(CudaBackend.DRIVER_PROPERTY, "");
+        String path = System.getProperty(CudaDriver.DRIVER_PROPERTY, "");
         return !path.isBlank() && !path.equals("system") && Backends.cudaAvailable();
     }
 
