@@ -156,13 +156,13 @@ public final class OpSpecs {
                     String mode = a.string("mode", "constant", "reflect", "replicate", "circular");
                     double value = a.number("value");
                     if (mode.equals("constant") && value == 0) {
-                        return new ViewOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
+                        return new PadConcatOps.Pad(a.integer("axis"), a.integer("before"), a.integer("after"));
                     }
                     return new PadWith(a.integer("axis"), a.integer("before"), a.integer("after"), mode, value, a.label());
                 }));
         def(fn("concat").tensors().integer("axis", 0).torch("torch.cat([a, b, ...], dim=axis)")
                 .reference("torch.cat(tensors, dim=axis)").linear()
-                .op(a -> new ViewOps.Concat(a.integer("axis"))));
+                .op(a -> new PadConcatOps.Concat(a.integer("axis"))));
         def(fn("broadcast_to").tensor("x").dims("shape", "d", "dimensions").torch("x.broadcast_to(...)")
                 .reference("x.broadcast_to(shape)").view().linear()
                 .op(a -> new ViewOps.BroadcastTo(a.ints("shape"))));

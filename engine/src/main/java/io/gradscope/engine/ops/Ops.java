@@ -314,11 +314,11 @@ public final class Ops {
 
     /** Zero padding along one axis: the VJP of slice. */
     public static Tensor pad(Tensor x, int axis, int before, int after) {
-        return run(new ViewOps.Pad(axis, before, after), x);
+        return run(new PadConcatOps.Pad(axis, before, after), x);
     }
 
     public static Tensor concat(int axis, Tensor... xs) {
-        return run(new ViewOps.Concat(axis), xs.clone()); // the caller's array, kept by the op's context
+        return run(new PadConcatOps.Concat(axis), xs.clone()); // the caller's array, kept by the op's context
     }
 
     public static Tensor broadcastTo(Tensor x, int... shape) {

@@ -48,14 +48,14 @@ final class PadWith extends MoveOps.Move {
     @Override
     public Pattern dependencies(int input, int[][] shapes) {
         if (mode.equals("constant")) {
-            return new ViewOps.Pad(axis, before, after).dependencies(input, shapes);
+            return new PadConcatOps.Pad(axis, before, after).dependencies(input, shapes);
         }
         return super.dependencies(input, shapes);
     }
 
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
-        int[] out = new ViewOps.Pad(axis, before, after).outputShape(shapes, dtypes);
+        int[] out = new PadConcatOps.Pad(axis, before, after).outputShape(shapes, dtypes);
         int a = Shapes.axis("pad", axis, shapes[0].length);
         int n = shapes[0][a];
         if (mode.equals("reflect") && (before >= n || after >= n)) {
@@ -134,6 +134,6 @@ final class PadWith extends MoveOps.Move {
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... t) {
-        return Ops.apply(mode.equals("constant") ? new ViewOps.Pad(axis, before, after) : this, t[0]);
+        return Ops.apply(mode.equals("constant") ? new PadConcatOps.Pad(axis, before, after) : this, t[0]);
     }
 }
