@@ -4,8 +4,6 @@ import io.gradscope.app.service.RunService;
 import io.gradscope.engine.jacobian.Coloring;
 import io.gradscope.engine.jacobian.RecordedRun;
 import io.gradscope.engine.jacobian.Sparsity;
-import io.gradscope.engine.run.Leaf;
-import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.trace.TraceGraph;
 import java.util.List;
 import java.util.Map;
@@ -200,7 +198,7 @@ public final class JacobianViewModel implements Decorator {
         List<String> upstream = leavesUpstreamOf(vertex);
         String name = title(vertex);
         if (upstream.isEmpty() && leaves.contains(name)) {
-            int out = lastComputedFrom(vertex);
+            int out = JacobianChoices.lastComputedFrom(sweep.recorded().get().graph(), outputs, vertex);
             if (out >= 0) {
                 output.set(out);
                 leaf.set(name);
@@ -212,34 +210,6 @@ public final class JacobianViewModel implements Decorator {
         if (keep == null || !upstream.contains(keep)) {
             leaf.set(upstream.isEmpty() ? keep : upstream.get(0));
         }
-    }
-
-    /** The last named value that is not a scalar computed from {@code from}, else the last value computed from it, else -1. */
-    private int lastComputedFrom(int from) {
-        TraceGraph g = sweep.recorded().get().graph();
-        boolean[] reached = new boolean[g.size()];
-        reached[from] = true;
-        // Vertices are in the order of the program: one pass over the edges in that order reaches every descendant.
-        java.util.List<TraceGraph.Edge> edges = new java.util.ArrayList<>(g.edges());
-        edges.sort(java.util.Comparator.comparingInt(TraceGraph.Edge::to));
-        for (TraceGraph.Edge e : edges) {
-            if (reached[e.from()]) {
-                reached[e.to()] = true;
-            }
-        }
-        int any = -1;
-        for (int k = outputs.size() - 1; k >= 0; k--) {
-            int o = outputs.get(k).vertex();
-            if (o == from || !reached[o]) {
-                continue;
-            }
-            TraceGraph.Vertex v = g.vertex(o);
-            if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.value().numel() > 1) {
-                return o;
-            }
-            any = any < 0 ? o : any;
-        }
-        return any;
     }
 
     /**
@@ -271,50 +241,6 @@ public final class JacobianViewModel implements Decorator {
     /** A group's output vertex and input vertex, or null when it has not one output or no input with a gradient. */
     private int[] groupEnds(String name) {
         return ends.get(name);
-    }
-
-    /**
-     * Every group's ends ({@link #groupEnds}) in one pass over the edges: a group's outputs are the
-     * values made in it that are read outside it (or the objective, made in it), its input the first
-     * computed value with a gradient made outside it that it reads. Found group by group, each a pass
-     * over the whole graph, a random program of 50,000 statements in 2,000 groups spent minutes here
-     * when it opened.
-     */
-    private static Map<String, int[]> allGroupEnds(TraceGraph g, java.util.Set<String> leafNames, java.util.Set<Integer> outputs) {
-        Map<String, java.util.TreeSet<Integer>> outs = new java.util.HashMap<>();
-        Map<String, Integer> valueIn = new java.util.HashMap<>();
-        for (TraceGraph.Vertex v : g.vertices()) {
-            if (v.kind() == TraceGraph.Kind.OBJECTIVE) {
-                for (String name : v.groups()) {
-                    outs.computeIfAbsent(name, x -> new java.util.TreeSet<>()).add(v.index());
-                }
-            }
-        }
-        for (TraceGraph.Edge e : g.edges()) {
-            TraceGraph.Vertex from = g.vertex(e.from());
-            List<String> inFrom = from.groups();
-            List<String> inTo = g.vertex(e.to()).groups();
-            for (String name : inFrom) {
-                if (!inTo.contains(name)) {
-                    outs.computeIfAbsent(name, x -> new java.util.TreeSet<>()).add(e.from());
-                }
-            }
-            if (from.kind() == TraceGraph.Kind.OP && from.name() != null && leafNames.contains(from.name())) {
-                for (String name : inTo) {
-                    if (!inFrom.contains(name)) {
-                        valueIn.merge(name, e.from(), Math::min);
-                    }
-                }
-            }
-        }
-        Map<String, int[]> out = new java.util.HashMap<>();
-        for (Map.Entry<String, java.util.TreeSet<Integer>> o : outs.entrySet()) {
-            Integer in = valueIn.get(o.getKey());
-            if (o.getValue().size() == 1 && in != null && outputs.contains(o.getValue().first())) {
-                out.put(o.getKey(), new int[] {o.getValue().first(), in});
-            }
-        }
-        return out;
     }
 
     public void setLeaf(String name) {
@@ -606,32 +532,10 @@ public final class JacobianViewModel implements Decorator {
             return;
         }
         // Gathered first, then set once each: a list listener that rebuilds on each change would rebuild once a vertex.
-        java.util.Set<String> leafNames = new java.util.LinkedHashSet<>();
-        for (Leaf l : s.run().leaves()) {
-            if (l.grad()) {
-                leafNames.add(l.name());
-            }
-        }
-        for (TraceGraph.Vertex v : s.graph().vertices()) {
-            if (v.kind() == TraceGraph.Kind.OP && v.name() != null && v.requiresGrad() && v.value() != null
-                    && v.value().dtype().isFloating()) {
-                leafNames.add(v.name());
-            }
-        }
-        java.util.List<Output> outs = new java.util.ArrayList<>();
-        for (TraceGraph.Vertex v : s.graph().vertices()) {
-            if (v.requiresGrad() && v.value() != null && v.value().dtype().isFloating()) {
-                String shape = Shapes.str(v.value().shape());
-                outs.add(new Output(v.index(), (v.name() != null && v.kind() != TraceGraph.Kind.OP
-                        && v.kind() != TraceGraph.Kind.OBJECTIVE ? v.name() : v.name() != null ? v.name() + " = " + v.op()
-                        : v.op() + " #" + v.index()) + " " + shape));
-            }
-        }
-        leaves.setAll(leafNames);
-        outputs.setAll(outs);
-        java.util.Set<Integer> outputVertices = new java.util.HashSet<>();
-        outs.forEach(o -> outputVertices.add(o.vertex()));
-        ends = allGroupEnds(s.graph(), leafNames, outputVertices);
+        JacobianChoices c = JacobianChoices.of(s);
+        leaves.setAll(c.leaves());
+        outputs.setAll(c.outputs());
+        ends = c.groupEnds();
         for (String g : s.graph().groupNames()) {
             if (groupEnds(g) != null) {
                 groups.add(g);
@@ -667,25 +571,7 @@ public final class JacobianViewModel implements Decorator {
     /** The leaves with a gradient that {@code vertex} depends on, in the order of the program. */
     List<String> leavesUpstreamOf(int vertex) {
         Sweep s = sweep.recorded().get();
-        if (s == null || vertex < 0) {
-            return List.of();
-        }
-        TraceGraph g = s.graph();
-        boolean[] seen = new boolean[g.size()];
-        java.util.ArrayDeque<Integer> todo = new java.util.ArrayDeque<>(List.of(vertex));
-        seen[vertex] = true;
-        while (!todo.isEmpty()) {
-            for (TraceGraph.Edge e : g.inEdges(todo.pop())) {
-                if (!seen[e.from()]) {
-                    seen[e.from()] = true;
-                    todo.push(e.from());
-                }
-            }
-        }
-        return leaves.stream().filter(l -> {
-            int v = s.find(l);
-            return v >= 0 && v != vertex && seen[v];
-        }).toList();
+        return s == null || vertex < 0 ? List.of() : JacobianChoices.leavesUpstreamOf(s, leaves, vertex);
     }
 
     /** A vertex's name, else its op. */
