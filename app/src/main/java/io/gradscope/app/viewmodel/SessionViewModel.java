@@ -162,11 +162,7 @@ public final class SessionViewModel {
     /** The line of the run on screen that vertex {@code vertex} comes from; null when there is none. */
     private String shownLine(int vertex) {
         var v = sweep.vertex(vertex);
-        if (v == null || v.line() <= 0 || shown == null) {
-            return null;
-        }
-        String[] lines = shown.source().split("\n", -1);
-        return v.line() <= lines.length ? lines[v.line() - 1] : null;
+        return v == null || shown == null ? null : shownLines.line(shown.source(), v.line());
     }
 
     /**
@@ -175,25 +171,10 @@ public final class SessionViewModel {
      * there is no run, or that line was changed or removed since: the text holds no line of that node.
      */
     public int textLine(int line) {
-        if (shown == null || line < 1) {
-            return 0;
-        }
-        String now = source.get();
-        if (now.equals(shown.source())) {
-            return line;
-        }
-        if (lineMap == null || mappedText != now || mappedRun != shown) {
-            lineMap = LineMap.between(shown.source(), now);
-            mappedText = now;
-            mappedRun = shown;
-        }
-        return lineMap.map(line);
+        return shown == null ? 0 : shownLines.textLine(shown.source(), source.get(), line);
     }
 
-    /** The lines of the run on screen in the text now, for the text and run it was made for. */
-    private LineMap lineMap;
-    private String mappedText;
-    private RunService.Request mappedRun;
+    private final ShownLines shownLines = new ShownLines();
 
     public ReadOnlyObjectProperty<DType> dtype() {
         return dtype.getReadOnlyProperty();
@@ -366,11 +347,19 @@ public final class SessionViewModel {
     /** Shows a program that is not from a file (an example, the default) and runs it. */
     public void openText(String name, String text) {
         openRequest++;
-        file.set(null);
-        model.set(null);
-        imported = null;
+        show(name, null, null, text);
+    }
+
+    /**
+     * Another text takes the editor, as opened: its name, the file it came from (null: none), the
+     * import it came from (null: none), the file's settings, and a run of it.
+     */
+    private void show(String name, Path from, ModelImport.Imported importedFrom, String text) {
+        fileSettings(importedFrom != null);
         fileName.set(name);
-        fileSettings(false);
+        file.set(from);
+        model.set(importedFrom == null ? null : importedFrom.model());
+        imported = importedFrom;
         dropShown();
         saved.set(text);
         source.set(text);
@@ -403,16 +392,7 @@ public final class SessionViewModel {
             return;
         }
         openRequest++;
-        fileSettings(false);
-        fileName.set(path.getFileName().toString());
-        model.set(null);
-        imported = null;
-        file.set(path);
-        dropShown();
-        saved.set(text);
-        source.set(text);
-        derivatives.opened(text);
-        run();
+        show(path.getFileName().toString(), path, null, text);
     }
 
     /**
@@ -440,16 +420,7 @@ public final class SessionViewModel {
     /** Shows an imported model's program under the model's name (Save asks where to write it) and runs it. */
     public void openImported(ModelImport.Imported imported) {
         openRequest++;
-        fileSettings(true);
-        file.set(null);
-        model.set(imported.model());
-        this.imported = imported;
-        fileName.set(imported.model().getFileName().toString());
-        dropShown();
-        saved.set(imported.text());
-        source.set(imported.text());
-        derivatives.opened(imported.text());
-        run();
+        show(imported.model().getFileName().toString(), null, imported, imported.text());
     }
 
     /**
