@@ -2,11 +2,11 @@ package io.gradscope.engine.onnx;
 
 import ai.onnx.proto.OnnxMl;
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.onnx.Translator.Known;
 import io.gradscope.engine.onnx.Translator.LeafKind;
 import io.gradscope.engine.onnx.Translator.Tensor;
 import io.gradscope.engine.onnx.Translator.Val;
+import io.gradscope.engine.ops.OpRegistry;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import java.util.Arrays;
@@ -99,18 +99,18 @@ final class OpRules {
             case "Sum" -> arithmetic.sum(n);
             case "MatMul" -> arithmetic.matmul(n);
             case "Gemm" -> arithmetic.gemm(n, at);
-            case "Conv" -> Windows.conv(this, n, at);
-            case "ConvTranspose" -> Windows.convTranspose(this, n, at);
+            case "Conv" -> ConvPoolRules.conv(this, n, at);
+            case "ConvTranspose" -> ConvPoolRules.convTranspose(this, n, at);
             case "CumSum", "ReduceProd", "GatherElements", "ScatterElements", "Einsum", "Trilu", "InstanceNormalization", "Resize"
                     -> tensors.write(n, op, at);
-            case "MaxPool", "AveragePool" -> Windows.pool(this, n, at, op.equals("MaxPool"));
+            case "MaxPool", "AveragePool" -> ConvPoolRules.pool(this, n, at, op.equals("MaxPool"));
             case "GlobalAveragePool", "GlobalMaxPool" -> norms.globalPool(n, op.equals("GlobalMaxPool"));
             case "BatchNormalization" -> norms.batchNorm(n, at);
             case "LayerNormalization" -> norms.layerNorm(n, at);
             case "Softmax", "LogSoftmax" -> norms.softmax(n, at, op.equals("Softmax") ? "softmax" : "log_softmax");
             case "ReduceMean", "ReduceSum", "ReduceMax" -> norms.reduce(n, at, op);
             case "Reshape" -> shapes.reshape(n, at);
-            case "Flatten" -> shapes.reshapeTo(n, floatTensor(n, 0), Folder.flattened(floatTensor(n, 0).shape(), (int) at.i("axis", 1)));
+            case "Flatten" -> shapes.reshapeTo(n, floatTensor(n, 0), ConstantFolder.flattened(floatTensor(n, 0).shape(), (int) at.i("axis", 1)));
             case "Squeeze", "Unsqueeze" -> shapes.squeeze(n, at, op.equals("Unsqueeze"));
             case "Transpose" -> shapes.transpose(n, at);
             case "Expand" -> shapes.expand(n);

@@ -45,7 +45,7 @@ final class ShapeRules {
 
     String reshape(OnnxMl.NodeProto n, Attrs at) {
         Tensor x = r.floatTensor(n, 0);
-        int[] target = Folder.reshapeTarget(x.shape(), r.knownInts(n, 1, "shape"), at.i("allowzero", 0) != 0);
+        int[] target = ConstantFolder.reshapeTarget(x.shape(), r.knownInts(n, 1, "shape"), at.i("allowzero", 0) != 0);
         if (target == null) {
             return "Reshape of " + Shapes.str(x.shape()) + " to " + Arrays.toString(r.knownInts(n, 1, "shape"));
         }
@@ -61,7 +61,7 @@ final class ShapeRules {
         if (unsqueeze && axes == null) {
             return "Unsqueeze without axes";
         }
-        return reshapeTo(n, x, unsqueeze ? Folder.unsqueezed(x.shape(), axes) : Folder.squeezed(x.shape(), axes));
+        return reshapeTo(n, x, unsqueeze ? ConstantFolder.unsqueezed(x.shape(), axes) : ConstantFolder.squeezed(x.shape(), axes));
     }
 
     String transpose(OnnxMl.NodeProto n, Attrs at) {
@@ -163,7 +163,7 @@ final class ShapeRules {
         for (int k = 0; k < starts.length; k++) {
             int a = axes == null ? k : OpRules.axis((int) axes[k], x.rank());
             long step = steps == null ? 1 : steps[k];
-            int[] r = Folder.sliceRange(shape[a], starts[k], ends[k], step);
+            int[] r = ConstantFolder.sliceRange(shape[a], starts[k], ends[k], step);
             if (step < 1) {
                 return "Slice with step " + step;
             }

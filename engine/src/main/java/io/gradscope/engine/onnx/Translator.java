@@ -421,7 +421,7 @@ final class Translator {
             }
             Const[] out = null;
             try {
-                out = Folder.fold(op, at, cs, opset);
+                out = ConstantFolder.fold(op, at, cs, opset);
             } catch (RuntimeException e) {
                 out = null;
             }

@@ -1,7 +1,7 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -42,8 +42,8 @@ final class AxisOps {
 
         @Override
         public Pattern dependencies(int input, int[][] shapes) {
-            Lines l = Lines.of(shapes[0], Shapes.axis("cumsum", axis, Math.max(1, shapes[0].length)));
-            return l.pattern(l.n(), j -> reverse ? Lines.range(j, l.n()) : Lines.range(0, j + 1));
+            AxisLines l = AxisLines.of(shapes[0], Shapes.axis("cumsum", axis, Math.max(1, shapes[0].length)));
+            return l.pattern(l.n(), j -> reverse ? AxisLines.range(j, l.n()) : AxisLines.range(0, j + 1));
         }
 
         @Override

@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -45,15 +45,15 @@ final class ConvOp extends Op {
     }
 
     /** The sliding window for a weight of this shape (the kernel size is the weight's). */
-    private Window window(int[] weight) {
+    private SlidingWindow window(int[] weight) {
         int[] kernel = spatial == 1 ? new int[] {weight[weight.length - 1]}
                 : new int[] {weight[weight.length - 2], weight[weight.length - 1]};
-        Window w = Window.of(name(), spatial, kernel, stride, padding, dilation);
+        SlidingWindow w = SlidingWindow.of(name(), spatial, kernel, stride, padding, dilation);
         return counts == null ? w : w.counts(counts[0], counts[1]);
     }
 
     /** Whether the backend's 3x3 kernel may take this window (it computes every window that fits). */
-    private boolean fits(Window w) {
+    private boolean fits(SlidingWindow w) {
         return !w.fixedCounts() && ConvPath.fits(w, groups);
     }
 
@@ -88,7 +88,7 @@ final class ConvOp extends Op {
      * out(n, co, l) depends on x[n, ci, the window of l] for the input channels ci of co's group,
      * on weight[co, ci, k] for the window positions k at l that lie inside x (not in the padding),
      * and on bias[co]. The window geometry is traced through the forward's unfold ({@link
-     * Window#sources}). Bilinear in x and the weight, with no piecewise part: the local pattern is
+     * SlidingWindow#sources}). Bilinear in x and the weight, with no piecewise part: the local pattern is
      * the global one (as matmul's).
      */
     @Override
@@ -107,7 +107,7 @@ final class ConvOp extends Op {
         int cout = wt[0];
         int perGroup = wt[1];
         int outPerGroup = cout / groups;
-        Window w = window(wt);
+        SlidingWindow w = window(wt);
         int k = w.size();
         int[] plane = w.sources(x4[2], x4[3]);
         int l = plane.length / Math.max(k, 1);
@@ -176,7 +176,7 @@ final class ConvOp extends Op {
         if (shapes.length == 3 && (shapes[2].length != 1 || shapes[2][0] != wt[0])) {
             throw new GradscopeException(op + ": bias must be [" + wt[0] + "], not shape " + Shapes.str(shapes[2]));
         }
-        Window w = window(wt);
+        SlidingWindow w = window(wt);
         int[] x4 = as4d(x);
         int oh = w.outH(op, x4[2], x);
         int ow = w.outW(op, x4[3], x);
@@ -189,9 +189,9 @@ final class ConvOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        Tensor x = spatial == 1 ? Window.insertAxis(in[0], 2) : in[0];
+        Tensor x = spatial == 1 ? SlidingWindow.insertAxis(in[0], 2) : in[0];
         Tensor wt = in[1];
-        Window w = window(wt.shape());
+        SlidingWindow w = window(wt.shape());
         int[] xs = x.shape();
         int cout = wt.shape()[0];
         int k = wt.shape()[1] * w.size();
@@ -241,7 +241,7 @@ final class ConvOp extends Op {
     public Tensor[] vjp(OpContext ctx, Tensor g) {
         Tensor x = ctx.input(0);
         Tensor wt = ctx.input(1);
-        Window w = window(wt.shape());
+        SlidingWindow w = window(wt.shape());
         int[] x4 = as4d(x.shape());
         int cout = wt.shape()[0];
         int k = wt.shape()[1] * w.size();

@@ -40,7 +40,7 @@ final class ConvPath {
     }
 
     /** Whether a window of this geometry may go to a 3x3 kernel of the backend's own (unless im2col was asked for). */
-    static boolean fits(Window w, int groups) {
+    static boolean fits(SlidingWindow w, int groups) {
         return w.kh == 3 && w.kw == 3 && w.sh == 1 && w.sw == 1 && w.dh == 1 && w.dw == 1 && groups == 1 && !w.ceilMode
                 && !im2colOnly();
     }
@@ -49,7 +49,7 @@ final class ConvPath {
      * x [N, C, H, W] correlated with the 3x3 weight by the backend's kernel, padding (ph, pw); the
      * weight {@code [C, K, 3, 3]} flipped with {@code transposed}. Null where im2col is to be used.
      */
-    static Tensor direct(Window w, int groups, Tensor x, Tensor wt, boolean transposed, int ph, int pw) {
+    static Tensor direct(SlidingWindow w, int groups, Tensor x, Tensor wt, boolean transposed, int ph, int pw) {
         if (!fits(w, groups) || x.rank() != 4 || x.device() != wt.device()) {
             return null;
         }

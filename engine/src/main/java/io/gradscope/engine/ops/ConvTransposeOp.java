@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -43,10 +43,10 @@ final class ConvTransposeOp extends Op {
         return "dx = conv(g, W), dW = Σ x · unfold(g)ᵀ, db = Σ g";
     }
 
-    private Window window(int[] weight) {
+    private SlidingWindow window(int[] weight) {
         int[] kernel = spatial == 1 ? new int[] {weight[weight.length - 1]}
                 : new int[] {weight[weight.length - 2], weight[weight.length - 1]};
-        return Window.of(name(), spatial, kernel, stride, padding, dilation);
+        return SlidingWindow.of(name(), spatial, kernel, stride, padding, dilation);
     }
 
     /**
@@ -54,7 +54,7 @@ final class ConvTransposeOp extends Op {
      * long, over which {@code L + ⌊op / s⌋} windows fit; with {@code op ≥ s} (valid while op is below
      * the dilation) the rows past x's L windows are outputs that only the padding's crop would have
      * hidden, and no window of x starts there. So fold, unfold and the convolution of the VJP take
-     * exactly x's windows ({@link Window#counts}); below the stride the fitting count is x's already.
+     * exactly x's windows ({@link SlidingWindow#counts}); below the stride the fitting count is x's already.
      */
     private int[] counts(int[] x) {
         boolean past = false;
@@ -68,7 +68,7 @@ final class ConvTransposeOp extends Op {
     }
 
     /** The window over the output for x of this shape: {@link #counts} windows where they are fixed. */
-    private Window window(int[] weight, int[] x) {
+    private SlidingWindow window(int[] weight, int[] x) {
         int[] c = counts(x);
         return c == null ? window(weight) : window(weight).counts(c[0], c[1]);
     }
@@ -135,7 +135,7 @@ final class ConvTransposeOp extends Op {
         Tensor wt = in[1];
         int[] out = outputShape(Dependencies.shapes(new OpContext(in)), java.util.Arrays.stream(in).map(Tensor::dtype)
                 .toArray(DType[]::new));
-        Window w = window(wt.shape(), x.shape());
+        SlidingWindow w = window(wt.shape(), x.shape());
         int n = x.shape()[0];
         int cin = x.shape()[1];
         int cout = out[1];
@@ -166,7 +166,7 @@ final class ConvTransposeOp extends Op {
         Tensor dx = ctx.needsGrad(0) ? Ops.apply(conv(x.shape()), g, wt) : null;
         Tensor dw = null;
         if (ctx.needsGrad(1)) {
-            Window w = window(wt.shape(), x.shape());
+            SlidingWindow w = window(wt.shape(), x.shape());
             int n = x.shape()[0];
             int cin = x.shape()[1];
             int cout = g.shape()[1];

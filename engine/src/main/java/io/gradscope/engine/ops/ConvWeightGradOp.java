@@ -39,8 +39,8 @@ final class ConvWeightGradOp extends Op {
         return "x̄ = conv_transpose2d(g, W̄), ḡ = conv2d(x, W̄)";
     }
 
-    private Window window() {
-        return new Window(3, 3, 1, 1, ph, pw, 1, 1);
+    private SlidingWindow window() {
+        return new SlidingWindow(3, 3, 1, 1, ph, pw, 1, 1);
     }
 
     @Override

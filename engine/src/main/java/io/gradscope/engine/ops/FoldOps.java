@@ -17,9 +17,9 @@ final class FoldOps {
 
     /** {@code [N, C, H, W] -> [N, C·kh·kw, OH·OW]}. */
     static final class Unfold extends Op {
-        private final Window w;
+        private final SlidingWindow w;
 
-        Unfold(Window w) {
+        Unfold(SlidingWindow w) {
             this.w = w;
         }
 
@@ -76,11 +76,11 @@ final class FoldOps {
 
     /** {@code [N, C·kh·kw, L] -> [N, C, H, W]}, overlapping windows summed. */
     static final class Fold extends Op {
-        private final Window w;
+        private final SlidingWindow w;
         private final int h;
         private final int wd;
 
-        Fold(Window w, int h, int width) {
+        Fold(SlidingWindow w, int h, int width) {
             this.w = w;
             this.h = h;
             this.wd = width;

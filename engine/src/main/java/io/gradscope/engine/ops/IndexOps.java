@@ -1,9 +1,9 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -26,7 +26,7 @@ final class IndexOps {
 
     /** The index values, each checked to lie in [0, n). */
     static int[] indices(String op, Tensor index, int n) {
-        int[] v = Lines.ints(index);
+        int[] v = AxisLines.ints(index);
         for (int i = 0; i < v.length; i++) {
             if (v[i] < 0 || v[i] >= n) {
                 throw new GradscopeException(op + ": index " + v[i] + " at position " + i + " is out of range for an axis of size " + n);
@@ -137,7 +137,7 @@ final class IndexOps {
                 return super.localDependencies(input, ctx);
             }
             int[] x = ctx.input(0).shape();
-            return lineCoordinates(ctx.input(1).shape(), x, ax(x.length), Lines.ints(ctx.input(1)), true);
+            return lineCoordinates(ctx.input(1).shape(), x, ax(x.length), AxisLines.ints(ctx.input(1)), true);
         }
 
         @Override
@@ -243,7 +243,7 @@ final class IndexOps {
                 return super.localDependencies(input, ctx);
             }
             int[] x = ctx.input(0).shape();
-            return lineCoordinates(ctx.input(1).shape(), x, ax(x.length), Lines.ints(ctx.input(1)), false);
+            return lineCoordinates(ctx.input(1).shape(), x, ax(x.length), AxisLines.ints(ctx.input(1)), false);
         }
 
         @Override

@@ -39,9 +39,9 @@ final class IndexSelectOp extends Op {
         if (input == 1) {
             return Dependencies.none(out, shapes[1]);
         }
-        Lines l = Lines.of(shapes[0].length == 0 ? new int[] {1} : shapes[0], ax(shapes[0].length));
+        AxisLines l = AxisLines.of(shapes[0].length == 0 ? new int[] {1} : shapes[0], ax(shapes[0].length));
         int k = Dependencies.numel(shapes[1]);
-        return l.pattern(k, j -> Lines.range(0, l.n()));
+        return l.pattern(k, j -> AxisLines.range(0, l.n()));
     }
 
     @Override
@@ -50,8 +50,8 @@ final class IndexSelectOp extends Op {
             return super.localDependencies(input, ctx);
         }
         int[] x = ctx.input(0).shape();
-        int[] at = Lines.ints(ctx.input(1));
-        Lines l = Lines.of(x.length == 0 ? new int[] {1} : x, ax(x.length));
+        int[] at = AxisLines.ints(ctx.input(1));
+        AxisLines l = AxisLines.of(x.length == 0 ? new int[] {1} : x, ax(x.length));
         return l.pattern(at.length, j -> new int[] {at[j]});
     }
 
@@ -101,9 +101,9 @@ final class IndexSelectOp extends Op {
         }
         int a = ax(x.rank());
         // the index spread over g's shape: index_select is gather with it, so its VJP is scatter_add
-        int[] at = Lines.ints(ctx.input(1));
+        int[] at = AxisLines.ints(ctx.input(1));
         int[] gs = g.shape();
-        Lines l = Lines.of(gs, a);
+        AxisLines l = AxisLines.of(gs, a);
         double[] full = new double[Dependencies.numel(gs)];
         for (int o = 0; o < l.outer(); o++) {
             for (int j = 0; j < l.n(); j++) {

@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -30,7 +30,7 @@ final class MaskOps {
 
         @Override
         public String label() {
-            return "masked_fill(value=" + Num.text(value) + ")";
+            return "masked_fill(value=" + NumberText.text(value) + ")";
         }
 
         @Override

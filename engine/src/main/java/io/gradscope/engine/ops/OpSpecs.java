@@ -2,10 +2,10 @@ package io.gradscope.engine.ops;
 
 import static io.gradscope.engine.ops.OpSpec.fn;
 
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.ops.ScalarForm.Term;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -409,7 +409,7 @@ public final class OpSpecs {
                     .ints("dilation", new int[] {1}).bool("ceil_mode", false)
                     .torch("F." + max + "(x, kernel_size, stride, padding, dilation, ceil_mode)")
                     .note("the gradient goes to the first maximum of a window, or to its last NaN; x also without the batch axis")
-                    .op(a -> Unbatched.of(new PoolOps.MaxPool(spatial, Window.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                    .op(a -> Unbatched.of(new PoolOps.MaxPool(spatial, SlidingWindow.of(max, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), a.ints("dilation")).ceilMode(a.bool("ceil_mode"))), spatial + 2)));
             String avg = "avg_pool" + d + "d";
             def(fn(avg).tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
@@ -417,7 +417,7 @@ public final class OpSpecs {
                     .torch("F." + avg + "(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
                     .note("with ceil_mode, a window hanging past the padding divides by its part within it; x also without the batch axis")
                     .linear()
-                    .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
+                    .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, SlidingWindow.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
@@ -443,14 +443,14 @@ public final class OpSpecs {
         }
         def(fn("unfold").tensor("x").ints("kernel_size").ints("dilation", new int[] {1}).ints("padding", new int[] {0})
                 .ints("stride", new int[] {1}).torch("F.unfold(x, kernel_size, dilation, padding, stride)").linear()
-                .op(a -> new FoldOps.Unfold(Window.of("unfold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
+                .op(a -> new FoldOps.Unfold(SlidingWindow.of("unfold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"),
                         a.ints("dilation")))));
         def(fn("fold").tensor("x").ints("output_size").ints("kernel_size").ints("dilation", new int[] {1})
                 .ints("padding", new int[] {0}).ints("stride", new int[] {1})
                 .torch("F.fold(x, output_size, kernel_size, dilation, padding, stride)").linear()
                 .op(a -> {
                     int[] size = a.ints("output_size");
-                    Window w = Window.of("fold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"), a.ints("dilation"));
+                    SlidingWindow w = SlidingWindow.of("fold", 2, a.ints("kernel_size"), a.ints("stride"), a.ints("padding"), a.ints("dilation"));
                     if (size.length != 1 && size.length != 2) {
                         throw new io.gradscope.engine.GradscopeException("fold: output_size must be one integer or 2");
                     }

@@ -372,12 +372,12 @@ public final class Ops {
 
     /** F.max_pool2d; a null stride is the kernel size. */
     public static Tensor maxPool2d(Tensor x, int[] kernel, int[] stride, int[] padding) {
-        return run(Unbatched.of(new PoolOps.MaxPool(2, Window.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), 4), x);
+        return run(Unbatched.of(new PoolOps.MaxPool(2, SlidingWindow.of("max_pool2d", 2, kernel, stride, padding, new int[] {1})), 4), x);
     }
 
     /** F.avg_pool2d; a null stride is the kernel size. */
     public static Tensor avgPool2d(Tensor x, int[] kernel, int[] stride, int[] padding, boolean countIncludePad) {
-        return run(Unbatched.of(new PoolOps.AvgPool(2, Window.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), 4),
+        return run(Unbatched.of(new PoolOps.AvgPool(2, SlidingWindow.of("avg_pool2d", 2, kernel, stride, padding, new int[] {1}), countIncludePad), 4),
                 x);
     }
 
@@ -388,7 +388,7 @@ public final class Ops {
 
     /** F.max_pool1d with {@code ceil_mode}: the last window may hang past the end (never starting in the right padding). */
     public static Tensor maxPool1d(Tensor x, int kernel, int stride, int padding, int dilation, boolean ceilMode) {
-        return run(Unbatched.of(new PoolOps.MaxPool(1, Window.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride},
+        return run(Unbatched.of(new PoolOps.MaxPool(1, SlidingWindow.of("max_pool1d", 1, new int[] {kernel}, new int[] {stride},
                 new int[] {padding}, new int[] {dilation}).ceilMode(ceilMode)), 3), x);
     }
 
@@ -399,7 +399,7 @@ public final class Ops {
 
     /** F.avg_pool1d with {@code ceil_mode}: a window hanging past the padding divides by its part within it. */
     public static Tensor avgPool1d(Tensor x, int kernel, int stride, int padding, boolean ceilMode, boolean countIncludePad) {
-        return run(Unbatched.of(new PoolOps.AvgPool(1, Window.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride},
+        return run(Unbatched.of(new PoolOps.AvgPool(1, SlidingWindow.of("avg_pool1d", 1, new int[] {kernel}, new int[] {stride},
                 new int[] {padding}, new int[] {1}).ceilMode(ceilMode), countIncludePad), 3), x);
     }
 
@@ -412,7 +412,7 @@ public final class Ops {
      * }</pre>
      */
     public static Tensor unfold(Tensor x, int[] kernel, int[] dilation, int[] padding, int[] stride) {
-        return run(new FoldOps.Unfold(Window.of("unfold", 2, kernel, stride, padding, dilation)), x);
+        return run(new FoldOps.Unfold(SlidingWindow.of("unfold", 2, kernel, stride, padding, dilation)), x);
     }
 
     /**
@@ -420,7 +420,7 @@ public final class Ops {
      * adjoint of {@link #unfold}.
      */
     public static Tensor fold(Tensor x, int height, int width, int[] kernel, int[] dilation, int[] padding, int[] stride) {
-        return run(new FoldOps.Fold(Window.of("fold", 2, kernel, stride, padding, dilation), height, width), x);
+        return run(new FoldOps.Fold(SlidingWindow.of("fold", 2, kernel, stride, padding, dilation), height, width), x);
     }
 
     public static Tensor batchNorm(Tensor x, Tensor runningMean, Tensor runningVar, Tensor weight, Tensor bias, double eps) {

@@ -69,10 +69,10 @@ public record Param(String name, Kind kind, boolean optional, Object dflt, Strin
         if (v instanceof Double d && d != 0 && Math.abs(d) < 1e-3) {
             int exp = (int) Math.floor(Math.log10(Math.abs(d)));
             double mant = d / Math.pow(10, exp);
-            return Num.text(Math.round(mant * 1e6) / 1e6) + "e" + exp;
+            return NumberText.text(Math.round(mant * 1e6) / 1e6) + "e" + exp;
         }
         if (v instanceof Number n) {
-            return Num.text(n.doubleValue());
+            return NumberText.text(n.doubleValue());
         }
         return String.valueOf(v);
     }

@@ -1,10 +1,10 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -20,9 +20,9 @@ final class PoolOps {
     /** The shape checks and geometry both pools share. */
     abstract static class Pool extends Op {
         final int spatial;
-        final Window w;
+        final SlidingWindow w;
 
-        Pool(int spatial, Window w) {
+        Pool(int spatial, SlidingWindow w) {
             this.spatial = spatial;
             this.w = w;
         }
@@ -89,7 +89,7 @@ final class PoolOps {
 
         /** The same, ceil_mode's overhang past the padding reading {@code endValue}. */
         Tensor windows(Tensor x, double padValue, double endValue) {
-            Tensor x4 = spatial == 1 ? Window.insertAxis(x, 2) : x;
+            Tensor x4 = spatial == 1 ? SlidingWindow.insertAxis(x, 2) : x;
             Tensor cols = w.unfold(x4, padValue, endValue);
             int[] cs = cols.shape();
             return cols.viewReshape(new int[] {cs[0], cs[1], w.size(), cs[4] * cs[5]});
@@ -113,7 +113,7 @@ final class PoolOps {
 
     /** The largest element of each window; padding counts as −∞. */
     static final class MaxPool extends Pool {
-        MaxPool(int spatial, Window w) {
+        MaxPool(int spatial, SlidingWindow w) {
             super(spatial, w);
         }
 
@@ -164,7 +164,7 @@ final class PoolOps {
         @Override
         public Tensor forward(OpContext ctx, Tensor... in) {
             int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
-            Tensor x4 = spatial == 1 ? Window.insertAxis(in[0], 2) : in[0];
+            Tensor x4 = spatial == 1 ? SlidingWindow.insertAxis(in[0], 2) : in[0];
             // The backend's kernel straight from x where it has one (no unfolded windows): the same maximum and index.
             Tensor[] direct = x4.numel() > 0 ? x4.backend().maxPool(x4, w.geometry(), spatial == 1 ? 1 : out[2], out[out.length - 1])
                     : null;
@@ -234,7 +234,7 @@ final class PoolOps {
     static final class AvgPool extends Pool {
         private final boolean countIncludePad;
 
-        AvgPool(int spatial, Window w, boolean countIncludePad) {
+        AvgPool(int spatial, SlidingWindow w, boolean countIncludePad) {
             super(spatial, w);
             this.countIncludePad = countIncludePad;
         }

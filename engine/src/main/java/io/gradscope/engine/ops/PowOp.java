@@ -1,9 +1,9 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /** {@code x ** c} for a constant exponent c. */
 final class PowOp extends Op {
@@ -20,7 +20,7 @@ final class PowOp extends Op {
 
     @Override
     public String label() {
-        return "pow(" + Num.text(exponent) + ")";
+        return "pow(" + NumberText.text(exponent) + ")";
     }
 
     @Override

@@ -6,7 +6,7 @@ import io.gradscope.engine.sparse.Rows;
  * The dependency rule of a convolution or a pooling given by its windows: output row
  * {@code (b, o)} ({@code b} a batch-and-channel plane of {@code l} output positions) reads the
  * window at {@code o} of {@code planes} input planes, the positions inside the input only (never
- * the padding). Holds the window table ({@link Window#sources}, {@code k x l}), not the entries.
+ * the padding). Holds the window table ({@link SlidingWindow#sources}, {@code k x l}), not the entries.
  */
 final class WindowRows implements Rows {
     /** Which input planes output plane {@code b} reads, and how a window position becomes a column. */

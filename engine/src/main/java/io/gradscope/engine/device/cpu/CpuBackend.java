@@ -125,12 +125,12 @@ public final class CpuBackend implements Backend {
 
     @Override
     public Tensor unfold(Tensor x, int[] window, double pad, int oh, int ow) {
-        return WindowKernels.unfold(x, window, pad, oh, ow);
+        return Im2colKernels.unfold(x, window, pad, oh, ow);
     }
 
     @Override
     public Tensor fold(Tensor cols, int[] window, int h, int w) {
-        return WindowKernels.fold(cols, window, h, w);
+        return Im2colKernels.fold(cols, window, h, w);
     }
 
     @Override

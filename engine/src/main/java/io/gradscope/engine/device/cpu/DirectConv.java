@@ -263,7 +263,7 @@ final class DirectConv {
         int wd = s[3];
         int plane = hp * wp;
         java.util.Arrays.fill(xp, at, at + used, 0f);
-        WindowKernels.planes(c, (long) plane, ci -> {
+        Im2colKernels.planes(c, (long) plane, ci -> {
             int src = x.offset() + img * st[0] + ci * st[1];
             int dst = at + ci * plane + ph * wp + pw;
             for (int r = 0; r < h; r++, src += st[2], dst += wp) {

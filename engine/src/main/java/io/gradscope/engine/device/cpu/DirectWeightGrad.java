@@ -152,7 +152,7 @@ final class DirectWeightGrad {
         int k = s[1];
         int oh = s[2];
         int ow = s[3];
-        WindowKernels.planes(n * oh, (long) ow * kp, r -> {
+        Im2colKernels.planes(n * oh, (long) ow * kp, r -> {
             int img = r / oh;
             int oy = r % oh;
             int dst = r * ow * kp;

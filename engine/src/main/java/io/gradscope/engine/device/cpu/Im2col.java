@@ -27,7 +27,7 @@ final class Im2col {
         int c9 = ws[1] * 9;
         Tensor w2 = w.contiguous().viewReshape(new int[] {k, c9});
         if (!transposed) {
-            Tensor cols = WindowKernels.unfold(x, WINDOW, 0, h, wd).viewReshape(new int[] {c9, l});
+            Tensor cols = Im2colKernels.unfold(x, WINDOW, 0, h, wd).viewReshape(new int[] {c9, l});
             Tensor y = Tensor.empty(x.dtype(), Device.CPU, k, l);
             CpuMatmul.run(w2, cols, y);
             return y.viewReshape(new int[] {1, k, h, wd});
@@ -35,7 +35,7 @@ final class Im2col {
         Tensor wt = w2.asStrided(new int[] {c9, k}, new int[] {1, c9}, w2.offset());
         Tensor dcols = Tensor.empty(x.dtype(), Device.CPU, c9, l);
         CpuMatmul.run(wt, x.contiguous().viewReshape(new int[] {k, l}), dcols);
-        return WindowKernels.fold(dcols.viewReshape(new int[] {1, ws[1], 3, 3, h, wd}), WINDOW, h, wd);
+        return Im2colKernels.fold(dcols.viewReshape(new int[] {1, ws[1], 3, 3, h, wd}), WINDOW, h, wd);
     }
 
     /** The weight gradient [K, C, 3, 3] from x [1, C, H, W] and g [1, K, H, W]. */
@@ -45,7 +45,7 @@ final class Im2col {
         int wd = x.shape()[3];
         int k = g.shape()[1];
         int l = h * wd;
-        Tensor cols = WindowKernels.unfold(x, WINDOW, 0, h, wd).viewReshape(new int[] {c * 9, l});
+        Tensor cols = Im2colKernels.unfold(x, WINDOW, 0, h, wd).viewReshape(new int[] {c * 9, l});
         Tensor colsT = cols.asStrided(new int[] {l, c * 9}, new int[] {1, l}, cols.offset());
         Tensor dw = Tensor.empty(x.dtype(), Device.CPU, k, c * 9);
         CpuMatmul.run(g.contiguous().viewReshape(new int[] {k, l}), colsT, dw);

@@ -33,7 +33,7 @@ final class PoolKernels {
         Tensor max = Tensor.empty(dt, x.device(), s[0], c, 1, l);
         Tensor index = Tensor.empty(dt, x.device(), s[0], c, 1, l);
         boolean f32 = dt == DType.FLOAT32;
-        WindowKernels.planes(s[0] * c, (long) win[0] * win[1] * l, p -> {
+        Im2colKernels.planes(s[0] * c, (long) win[0] * win[1] * l, p -> {
             int xo = x.offset() + (p / c) * xs[0] + (p % c) * xs[1];
             int yo = p * l;
             if (f32) {
@@ -195,7 +195,7 @@ final class PoolKernels {
         int c = s[1];
         Tensor dx = Tensor.empty(dt, g.device(), s[0], c, h, w);
         boolean f32 = dt == DType.FLOAT32;
-        WindowKernels.planes(planes, (long) l + (long) h * w, p -> {
+        Im2colKernels.planes(planes, (long) l + (long) h * w, p -> {
             int go = g.offset() + p * l;
             int io = index.offset() + p * l;
             int xo = p * h * w;

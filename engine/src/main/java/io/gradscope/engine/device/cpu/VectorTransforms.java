@@ -8,7 +8,7 @@ import jdk.incubator.vector.VectorSpecies;
  * transform and of the output transform's adjoint with the Vector API, along a row of at least {@link #LANES} tiles: the same adds in the
  * same order as the plain loops, so the same bits (FastWindowsTest checks both against each other
  * and against float64 sums). Loaded only when the module is present ({@link CpuMatmul#VECTOR});
- * {@code -Dgradscope.windows=plain} keeps the plain loops ({@link WindowKernels#fast}, read at each
+ * {@code -Dgradscope.windows=plain} keeps the plain loops ({@link Im2colKernels#fast}, read at each
  * call, to compare in one JVM: scripts/bench/step_ab.sh).
  *
  * <p>Note [Vector transforms]: in a steady resnet18 step (perf, 2 cores) the plain input transform

@@ -41,7 +41,7 @@ final class WinogradTransforms {
 
     /** {@link #input} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at vo. */
     static void input(Tensor x, int n, int c, int ph, int pw, int ty0, int ty1, int tw, float[] v, int vo, int plane) {
-        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && WindowKernels.fast();
+        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && Im2colKernels.fast();
         int th = ty1 - ty0;
         int[] s = x.shape();
         int[] st = x.strides();
@@ -188,7 +188,7 @@ final class WinogradTransforms {
 
     /** {@link #output} for the tile rows {@code ty0 ≤ ty < ty1} only, the first of them at mo. */
     static void output(float[] m, int mo, int plane, int ty0, int ty1, int tw, float[] y, int yo, int oh, int ow) {
-        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && WindowKernels.fast();
+        boolean vec = CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && Im2colKernels.fast();
         float[] r = scratch(8 * tw);
         for (int ty = ty0; ty < ty1; ty++) {
             int t = mo + (ty - ty0) * tw;
@@ -240,7 +240,7 @@ final class WinogradTransforms {
         int ow = s[3];
         float[] gf = g.storage().floats();
         int base = g.offset() + n * st[0] + k * st[1];
-        if (CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && st[3] == 1 && WindowKernels.fast()) {
+        if (CpuMatmul.VECTOR && tw >= VectorTransforms.LANES && st[3] == 1 && Im2colKernels.fast()) {
             // a row of tiles at a time: g's two rows split into even and odd columns (zero past the plane)
             float[] e = scratch(4 * tw);
             for (int ty = 0; ty < th; ty++) {

@@ -52,15 +52,15 @@ class FastWindowsTest {
                 }
                 float[] x = random(r, n * c * h * w);
                 Tensor xt = Tensor.of(x, n, c, h, w);
-                Tensor fast = WindowKernels.unfold(xt, g, -7, oh, ow);
+                Tensor fast = Im2colKernels.unfold(xt, g, -7, oh, ow);
                 System.setProperty("gradscope.windows", "plain");
-                Tensor plain = WindowKernels.unfold(xt, g, -7, oh, ow);
+                Tensor plain = Im2colKernels.unfold(xt, g, -7, oh, ow);
                 System.clearProperty("gradscope.windows");
                 double[] xd = new double[x.length];
                 for (int i = 0; i < x.length; i++) {
                     xd[i] = x[i];
                 }
-                double[] expected = io.gradscope.engine.ops.WindowKernelsTest.unfoldByDefinition(xd, n * c, h, w, g, oh, ow, -7);
+                double[] expected = io.gradscope.engine.ops.SlidingWindowTest.unfoldByDefinition(xd, n * c, h, w, g, oh, ow, -7);
                 String what = java.util.Arrays.toString(g) + " on " + h + "x" + w;
                 assertArrayEquals(expected, fast.toDoubleArray(), 0, what);
                 assertArrayEquals(plain.toDoubleArray(), fast.toDoubleArray(), 0, what);

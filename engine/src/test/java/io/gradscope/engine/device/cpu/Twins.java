@@ -34,8 +34,8 @@ final class Twins {
                 new Twin("VectorPool.java", "static void update(float[]", "static void update(double[]",
                         List.<String[]>of(new String[] {"(F, ", "(D, "}, new String[] {"F.loopBound", "D.loopBound"},
                                 new String[] {"F.length()", "D.length()"})),
-                new Twin("WindowKernels.java", "private static void unfoldPlane(float[]", "private static void unfoldPlane(double[]", List.of()),
-                new Twin("WindowKernels.java", "private static void foldPlane(float[]", "private static void foldPlane(double[]", List.of()),
+                new Twin("Im2colKernels.java", "private static void unfoldPlane(float[]", "private static void unfoldPlane(double[]", List.of()),
+                new Twin("Im2colKernels.java", "private static void foldPlane(float[]", "private static void foldPlane(double[]", List.of()),
                 new Twin("CpuMatmul.java", "static void gemmF(float[]", "static void gemmD(double[]",
                         List.<String[]>of(new String[] {"static void gemmF(", "static void gemmD("})));
     }

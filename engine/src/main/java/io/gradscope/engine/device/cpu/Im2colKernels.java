@@ -10,8 +10,8 @@ import java.util.Arrays;
  * padding read, the same adds in the same order), without materialising a padded copy of the input
  * or walking six-dimensional strided views. The window is {@code {kh, kw, sh, sw, ph, pw, dh, dw}}.
  */
-final class WindowKernels {
-    private WindowKernels() {
+final class Im2colKernels {
+    private Im2colKernels() {
     }
 
     /**

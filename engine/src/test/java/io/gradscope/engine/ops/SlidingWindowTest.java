@@ -15,15 +15,15 @@ import org.junit.jupiter.api.Test;
  * padding, dilation, 1x1), batches of more than one, inputs that are strided views, float32 and
  * float64; the convolution's value and gradients (groups too) against a float64 six-loop sum.
  */
-public class WindowKernelsTest {
+public class SlidingWindowTest {
     /** {kh, kw, sh, sw, ph, pw, dh, dw}. */
     private static final int[][] WINDOWS = {
         {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 2, 1, 1, 1, 1}, {1, 1, 1, 1, 0, 0, 1, 1}, {1, 1, 2, 2, 0, 0, 1, 1},
         {7, 7, 2, 2, 3, 3, 1, 1}, {2, 3, 1, 2, 0, 1, 2, 1}, {3, 2, 3, 1, 2, 0, 1, 3}, {3, 3, 1, 1, 0, 0, 2, 2},
         {1, 5, 1, 1, 0, 2, 1, 1}, {3, 3, 1, 1, 3, 3, 1, 1}};
 
-    private static Window window(int[] g) {
-        return new Window(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]);
+    private static SlidingWindow window(int[] g) {
+        return new SlidingWindow(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7]);
     }
 
     private static double[] random(Random r, int n) {

@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 /** Numbers as a reader writes them: 2 rather than 2.0. */
-final class Num {
-    private Num() {
+final class NumberText {
+    private NumberText() {
     }
 
     static String text(double v) {

@@ -7,9 +7,9 @@ import io.gradscope.engine.tensor.Tensor;
  * A shape seen as lines along one axis: {@code [outer, n, inner]}. The ops that work along an axis
  * (cumsum, prod, max with an axis, gather) build their dependency rules from it.
  */
-record Lines(int outer, int n, int inner) {
+record AxisLines(int outer, int n, int inner) {
 
-    static Lines of(int[] shape, int axis) {
+    static AxisLines of(int[] shape, int axis) {
         int outer = 1;
         int inner = 1;
         for (int d = 0; d < axis; d++) {
@@ -18,7 +18,7 @@ record Lines(int outer, int n, int inner) {
         for (int d = axis + 1; d < shape.length; d++) {
             inner *= shape[d];
         }
-        return new Lines(outer, shape.length == 0 ? 1 : shape[axis], inner);
+        return new AxisLines(outer, shape.length == 0 ? 1 : shape[axis], inner);
     }
 
     /** The flat index of position j of line (o, i). */
@@ -41,7 +41,7 @@ record Lines(int outer, int n, int inner) {
         int[] ri = new int[count];
         int[] ci = new int[count];
         int k = 0;
-        Lines out = new Lines(outer, outN, inner);
+        AxisLines out = new AxisLines(outer, outN, inner);
         for (int o = 0; o < outer; o++) {
             for (int i = 0; i < inner; i++) {
                 for (int j = 0; j < outN; j++) {

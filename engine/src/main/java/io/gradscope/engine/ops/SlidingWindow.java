@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -21,7 +21,7 @@ import java.util.Arrays;
  * window's overhang: {@link #unfold} fills it with its own value ({@code endValue}), {@link #fold}
  * drops what lands there.
  */
-final class Window {
+final class SlidingWindow {
     final int kh;
     final int kw;
     final int sh;
@@ -35,15 +35,15 @@ final class Window {
     private final int fixedH;
     private final int fixedW;
 
-    Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw) {
+    SlidingWindow(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw) {
         this(kh, kw, sh, sw, ph, pw, dh, dw, false);
     }
 
-    Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode) {
+    SlidingWindow(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode) {
         this(kh, kw, sh, sw, ph, pw, dh, dw, ceilMode, -1, -1);
     }
 
-    private Window(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode, int fixedH, int fixedW) {
+    private SlidingWindow(int kh, int kw, int sh, int sw, int ph, int pw, int dh, int dw, boolean ceilMode, int fixedH, int fixedW) {
         this.fixedH = fixedH;
         this.fixedW = fixedW;
         this.kh = kh;
@@ -62,8 +62,8 @@ final class Window {
      * transposed convolution's output padding of stride or more adds rows and columns that no further
      * window of x starts on (Note [Output padding past the stride] in ConvTransposeOp).
      */
-    Window counts(int oh, int ow) {
-        return new Window(kh, kw, sh, sw, ph, pw, dh, dw, ceilMode, oh, ow);
+    SlidingWindow counts(int oh, int ow) {
+        return new SlidingWindow(kh, kw, sh, sw, ph, pw, dh, dw, ceilMode, oh, ow);
     }
 
     /** Whether the window count is fixed by {@link #counts} rather than by the input's size. */
@@ -72,20 +72,20 @@ final class Window {
     }
 
     /** The same window with pooling's {@code ceil_mode} set or not. */
-    Window ceilMode(boolean ceil) {
-        return new Window(kh, kw, sh, sw, ph, pw, dh, dw, ceil);
+    SlidingWindow ceilMode(boolean ceil) {
+        return new SlidingWindow(kh, kw, sh, sw, ph, pw, dh, dw, ceil);
     }
 
     /**
      * The window of an op over {@code spatial} (1 or 2) axes; each attribute is one integer for every
      * axis or one per axis. A null stride is the kernel size (pooling's default).
      */
-    static Window of(String op, int spatial, int[] kernel, int[] stride, int[] padding, int[] dilation) {
+    static SlidingWindow of(String op, int spatial, int[] kernel, int[] stride, int[] padding, int[] dilation) {
         int[] k = perAxis(op, "kernel_size", kernel, spatial, 1);
         int[] s = stride == null ? k : perAxis(op, "stride", stride, spatial, 1);
         int[] p = perAxis(op, "padding", padding, spatial, 0);
         int[] d = perAxis(op, "dilation", dilation, spatial, 1);
-        return spatial == 1 ? new Window(1, k[0], 1, s[0], 0, p[0], 1, d[0]) : new Window(k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]);
+        return spatial == 1 ? new SlidingWindow(1, k[0], 1, s[0], 0, p[0], 1, d[0]) : new SlidingWindow(k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1]);
     }
 
     private static int[] perAxis(String op, String what, int[] v, int spatial, int min) {

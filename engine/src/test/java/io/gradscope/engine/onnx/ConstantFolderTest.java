@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
  * item 6), against the examples of the ONNX operator documentation (Mod, ScatterND): before, the import
  * refused Mod ×54 and ScatterND ×18. The whole chain is checked against PyTorch by the swin_t zoo model.
  */
-class FolderTest {
+class ConstantFolderTest {
     private static Attrs attrs(String op, String key, Object value) {
         OnnxMl.NodeProto.Builder n = OnnxMl.NodeProto.newBuilder().setOpType(op);
         if (value instanceof Long l) {
@@ -27,7 +27,7 @@ class FolderTest {
     }
 
     private static double[] fold(String op, Attrs at, Const... in) {
-        return Folder.fold(op, at, in, 16)[0].data();
+        return ConstantFolder.fold(op, at, in, 16)[0].data();
     }
 
     /** mod_mixed_sign_int64: the remainder takes the divisor's sign (fmod=0). */

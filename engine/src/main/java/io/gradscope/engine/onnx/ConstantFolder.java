@@ -10,8 +10,8 @@ import java.util.function.DoubleUnaryOperator;
  * evaluated on known values ({@link Const}) so they never reach the program. Returns null for an op
  * it does not evaluate (the import then writes it into the program, or reports it).
  */
-final class Folder {
-    private Folder() {
+final class ConstantFolder {
+    private ConstantFolder() {
     }
 
     /** The outputs of {@code op} on known inputs (null entries for absent optional inputs), or null. */
@@ -33,7 +33,7 @@ final class Folder {
             case "Mul" -> map2(x, in[1], x.type(), (a, b) -> a * b);
             case "Div" -> map2(x, in[1], x.type(), x.isFloat() ? (a, b) -> a / b : (a, b) -> (long) a / (long) b);
             case "Pow" -> map2(x, in[1], x.type(), Math::pow);
-            case "Mod" -> map2(x, in[1], x.type(), at.i("fmod", 0) != 0 ? (a, b) -> a % b : Folder::floorMod);
+            case "Mod" -> map2(x, in[1], x.type(), at.i("fmod", 0) != 0 ? (a, b) -> a % b : ConstantFolder::floorMod);
             case "Equal" -> map2(x, in[1], Const.BOOL, (a, b) -> a == b ? 1 : 0);
             case "Less" -> map2(x, in[1], Const.BOOL, (a, b) -> a < b ? 1 : 0);
             case "Greater" -> map2(x, in[1], Const.BOOL, (a, b) -> a > b ? 1 : 0);

@@ -12,8 +12,8 @@ import java.util.Map;
  * the pools' own). Padding
  * that differs between the two sides of an axis becomes an explicit zero pad where that is exact.
  */
-final class Windows {
-    private Windows() {
+final class ConvPoolRules {
+    private ConvPoolRules() {
     }
 
     /** The resolved window of a node over {@code spatial} axes of an input of shape {@code x}. */
