@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * main classes. Rows from the bottom; a package may use the rows below it, not its own row:
  *
  * <pre>
+ *   step
  *   diagnose   jacobian   onnx
  *   run
  *   lang

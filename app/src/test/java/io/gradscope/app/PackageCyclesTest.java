@@ -26,8 +26,8 @@ import org.junit.jupiter.api.Test;
  * {@code import} lines).
  *
  * <p>How packages count: every package is a node of its own, a subpackage included
- * ({@code backend.cpu} may use {@code backend}, and then {@code backend} may not use
- * {@code backend.cpu}); the classes directly in a module's root package ({@code Launcher},
+ * ({@code device.cpu} may use {@code device}, and then {@code device} may not use
+ * {@code device.cpu}); the classes directly in a module's root package ({@code Launcher},
  * {@code GradscopeException}) are the node {@code (root)}. This is stricter than ArchUnit's
  * {@code slices().matching("io.gradscope.engine.(*)..")}, which folds subpackages into their parent
  * and leaves the root package out.
@@ -100,7 +100,7 @@ class PackageCyclesTest {
         return graph;
     }
 
-    /** {@code pkg} relative to {@code root} ("backend.cpu", "(root)"), or null outside it. */
+    /** {@code pkg} relative to {@code root} ("device.cpu", "(root)"), or null outside it. */
     private static String node(String root, String pkg) {
         if (pkg.equals(root)) {
             return "(root)";

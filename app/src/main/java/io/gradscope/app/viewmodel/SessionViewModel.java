@@ -347,14 +347,14 @@ public final class SessionViewModel {
     /** Shows a program that is not from a file (an example, the default) and runs it. */
     public void openText(String name, String text) {
         openRequest++;
-        show(name, null, null, text);
+        load(name, null, null, text);
     }
 
     /**
      * Another text takes the editor, as opened: its name, the file it came from (null: none), the
      * import it came from (null: none), the file's settings, and a run of it.
      */
-    private void show(String name, Path from, ModelImport.Imported importedFrom, String text) {
+    private void load(String name, Path from, ModelImport.Imported importedFrom, String text) {
         fileSettings(importedFrom != null);
         fileName.set(name);
         file.set(from);
@@ -392,7 +392,7 @@ public final class SessionViewModel {
             return;
         }
         openRequest++;
-        show(path.getFileName().toString(), path, null, text);
+        load(path.getFileName().toString(), path, null, text);
     }
 
     /**
@@ -420,7 +420,7 @@ public final class SessionViewModel {
     /** Shows an imported model's program under the model's name (Save asks where to write it) and runs it. */
     public void openImported(ModelImport.Imported imported) {
         openRequest++;
-        show(imported.model().getFileName().toString(), null, imported, imported.text());
+        load(imported.model().getFileName().toString(), null, imported, imported.text());
     }
 
     /**

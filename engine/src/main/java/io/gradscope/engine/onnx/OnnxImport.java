@@ -153,7 +153,7 @@ public final class OnnxImport {
     private static final String HEADER_END = " by gradscope import";
 
     /**
-     * The model a program was imported from, as its first line says ({@code # Imported from resnet.onnx by
+     * The model a program was imported from, as its first line that is not blank says ({@code # Imported from resnet.onnx by
      * gradscope import (...)}); empty for a program that was not imported.
      *
      * <pre>{@code
@@ -164,11 +164,10 @@ public final class OnnxImport {
         if (programText == null) {
             return java.util.Optional.empty();
         }
-        int eol = programText.indexOf('\n');
-        return importedFromHeader(eol < 0 ? programText : programText.substring(0, eol));
+        return programText.lines().filter(l -> !l.isBlank()).findFirst().flatMap(OnnxImport::importedFromHeader);
     }
 
-    /** The model a parsed program was imported from, read from its first leading comment (as above). */
+    /** The model a parsed program was imported from, read from its first leading comment (its first line but blank ones, as above). */
     public static java.util.Optional<String> importedFrom(io.gradscope.engine.run.Program program) {
         List<String> header = program.leadingComments();
         return header.isEmpty() ? java.util.Optional.empty() : importedFromHeader(header.get(0));

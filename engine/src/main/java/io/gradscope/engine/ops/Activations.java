@@ -52,8 +52,8 @@ final class Activations {
                 .derivative(Activations::geluTanhDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.GELU_GRAD, x));
     }
 
-    private static final double GELU_K = Math.sqrt(2 / Math.PI);
-    private static final double GELU_C = 0.044715;
+    private static final double GELU_K = UnaryKind.SQRT_2_OVER_PI;
+    private static final double GELU_C = UnaryKind.GELU_C;
 
     /** ½(1 + t) + ½x(1 − t²)·k(1 + 3c·x²), t = tanh(k(x + c·x³)), in differentiable ops. */
     private static Tensor geluTanhDerivative(Tensor x, Tensor y) {

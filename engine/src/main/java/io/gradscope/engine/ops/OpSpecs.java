@@ -79,7 +79,8 @@ public final class OpSpecs {
     static {
         elementwise(fn("gelu").string("approximate", "none").torch("F.gelu(x, approximate=approximate)")
                 .note("`approximate` \"none\" (erf) or \"tanh\""),
-                (a, f) -> a.string("approximate", "none", "tanh").equals("tanh") ? Activations.geluTanh(f) : Activations.geluExact(f));
+                (a, f) -> a.string("approximate", "none", "tanh").equals("tanh")
+                        ? Activations.geluTanh(f.label(GELU_TANH.label())) : Activations.geluExact(f.label(GELU.label())));
     }
     // above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
@@ -384,7 +385,7 @@ public final class OpSpecs {
 
     /** sigmoid(x) where x ≤ 20, exactly 1 above (the mask is a constant: its derivative is 0). */
     private static Tensor softplusDerivative(Tensor x, Tensor y) {
-        Tensor above = Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, 20));
+        Tensor above = Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, UnaryKind.SOFTPLUS_THRESHOLD));
         Tensor below = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1), above);
         return Ops.add(Ops.mul(Ops.sigmoid(x), below), above);
     }

@@ -60,22 +60,9 @@ public final class Program {
         return new Program(file, Parser.parse(file, source), leadingComments(source));
     }
 
-    /** The comment lines before the first statement, stripped, blank lines skipped. */
+    /** The comment lines before the first statement, stripped, blank lines skipped (any line ending). */
     private static List<String> leadingComments(String source) {
-        List<String> out = new java.util.ArrayList<>();
-        int at = 0;
-        while (at < source.length()) {
-            int eol = source.indexOf('\n', at);
-            String line = source.substring(at, eol < 0 ? source.length() : eol).strip();
-            if (!line.isEmpty() && !line.startsWith("#")) {
-                break;
-            }
-            if (!line.isEmpty()) {
-                out.add(line);
-            }
-            at = eol < 0 ? source.length() : eol + 1;
-        }
-        return List.copyOf(out);
+        return source.lines().map(String::strip).filter(l -> !l.isEmpty()).takeWhile(l -> l.startsWith("#")).toList();
     }
 
     /**
@@ -168,20 +155,23 @@ public final class Program {
         }
     }
 
-    /** The dtype the program last passed its check in, and the leaves it found (a run need not check twice). */
-    private volatile DType checkedIn;
-    private volatile List<Leaf> checkedLeaves;
+    /** The dtype the program last passed its check in, with the leaves it found (a run need not check twice). */
+    private record Checked(DType dtype, List<Leaf> leaves) {
+    }
+
+    /** One reference, so that runs of this program on two threads never pair one check's dtype with another's leaves. */
+    private volatile Checked checked;
 
     /** Checks names and shapes without allocating; returns the declared leaves. */
     public List<Leaf> check(DType dtype) {
-        if (dtype == checkedIn) {
-            return checkedLeaves;
+        Checked c = checked;
+        if (c != null && c.dtype() == dtype) {
+            return c.leaves();
         }
         Interpreter in = new Interpreter(file, true, new RunOptions(dtype, 0, Map.of()));
         in.run(statements);
-        checkedLeaves = List.copyOf(in.leaves);
-        checkedIn = dtype;
-        return checkedLeaves;
+        checked = new Checked(dtype, List.copyOf(in.leaves));
+        return checked.leaves();
     }
 
     /** Out of memory in the backward pass: said at the statement whose gradient was being computed. */

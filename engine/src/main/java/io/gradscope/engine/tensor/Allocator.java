@@ -24,7 +24,7 @@ public interface Allocator {
 
     /**
      * Bytes the allocator holds from the system: the active bytes, and blocks cached for reuse; since
-     * {@link #startRun()}, those of the run only (Note [Reserved bytes per run] in the memory package).
+     * {@link #startRun()}, those of the run only (Note [Reserved bytes per run] in alloc.BlockCache).
      */
     long reservedBytes();
 

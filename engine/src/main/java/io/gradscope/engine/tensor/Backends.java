@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The backend for each device. Backends register themselves as they start ({@link #register}):
  * this class names none of the implementations in code, so {@code tensor} does not depend on
- * {@code backend}, {@code backend.cpu} or {@code backend.cuda}, which depend on it. The CPU, meta and
+ * {@code device}, {@code device.cpu} or {@code device.cuda}, which depend on it. The CPU, meta and
  * CUDA backends are loaded by name on first use; nothing of JCuda is loaded before a CUDA tensor is
  * asked for.
  */

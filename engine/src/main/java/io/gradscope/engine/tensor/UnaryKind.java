@@ -32,9 +32,11 @@ public enum UnaryKind {
     /** The error function (W. J. Cody's rational approximations; exact GELU is built on it). */
     ERF;
 
-    private static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
-    private static final double GELU_C = 0.044715;
-    private static final double SOFTPLUS_THRESHOLD = 20.0;
+    /** √(2/π) and the cubic's coefficient of GELU's tanh approximation (the ops' derivative uses them too). */
+    public static final double SQRT_2_OVER_PI = Math.sqrt(2.0 / Math.PI);
+    public static final double GELU_C = 0.044715;
+    /** Above it softplus is x itself (PyTorch's default threshold, beta 1). */
+    public static final double SOFTPLUS_THRESHOLD = 20.0;
 
     /** The function of this kind at {@code x}; {@code p} is POW's exponent (ignored by the others). */
     public double apply(double x, double p) {

@@ -121,11 +121,15 @@ class NodeOriginTest {
     void aParsedProgramSaysWhereItWasImportedFromAsItsTextDoes() {
         String imported = "# Imported from m.onnx by gradscope import (ONNX opset 13).\n# model 'm'\n\nx = input(2)\nloss = sum(x)\n";
         String plain = "x = input(2)  # Imported from m.onnx by gradscope import (ONNX opset 13).\nloss = sum(x)\n";
-        for (String text : new String[] {imported, plain, "# a program\nx = input(2)\nloss = sum(x)\n"}) {
+        String afterABlankLine = "\n  \n" + imported;
+        String oldMacLines = imported.replace('\n', '\r');
+        for (String text : new String[] {imported, plain, "# a program\nx = input(2)\nloss = sum(x)\n", afterABlankLine, oldMacLines}) {
             assertEquals(OnnxImport.importedFrom(text), OnnxImport.importedFrom(Program.parse("m.grad", text)), text);
         }
-        assertEquals(java.util.List.of("# Imported from m.onnx by gradscope import (ONNX opset 13).", "# model 'm'"),
-                Program.parse("m.grad", imported).leadingComments());
+        List<String> header = List.of("# Imported from m.onnx by gradscope import (ONNX opset 13).", "# model 'm'");
+        assertEquals(header, Program.parse("m.grad", imported).leadingComments());
+        assertEquals(header, Program.parse("m.grad", oldMacLines).leadingComments(), "a carriage return ends a line too");
+        assertEquals(Optional.of("m.onnx"), OnnxImport.importedFrom(afterABlankLine));
     }
 
     /** The origin read back says what the model file says of the node. */

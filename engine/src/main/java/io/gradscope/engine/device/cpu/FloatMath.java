@@ -44,7 +44,7 @@ final class FloatMath {
 
     /**
      * e^x in float32 within about 1 ulp (Cephes' expf polynomial, evaluated with fma). Overflows to
-     * +∞ above 88.72, underflows through the subnormals to 0, keeps NaN. {@link VectorFloat#exp}
+     * +∞ above 88.72, underflows through the subnormals to 0, keeps NaN. {@link VectorRows#expShift}
      * does the same operations lane by lane.
      */
     static float exp(float x) {

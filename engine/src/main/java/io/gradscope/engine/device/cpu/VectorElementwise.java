@@ -115,14 +115,14 @@ final class VectorElementwise {
         return true;
     }
 
-    /** dx = g ⊙ [x > 0] (ReLU's VJP in one pass), the product as the unfused g · step(x). */
+    /** dx = g ⊙ [not x ≤ 0] (ReLU's VJP in one pass: a NaN passes the gradient, as PyTorch's threshold_backward). */
     static void reluBackward(float[] x, int xo, float[] g, int go, float[] dx, int dxo, int n) {
         int end = n - n % L;
         int i = 0;
         FloatVector zero = FloatVector.zero(S);
         FloatVector one = FloatVector.broadcast(S, 1f);
         for (; i < end; i += L) {
-            VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.GT, 0f);
+            VectorMask<Float> pos = FloatVector.fromArray(S, x, xo + i).compare(VectorOperators.LE, 0f).not();
             FloatVector.fromArray(S, g, go + i).mul(zero.blend(one, pos)).intoArray(dx, dxo + i);
         }
         for (; i < n; i++) {

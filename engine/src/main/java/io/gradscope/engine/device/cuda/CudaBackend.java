@@ -122,10 +122,6 @@ public final class CudaBackend implements Backend {
         };
     }
 
-    private static CUdeviceptr ptr(Storage s) {
-        return (CUdeviceptr) s.data();
-    }
-
     /** Keeps the tensors (and so their storages) reachable until here: see Note [Device memory lifetimes]. */
     private static void keep(Object... alive) {
         Reference.reachabilityFence(alive);
@@ -220,7 +216,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out))) {
-            launch("fill_" + suffix(out.dtype()), n, LaunchArgs.of(ptr(out.storage()), m, n, value));
+            launch("fill_" + suffix(out.dtype()), n, LaunchArgs.of(LaunchArgs.ptr(out.storage()), m, n, value));
         } finally {
             keep(out);
         }
@@ -233,7 +229,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(dst.shape(), dst, src))) {
-            launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, LaunchArgs.of(ptr(dst.storage()), ptr(src.storage()), m, n));
+            launch("copy_" + suffix(src.dtype()) + "_" + suffix(dst.dtype()), n, LaunchArgs.of(LaunchArgs.ptr(dst.storage()), LaunchArgs.ptr(src.storage()), m, n));
         } finally {
             keep(src, dst);
         }
@@ -246,7 +242,7 @@ public final class CudaBackend implements Backend {
             return;
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, x))) {
-            launch("unary_" + suffix(out.dtype()), n, LaunchArgs.of(kind.ordinal(), param, ptr(out.storage()), ptr(x.storage()), m, n));
+            launch("unary_" + suffix(out.dtype()), n, LaunchArgs.of(kind.ordinal(), param, LaunchArgs.ptr(out.storage()), LaunchArgs.ptr(x.storage()), m, n));
         } finally {
             keep(x, out);
         }
@@ -260,7 +256,7 @@ public final class CudaBackend implements Backend {
         }
         try (Scratch m = ints(KernelMeta.elementwise(out.shape(), out, a, b))) {
             launch("binary_" + suffix(out.dtype()), n,
-                    LaunchArgs.of(kind.ordinal(), ptr(out.storage()), ptr(a.storage()), ptr(b.storage()), m, n));
+                    LaunchArgs.of(kind.ordinal(), LaunchArgs.ptr(out.storage()), LaunchArgs.ptr(a.storage()), LaunchArgs.ptr(b.storage()), m, n));
         } finally {
             keep(a, b, out);
         }
@@ -282,8 +278,8 @@ public final class CudaBackend implements Backend {
         }
         int k = kind == ReduceKind.SUM ? 0 : 1;
         String s = suffix(out.dtype());
-        CUdeviceptr o = ptr(out.storage());
-        CUdeviceptr xs = ptr(x.storage());
+        CUdeviceptr o = LaunchArgs.ptr(out.storage());
+        CUdeviceptr xs = LaunchArgs.ptr(x.storage());
         try (Scratch meta = ints(layout)) {
             if (nOut >= BLOCK_REDUCE_OUTPUTS || m < BLOCK_REDUCE_MIN) {
                 launch("reduce_" + s, nOut, LaunchArgs.of(k, o, xs, meta, nOut));
@@ -330,8 +326,8 @@ public final class CudaBackend implements Backend {
         try (Scratch aOff = longs(offs.a()); Scratch bOff = longs(offs.b())) {
             for (int p0 = 0; p0 < batch; p0 += perLaunch) {
                 int count = Math.min(perLaunch, batch - p0);
-                launchGrid("matmul_" + suffix(out.dtype()), tiles * count, 16, 16, LaunchArgs.of(ptr(a.storage()), ptr(b.storage()),
-                        ptr(out.storage()), aOff, bOff, m, n, k, a.strides()[rank - 2], a.strides()[rank - 1],
+                launchGrid("matmul_" + suffix(out.dtype()), tiles * count, 16, 16, LaunchArgs.of(LaunchArgs.ptr(a.storage()), LaunchArgs.ptr(b.storage()),
+                        LaunchArgs.ptr(out.storage()), aOff, bOff, m, n, k, a.strides()[rank - 2], a.strides()[rank - 1],
                         b.strides()[rank - 2], b.strides()[rank - 1], p0));
             }
         } finally {
@@ -348,7 +344,7 @@ public final class CudaBackend implements Backend {
         // A temporary contiguous copy is released here (an Alloc and its Free), not left to the collector.
         Tensor lab = labels.contiguous();
         try {
-            launch("onehot_" + suffix(out.dtype()), lab.numel() * classes, LaunchArgs.of(lab, ptr(out.storage()), lab.numel(), classes));
+            launch("onehot_" + suffix(out.dtype()), lab.numel() * classes, LaunchArgs.of(lab, LaunchArgs.ptr(out.storage()), lab.numel(), classes));
         } finally {
             if (lab != labels) {
                 lab.storage().release();

@@ -52,10 +52,12 @@ final class Twins {
     }
 
     private static String replaceLiterals(String s) {
-        Matcher m = Pattern.compile("(?<![\\w.])(\\d+)(\\.\\d+)?f\\b").matcher(s);
+        Matcher m = Pattern.compile("(?<![\\w.])(\\d+)(\\.\\d+)?([eE][-+]?\\d+)?f\\b").matcher(s);
         StringBuilder out = new StringBuilder();
         while (m.find()) {
-            m.appendReplacement(out, m.group(1) + (m.group(2) != null ? m.group(2) : ".0"));
+            String exponent = m.group(3) != null ? m.group(3) : "";
+            String point = m.group(2) != null ? m.group(2) : exponent.isEmpty() ? ".0" : "";
+            m.appendReplacement(out, m.group(1) + point + exponent);
         }
         m.appendTail(out);
         return out.toString();

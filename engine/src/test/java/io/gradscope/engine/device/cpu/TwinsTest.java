@@ -38,9 +38,9 @@ class TwinsTest {
     void theTypeChangeTouchesTypesAndLiteralsOnly() {
         Twins.Twin t = new Twins.Twin("X.java", "static void f(float[]", "static void f(double[]",
                 List.<String[]>of(new String[] {"(F, ", "(D, "}));
-        String f = "    static void f(float[] a, float k) {\n        a[0] = Float.NaN + 1f + 2.5f + k * x1f;\n"
+        String f = "    static void f(float[] a, float k) {\n        a[0] = Float.NaN + 1f + 2.5f + 1e-3f + k * x1f;\n"
                 + "        FloatVector v = FloatVector.fromArray(F, a, 0);\n    }";
-        assertEquals("    static void f(double[] a, double k) {\n        a[0] = Double.NaN + 1.0 + 2.5 + k * x1f;\n"
+        assertEquals("    static void f(double[] a, double k) {\n        a[0] = Double.NaN + 1.0 + 2.5 + 1e-3 + k * x1f;\n"
                 + "        DoubleVector v = DoubleVector.fromArray(D, a, 0);\n    }", Twins.doubled(f, t));
     }
 

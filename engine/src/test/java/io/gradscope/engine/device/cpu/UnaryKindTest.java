@@ -35,7 +35,7 @@ class UnaryKindTest {
                 double[] y = new double[x.length];
                 Elementwise.unary(k, p, x, y, x.length);
                 for (int i = 0; i < x.length; i++) {
-                    assertEquals(k.apply(x[i], p), y[i], 0.0, k + "(" + x[i] + ") p=" + p);
+                    assertEquals(k.apply(x[i], p), y[i], k + "(" + x[i] + ") p=" + p); // bit for bit: −0 is not +0
                 }
             }
         }
@@ -71,10 +71,38 @@ class UnaryKindTest {
     private static void assertClose(UnaryKind k, float x, float want, float got, String path) {
         String what = path + " " + k + "(" + x + ")";
         if (Float.isNaN(want) || Float.isInfinite(want) || want == 0) {
-            assertEquals(want, got, 0f, what);
+            assertEquals(want, got, what); // bit for bit: −0 is not +0
         } else {
             float ulps = k == UnaryKind.EXP ? 2 : 0;
             assertTrue(Math.abs(want - got) <= ulps * Math.ulp(want), what + ": " + want + " vs " + got);
+        }
+    }
+
+    @Test
+    void reluBackwardPassesTheGradientAtNaNOnEveryPath() {
+        double[] d = inputs();
+        int n = d.length;
+        float[] x = new float[n];
+        float[] g = new float[n];
+        for (int i = 0; i < n; i++) {
+            x[i] = (float) d[i];
+            g[i] = 1 + i % 7;
+        }
+        float[] contiguous = new float[n];
+        FloatKernels.reluBackward(x, 0, 1, g, 0, 1, contiguous, 0, 1, n);
+        float[] strided = new float[2 * n];
+        float[] xs = new float[2 * n];
+        float[] gs = new float[2 * n];
+        for (int i = 0; i < n; i++) {
+            xs[2 * i] = x[i];
+            gs[2 * i] = g[i];
+        }
+        FloatKernels.reluBackward(xs, 0, 2, gs, 0, 2, strided, 0, 2, n);
+        for (int i = 0; i < n; i++) {
+            // PyTorch's threshold_backward: x ≤ 0 blocks the gradient, so a NaN passes it.
+            float want = x[i] <= 0 ? 0f : g[i];
+            assertEquals(want, contiguous[i], "contiguous at " + x[i]);
+            assertEquals(want, strided[2 * i], "strided at " + x[i]);
         }
     }
 
