@@ -11,6 +11,11 @@ public final class AppDTypeOption {
                     + "float32 halves the memory of a large model's values and gradients.")
     String dtype;
 
+    /** The float type as given, or null when the option was not. */
+    public String given() {
+        return dtype;
+    }
+
     /** For the app: its runs start with the float type asked for ({@code SessionViewModel.initialDType}). */
     public void applyToApp() {
         if (dtype == null) {

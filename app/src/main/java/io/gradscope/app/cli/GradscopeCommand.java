@@ -3,6 +3,7 @@ package io.gradscope.app.cli;
 import io.gradscope.engine.GradscopeException;
 import io.gradscope.engine.lang.ProgramException;
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,9 +17,7 @@ import picocli.CommandLine.Command;
             "",
             "Without a command, opens the desktop app on the chain from the backpropagation post."},
         subcommands = {OpenCommand.class, RunCommand.class, ImportCommand.class, JvpCommand.class, HvpCommand.class,
-            GradcheckCommand.class, DiffCommand.class, JacobianCommand.class, ColorCommand.class, MemoryCommand.class,
-            BenchCommand.class,
-            BenchUiCommand.class},
+            GradcheckCommand.class, DiffCommand.class, JacobianCommand.class, ColorCommand.class, MemoryCommand.class},
         footer = {"", "Memory: the launcher takes --max-memory SIZE (e.g. ./gradscope --max-memory 16g run ...) to raise the "
                 + "Java heap's limit, and passes JAVA_OPTS to java (e.g. JAVA_OPTS=-Xmx16g).",
             "", "Exit status: 0 success, 2 a mistake in a program, option or file, 1 an internal failure."})
@@ -38,6 +37,10 @@ public final class GradscopeCommand implements Callable<Integer> {
     /** Runs the command line and returns the exit status; user mistakes are one line, never a trace. */
     public static int execute(String... args) {
         Callable<Integer> plain = PlainWindowCommand.of(args);
+        List<MoreCommands> more = plain != null ? List.of() : MoreCommands.found();
+        for (int i = 0; i < more.size() && plain == null; i++) {
+            plain = more.get(i).plain(args);
+        }
         if (plain != null) {
             // The window's start does not wait for the model of every subcommand (PlainWindowCommand).
             PrintWriter err = new PrintWriter(System.err, true);
@@ -47,7 +50,7 @@ public final class GradscopeCommand implements Callable<Integer> {
                 return report(e, err);
             }
         }
-        CommandLine cl = new CommandLine(new GradscopeCommand());
+        CommandLine cl = commandLine(more);
         SynopsisWrap.install(cl);
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine.getErr()));
         cl.setParameterExceptionHandler((ex, a) -> {
@@ -63,6 +66,21 @@ public final class GradscopeCommand implements Callable<Integer> {
         } finally {
             Interrupt.finished();
         }
+    }
+
+    /** The command line: gradscope's commands, then those other modules add ({@link MoreCommands}: bench, bench-ui). */
+    public static CommandLine commandLine() {
+        return commandLine(MoreCommands.found());
+    }
+
+    private static CommandLine commandLine(List<MoreCommands> more) {
+        CommandLine cl = new CommandLine(new GradscopeCommand());
+        for (MoreCommands m : more) {
+            for (Object command : m.commands()) {
+                cl.addSubcommand(command);
+            }
+        }
+        return cl;
     }
 
     /**

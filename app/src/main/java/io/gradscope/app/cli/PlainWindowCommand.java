@@ -6,16 +6,20 @@ import java.util.concurrent.Callable;
 
 /**
  * The window's commands in their plain forms, without options: {@code gradscope}, {@code gradscope
- * open FILE} and {@code gradscope bench-ui --open FILE}. They run as picocli would run them, without
+ * open FILE} and those another module adds ({@link MoreCommands#plain}: the bench module's
+ * {@code gradscope bench-ui --open FILE}). They run as picocli would run them, without
  * first building its model of every subcommand (about 0.25 s of CPU, read from their annotations by
  * reflection, on the path to the window's first frame). Any other form, an option or a help request
  * included, goes through picocli.
  */
-final class PlainWindowCommand {
+public final class PlainWindowCommand {
     private PlainWindowCommand() {
     }
 
-    /** The command {@code args} name in a plain form, with picocli's defaults; null for any other form. */
+    /**
+     * The command {@code args} name in a plain form, with picocli's defaults; null for any other form
+     * (the plain forms of other modules' commands are theirs: {@link MoreCommands#plain}).
+     */
     static Callable<Integer> of(String... args) {
         if (args.length == 0) {
             return new GradscopeCommand();
@@ -30,20 +34,11 @@ final class PlainWindowCommand {
             open.loss = OpenCommand.DEFAULT_LOSS;
             return open;
         }
-        if (args.length == 3 && args[0].equals("bench-ui") && args[1].equals("--open")) {
-            Path file = plainPath(args[2]);
-            if (file == null) {
-                return null;
-            }
-            BenchUiCommand bench = new BenchUiCommand();
-            bench.open = file;
-            return bench;
-        }
         return null;
     }
 
-    /** A file's name that picocli would take as it is: not an option, not empty, a path. */
-    private static Path plainPath(String arg) {
+    /** A file's name that picocli would take as it is: not an option, not empty, a path; null for any other. */
+    public static Path plainPath(String arg) {
         if (arg.isEmpty() || arg.startsWith("-") || arg.startsWith("@")) {
             return null;
         }

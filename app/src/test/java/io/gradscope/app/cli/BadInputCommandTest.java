@@ -1,5 +1,6 @@
 package io.gradscope.app.cli;
 
+import static io.gradscope.app.cli.Cli.assertOneLineError;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -23,7 +24,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -49,13 +49,6 @@ class BadInputCommandTest {
 
     private static Cli.Result run(String... args) {
         return assertTimeoutPreemptively(NO_HANG, () -> Cli.run(args), "hung: " + String.join(" ", args));
-    }
-
-    private static void assertOneLineError(Cli.Result r, String expected) {
-        assertEquals(expected, r.err().strip());
-        assertEquals(2, r.status(), r.err());
-        assertEquals(1, r.err().strip().lines().count(), r.err());
-        assertEquals("", r.out());
     }
 
     private static byte[] npy(String header, int dataBytes) {
@@ -141,14 +134,6 @@ class BadInputCommandTest {
         assertOneLineError(run("diff", mlp, "--a", "device=tpu"), "error: --a: device must be cpu or cuda, not 'tpu'");
         Path missing = tmp.resolve("missing.mtx");
         assertOneLineError(run("color", missing.toString()), "error: cannot read " + missing + ": no such file");
-        Path nowhere = tmp.resolve("no-folder/z.grad");
-        assertOneLineError(run("bench-ui", "--shape", "chain", "--nodes", "10", "--write", nowhere.toString()),
-                "error: cannot write " + nowhere + ": no such folder " + tmp.resolve("no-folder"));
-        Path written = tmp.resolve("z.grad");
-        Cli.Result wrote = Cli.run("bench-ui", "--shape", "chain", "--nodes", "10", "--write", written.toString());
-        assertEquals(0, wrote.status(), wrote.err());
-        assertTrue(wrote.out().startsWith("wrote " + written + " ("), "success says what it wrote: " + wrote.out());
-        assertTrue(Files.isRegularFile(written));
         Path under = tmp.resolve("mlp.grad/colors.npy");
         try {
             Files.writeString(tmp.resolve("mlp.grad"), "x = param(2)\nL = sum(x)\n");
@@ -312,34 +297,10 @@ class BadInputCommandTest {
     }
 
     /** Runs {@code gradscope ARGS} in a new JVM with {@code jvm} options and a DISPLAY; returns the status and stderr. */
-    private static Cli.Result launch(List<String> jvm, String display, String... args) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> cmd = new ArrayList<>(List.of(java));
-        cmd.addAll(jvm);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.gradscope.app.Launcher"));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD);
-        if (display == null) {
-            pb.environment().remove("DISPLAY");
-        } else {
-            pb.environment().put("DISPLAY", display);
-        }
-        pb.environment().remove("WAYLAND_DISPLAY");
-        Process proc = pb.start();
-        try {
-            byte[] err = proc.getErrorStream().readAllBytes();
-            assertTrue(proc.waitFor(60, TimeUnit.SECONDS), "did not finish: " + cmd);
-            return new Cli.Result(proc.exitValue(), "", new String(err, StandardCharsets.UTF_8));
-        } finally {
-            proc.destroyForcibly();
-        }
-    }
-
     @Test
     void aDisplayThatCannotBeOpenedIsOneLineAndStatusTwo() throws Exception {
         // A separate JVM: JavaFX starts once per process, and this one may already run it (Monocle).
-        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> launch(List.of(), ":7413"));
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.launch(List.of(), ":7413"));
         assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
                 + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
     }
@@ -349,7 +310,7 @@ class BadInputCommandTest {
         // Forward: x and y, 61 MiB each, pass the estimate (values and gradients: 244 MiB of 256); the backward
         // pass's temporaries (two products of the same size, and their sum) do not fit.
         Path p = program("x = param(16000000)\ny = x * x\nl = sum(y)\n");
-        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> launch(List.of("-Xmx256m"), null, "run", p.toString(), "--dtype", "float32"));
+        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90), () -> Cli.launch(List.of("-Xmx256m"), null, "run", p.toString(), "--dtype", "float32"));
         assertEquals(2, r.status(), r.err());
         assertEquals(1, r.err().strip().lines().count(), r.err());
         assertTrue(r.err().startsWith(p + ":") && r.err().contains(": error: out of memory in the backward pass (the gradient through "),
@@ -368,19 +329,6 @@ class BadInputCommandTest {
             assertOneLineError(run("run", p.toString(), "--seed", Integer.toString(seed)), p + ":3:5: error: cross_entropy: the "
                     + "labels 't' are declared with classes=5 but the logits [4, 3] have 3 classes (the last dimension)");
         }
-    }
-
-    // ---- 9: bench --only -------------------------------------------------------------------------
-
-    @Test
-    void benchOnlyAnUnknownWorkloadNamesItAndListsTheKnownOnes() {
-        Cli.Result r = run("bench", "--only", "nosuchworkload");
-        assertEquals(2, r.status());
-        assertTrue(r.err().startsWith("error: --only nosuchworkload: no cpu workload's key contains 'nosuchworkload'; the workloads "
-                + "are sgemm_256_gflops, "), r.err());
-        assertTrue(r.err().contains("graph_10k_build_backward_ms"), r.err());
-        assertEquals(1, r.err().strip().lines().count());
-        assertEquals("", r.out());
     }
 
     // ---- messages that did not say enough --------------------------------------------------------
@@ -596,14 +544,6 @@ class BadInputCommandTest {
         }
         assertOneLineError(run("open", big.toString()), "error: cannot read " + big + ": a program of 2147483648 bytes is too large "
                 + "(at most 33554432)");
-    }
-
-    @Test
-    void benchUiOnADisplayThatCannotBeOpenedIsOneLineAndStatusTwo() throws Exception {
-        Cli.Result r = assertTimeoutPreemptively(Duration.ofSeconds(90),
-                () -> launch(List.of(), ":7413", "bench-ui", "--open", "../assets/examples/mlp.grad"));
-        assertOneLineError(r, "error: the display ':7413' cannot be opened; run it under one (e.g. xvfb-run -a ./gradscope) or use "
-                + "the command line: ./gradscope run PROGRAM.grad (see ./gradscope --help)");
     }
 
     // ---- issue 49, 9, 10: Matrix Market files accepted or said unclearly ---------------------------

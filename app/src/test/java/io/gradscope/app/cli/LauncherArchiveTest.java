@@ -137,6 +137,34 @@ class LauncherArchiveTest {
         assertEquals(2, dumps(Files.readAllLines(calls)), "written again after the build");
     }
 
+    /**
+     * The bench module's jar, once built, ends the class path of every start (the app finds bench and
+     * bench-ui there) and of the archive's dump, so the archive stays valid; a newer bench jar has it written again.
+     */
+    @Test
+    void theBenchJarWhenBuiltEndsTheClassPathOfEachStartAndOfTheArchive() throws Exception {
+        setUp();
+        Path bench = Files.createDirectories(root.resolve("bench/target")).resolve("gradscope-bench-0.1.0-SNAPSHOT.jar");
+        Files.writeString(bench, "");
+        Files.setLastModifiedTime(bench, FileTime.from(Instant.now().minusSeconds(100)));
+        String cp = "-cp " + root.resolve("app/target/gradscope-app-0.1.0-SNAPSHOT.jar") + ":" + root.resolve("app/target/lib") + "/*:"
+                + bench;
+        List<String> first = launch("open", "x.grad");
+        assertTrue(appCall(first).contains(cp + " io.gradscope.app.Launcher open x.grad"), appCall(first));
+        awaitArchive();
+        String dump = Files.readAllLines(calls).stream().filter(c -> c.contains("-Xshare:dump")).findFirst().orElseThrow();
+        assertTrue(dump.endsWith(cp), dump);
+        assertTrue(appCall(launch("open", "x.grad")).contains("-XX:SharedArchiveFile=" + archive), "the archive is used");
+        assertTrue(appCall(launch("run", "x.grad")).contains(cp + " io.gradscope.app.Launcher run x.grad"));
+
+        Files.setLastModifiedTime(bench, FileTime.from(Instant.now()));
+        Files.delete(archive);
+        List<String> rebuilt = launch("open", "x.grad");
+        assertFalse(appCall(rebuilt).contains("SharedArchiveFile"), appCall(rebuilt));
+        awaitArchive();
+        assertEquals(2, dumps(Files.readAllLines(calls)), "written again after the bench's build");
+    }
+
     @Test
     void anArchiveWrittenWhileABuildReplacedTheJarsIsDropped() throws Exception {
         setUp();

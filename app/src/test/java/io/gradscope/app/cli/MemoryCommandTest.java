@@ -111,7 +111,7 @@ class MemoryCommandTest {
             assertEquals(0, r.status(), r.err());
             assertEquals(plain.out(), r.out(), "--retain " + kind);
         }
-        for (String command : new String[] {"run", "open", "bench-ui"}) {
+        for (String command : new String[] {"run", "open"}) {
             Cli.Result r = Cli.run(command, "--retain", "some", EXAMPLE);
             assertEquals(2, r.status(), command);
             assertEquals("error: --retain: expected all, fit or none, not 'some'; see gradscope " + command + " --help",

@@ -16,7 +16,7 @@ import picocli.CommandLine;
 class PlainWindowCommandTest {
     /** The command object picocli fills for {@code args} (the subcommand's, when one is named). */
     private static Object parsedByPicocli(String... args) {
-        CommandLine.ParseResult r = new CommandLine(new GradscopeCommand()).parseArgs(args);
+        CommandLine.ParseResult r = GradscopeCommand.commandLine().parseArgs(args);
         while (r.hasSubcommand()) {
             r = r.subcommand();
         }
@@ -37,25 +37,16 @@ class PlainWindowCommandTest {
         assertEquals(parsed.screenshot, open.screenshot);
         assertEquals(parsed.retain.kind, open.retain.kind);
         assertEquals(parsed.dtype.dtype, open.dtype.dtype);
-
-        BenchUiCommand bench = assertInstanceOf(BenchUiCommand.class, PlainWindowCommand.of("bench-ui", "--open", "m.onnx"));
-        BenchUiCommand parsedBench = (BenchUiCommand) parsedByPicocli("bench-ui", "--open", "m.onnx");
-        assertEquals(parsedBench.open, bench.open);
-        assertEquals(parsedBench.nodes, bench.nodes);
-        assertEquals(parsedBench.runs, bench.runs);
-        assertEquals(parsedBench.shape, bench.shape);
-        assertEquals(parsedBench.write, bench.write);
-        assertEquals(parsedBench.retain.kind, bench.retain.kind);
-        assertEquals(parsedBench.dtype.dtype, bench.dtype.dtype);
     }
 
     @Test
     void everyOtherFormIsPicoclis() {
         for (String[] args : new String[][] {{"open"}, {"open", "--help"}, {"open", "-h"}, {"open", "a.grad", "--retain", "all"},
-                {"open", "@args.txt"}, {"open", ""}, {"run", "a.grad"}, {"--screenshot", "s.png"}, {"bench-ui"},
-                {"bench-ui", "--open", "a.grad", "--runs", "3"}, {"bench-ui", "--shape", "chain"}, {"--version"}}) {
+                {"open", "@args.txt"}, {"open", ""}, {"run", "a.grad"}, {"--screenshot", "s.png"}, {"--version"},
+                {"bench-ui", "--open", "a.grad"}}) {
             assertNull(PlainWindowCommand.of(args), String.join(" ", args));
         }
         assertNotNull(PlainWindowCommand.of("open", "a.grad"));
+        // (bench-ui --open FILE is the bench module's plain form, not this module's: BenchUiCommandTest)
     }
 }
