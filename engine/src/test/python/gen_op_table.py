@@ -767,6 +767,35 @@ for sx, ax, st, sp, step in [((4, 6), 1, 0, 6, 2), ((5, 3), 0, 1, 5, 2), ((2, 7,
     add("slice", lambda x, ax=ax, st=st, sp=sp, step=step: x[(slice(None),) * (ax % x.dim()) + (slice(st, sp, step),)],
         [uniform(sx, -2, 2)], {"axis": ax, "start": st, "stop": sp, "step": step})
 
+# binary_cross_entropy_with_logits with weight and pos_weight (PyTorch takes no derivative for either: checked by
+# central differences only). The attributes name the optional tensors a row gives, as a call's do.
+for sx, sw, sp, red in [((3, 4), (3, 4), None, "mean"), ((3, 4), (4,), None, "sum"), ((3, 4), None, (4,), "mean"),
+                        ((3, 4), (3, 1), (4,), "none"), ((2, 3, 4), None, (4,), "sum"), ((5,), (5,), (), "mean")]:
+    ins = [uniform(sx, -3, 3), uniform(sx, 0, 1)]
+    attrs = {}
+    if sw is not None:
+        ins.append(uniform(sw, 0.5, 2))
+        attrs["weight"] = True
+    if sp is not None:
+        ins.append(uniform(sp, 0.5, 3))
+        attrs["pos_weight"] = True
+    if red != "mean":
+        attrs["reduction"] = red
+
+    def bce(x, y, *rest, sw=sw, sp=sp, red=red):
+        w = rest[0] if sw is not None else None
+        pw = rest[-1] if sp is not None else None
+        return F.binary_cross_entropy_with_logits(x, y, w, reduction=red, pos_weight=pw)
+    add("binary_cross_entropy_with_logits", bce, ins, attrs, const=tuple(range(2, len(ins))))
+
+# einsum with "..." (broadcast axes, right-aligned; an axis of 1 against a longer one; implicit output) and a letter
+# twice in an operand (a diagonal, a trace, a diagonal of a batch)
+for eq, shapes in [("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 2)]), ("...ij,jk", [(2, 1, 2, 3), (3, 2)]),
+                   ("b...,b...->b", [(2, 3, 2), (2, 3, 2)]), ("...i,...i->...", [(2, 1, 3), (4, 3)]), ("i...->...i", [(3, 2, 2)]),
+                   ("...", [(2, 3)]), ("ii->i", [(3, 3)]), ("ii", [(4, 4)]), ("bii->bi", [(2, 3, 3)]), ("iij,j->i", [(2, 2, 3), (3,)]),
+                   ("ij,jj->i", [(2, 3), (3, 3)]), ("iii->", [(2, 2, 2)]), ("...ii->...i", [(2, 3, 3)])]:
+    add("einsum", lambda *xs, eq=eq: torch.einsum(eq, *xs), [uniform(sh, -1, 1) for sh in shapes], {"equation": eq})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

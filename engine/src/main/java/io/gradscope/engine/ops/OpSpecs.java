@@ -265,7 +265,7 @@ public final class OpSpecs {
                 .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
                 .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
         def(fn("einsum").tensors().string("equation", null).torch("torch.einsum(equation, a, b, ...)").reference("torch.einsum(equation, *tensors)")
-                .note("the tensors first, then `equation=` (letters only, no \"...\")").op(a -> new EinsumOp(a.text("equation"))));
+                .note("the tensors first, then `equation=`; `...` broadcast axes and a letter twice in an operand (a diagonal) as torch").op(a -> new EinsumOp(a.text("equation"))));
         for (String m : new String[] {"max", "min"}) {
             def(fn(m).tensor("x").ints("axis", null).bool("keepdim", false)
                     .torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values` / `torch." + m + "(x)")
@@ -294,9 +294,11 @@ public final class OpSpecs {
         def(fn("huber_loss").tensor("input").tensor("target").string("reduction", "mean").number("delta", 1.0)
                 .torch("F.huber_loss(input, target, reduction=reduction, delta=delta)")
                 .op(a -> PairLoss.huber(reduction(a), a.number("delta"), a.label())));
-        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").string("reduction", "mean")
-                .torch("F.binary_cross_entropy_with_logits(input, target, reduction=reduction)")
-                .op(a -> PairLoss.bceWithLogits(reduction(a), a.label())));
+        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").optionalTensor("weight").string("reduction", "mean")
+                .optionalTensor("pos_weight")
+                .torch("F.binary_cross_entropy_with_logits(input, target, weight, reduction=reduction, pos_weight=pos_weight)")
+                .note("`weight` and `pos_weight` (the positives' weight: [C] for targets [..., C]) broadcast to the input")
+                .op(a -> PairLoss.bceWithLogits(reduction(a), a.given("weight"), a.given("pos_weight"), a.label())));
         def(fn("kl_div").tensor("input").tensor("target").string("reduction", "mean").bool("log_target", false)
                 .torch("F.kl_div(input, target, reduction=reduction, log_target=log_target)")
                 .note("`reduction` also \"batchmean\"; `input` log-probabilities")
