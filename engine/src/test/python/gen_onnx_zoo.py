@@ -280,10 +280,14 @@ MODELS = {
     # Conv3d with a depth stride, dilation and padding unlike r3d_18's, BatchNorm3d, a batch of two
     "conv3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 4, (2, 3, 3), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(2, 1, 1)),
                                            nn.BatchNorm3d(4), nn.ReLU(), nn.Conv3d(4, 3, 3, padding=1, bias=False)), (2, 2, 5, 6, 7), 13),
+    # MaxPool3d and AvgPool3d (padded depth, a depth stride, count_include_pad), AdaptiveAvgPool3d
+    "pool3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 3, 3, padding=1), nn.MaxPool3d(3, stride=2, padding=1), nn.ReLU(),
+                                           nn.AvgPool3d(2, stride=1, padding=(1, 0, 1)), nn.MaxPool3d((2, 2, 1), stride=(2, 1, 1)),
+                                           nn.Conv3d(3, 2, 1), nn.AdaptiveAvgPool3d(1), nn.Flatten()), (2, 2, 5, 8, 7), 13),
 }
 
 NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional",  # the exporter would fold the gate reordering of the weights
-              "swin_t", "r3d_18", "conv3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
+              "swin_t", "r3d_18", "conv3d_block", "pool3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
 # r3d_18's batch norms into its convolutions' weights
 
 

@@ -796,6 +796,30 @@ for eq, shapes in [("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 2)]), ("...ij,jk", 
                    ("ij,jj->i", [(2, 3), (3, 3)]), ("iii->", [(2, 2, 2)]), ("...ii->...i", [(2, 3, 3)])]:
     add("einsum", lambda *xs, eq=eq: torch.einsum(eq, *xs), [uniform(sh, -1, 1) for sh in shapes], {"equation": eq})
 
+# interpolate, linear on [N, C, L] and trilinear on [N, C, D, H, W] (also without the batch axis; size or
+# scale_factor, align_corners both ways, outputs smaller than the input)
+for mode, sx, size, scale, ac in [("linear", (2, 3, 5), (8,), None, False), ("linear", (1, 2, 6), (4,), None, True),
+                                  ("linear", (2, 2, 4), None, 1.5, False), ("linear", (3, 5), (7,), None, False),
+                                  ("trilinear", (1, 2, 3, 4, 5), (4, 5, 3), None, False), ("trilinear", (1, 1, 2, 3, 3), None, 2.0, True),
+                                  ("trilinear", (2, 4, 3, 2), (3, 2, 5), None, False), ("trilinear", (1, 1, 3, 3, 4), (2, 2, 2), None, True)]:
+    attrs = {"mode": mode}
+    if size is not None:
+        attrs["size"] = list(size)
+    else:
+        attrs["scale_factor"] = scale
+    if ac:
+        attrs["align_corners"] = True
+
+    def resize(x, mode=mode, size=size, scale=scale, ac=ac):
+        if x.dim() == (2 if mode == "linear" else 4):
+            return resize(x.unsqueeze(0))[0]
+        return F.interpolate(x, size=size, scale_factor=scale, mode=mode, align_corners=ac)
+    add("interpolate", resize, [uniform(sx, -2, 2)], attrs)
+
+# adaptive_avg_pool3d (r3d_18's head): windows of every size, an output larger than the input, no batch axis
+for sx, size in [((1, 2, 4, 5, 6), [2, 3, 4]), ((2, 3, 3, 3), 1), ((1, 1, 5, 3, 4), [3, 2, 5]), ((2, 1, 2, 2, 2), [2, 2, 2])]:
+    add("adaptive_avg_pool3d", lambda x, size=size: F.adaptive_avg_pool3d(x, size), [uniform(sx, -2, 2)], {"output_size": size})
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -444,14 +444,19 @@ public final class OpSpecs {
                             a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
-                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
+                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 2)));
+        def(fn("adaptive_avg_pool3d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool3d(x, output_size)").linear()
+                .note("x [N, C, D, H, W] or [C, D, H, W]").op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 3)));
         def(fn("interpolate").tensor("x").ints("size", null).optionalNumber("scale_factor").string("mode", "nearest")
                 .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
-                .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
-                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
-                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\"; 2-D planes")
+                .reference("(lambda b: F.interpolate(x[None] if b else x, size, scale_factor, mode=mode, "
+                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if b else slice(None)])"
+                        + "(x.dim() == {\"linear\": 2, \"trilinear\": 4}.get(mode, 3))")
+                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\" (planes), \"linear\" (x [N, C, L]) or "
+                        + "\"trilinear\" (x [N, C, D, H, W]); x also without the batch axis")
                 .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
-                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear", "bicubic"), a.bool("align_corners"),
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "linear", "bilinear", "bicubic", "trilinear"),
+                        a.bool("align_corners"),
                         a.label())));
         for (int d = 1; d <= 2; d++) {
             int spatial = d;
