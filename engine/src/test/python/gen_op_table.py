@@ -820,6 +820,31 @@ for mode, sx, size, scale, ac in [("linear", (2, 3, 5), (8,), None, False), ("li
 for sx, size in [((1, 2, 4, 5, 6), [2, 3, 4]), ((2, 3, 3, 3), 1), ((1, 1, 5, 3, 4), [3, 2, 5]), ((2, 1, 2, 2, 2), [2, 2, 2])]:
     add("adaptive_avg_pool3d", lambda x, size=size: F.adaptive_avg_pool3d(x, size), [uniform(sx, -2, 2)], {"output_size": size})
 
+# conv3d, max_pool3d, avg_pool3d (depth stride, dilation and padding; groups; ceil_mode adding a depth window;
+# count_include_pad both ways; no batch axis); the pools on distinct values (no ties)
+for sx, sw, bias, kw in [((1, 2, 4, 5, 5), (3, 2, 2, 3, 3), True, {}),
+                         ((2, 2, 5, 4, 6), (4, 2, 3, 2, 3), False, dict(stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1))),
+                         ((1, 4, 3, 4, 4), (4, 2, 2, 3, 3), True, dict(groups=2, padding=1)),
+                         ((2, 4, 3, 3), (3, 2, 3, 1, 2), True, dict(stride=2, padding=(1, 0, 1))),
+                         ((1, 1, 7, 3, 3), (2, 1, 3, 2, 2), False, dict(dilation=(2, 1, 1), stride=(3, 1, 1), padding=(2, 0, 0)))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv3d", lambda x, w, b=None, kw=kw: F.conv3d(x, w, b, **kw), ins, window_attrs(**kw))
+for name, fn, cases in [("max_pool3d", F.max_pool3d, [((1, 2, 4, 5, 5), dict(kernel_size=2)),
+                                                     ((2, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1)),
+                                                     ((1, 2, 5, 5, 4), dict(kernel_size=(3, 2, 2), stride=(2, 1, 2), dilation=(2, 1, 1),
+                                                                            padding=(1, 0, 1))),
+                                                     ((1, 1, 6, 5, 5), dict(kernel_size=3, stride=2, ceil_mode=True)),
+                                                     ((2, 4, 4, 4), dict(kernel_size=2, stride=1))]),
+                        ("avg_pool3d", F.avg_pool3d, [((1, 2, 4, 5, 5), dict(kernel_size=2)),
+                                                     ((2, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1)),
+                                                     ((1, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+                                                     ((1, 1, 6, 5, 7), dict(kernel_size=(3, 2, 3), stride=2, padding=1, ceil_mode=True)),
+                                                     ((1, 2, 6, 5, 5), dict(kernel_size=3, stride=2, ceil_mode=True, count_include_pad=False)),
+                                                     ((2, 3, 4, 4), dict(kernel_size=2, stride=1))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

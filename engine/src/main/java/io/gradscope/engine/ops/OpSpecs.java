@@ -443,6 +443,24 @@ public final class OpSpecs {
                     .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, Window.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
+        // 3-D windows as one 2-D window op over the depth taps (Windows3d), so their derivatives are the 2-D ops'
+        def(fn("conv3d").tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
+                .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
+                .torch("F.conv3d(x, weight, bias, stride, padding, dilation, groups)")
+                .note("x also without the batch axis; run as one conv2d over the depth taps")
+                .op(a -> Unbatched.of(new Windows3d.Conv3d(a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups")), 5)));
+        def(fn("max_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                .ints("dilation", new int[] {1}).bool("ceil_mode", false)
+                .torch("F.max_pool3d(x, kernel_size, stride, padding, dilation, ceil_mode)")
+                .note("the gradient goes to the first maximum of a window; x also without the batch axis")
+                .op(a -> Unbatched.of(new Windows3d.Pool3d(true, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                        a.ints("dilation"), a.bool("ceil_mode"), true), 5)));
+        def(fn("avg_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                .bool("ceil_mode", false).bool("count_include_pad", true)
+                .torch("F.avg_pool3d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
+                .note("x also without the batch axis").linear()
+                .op(a -> Unbatched.of(new Windows3d.Pool3d(false, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                        new int[] {1}, a.bool("ceil_mode"), a.bool("count_include_pad")), 5)));
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
                 .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 2)));
         def(fn("adaptive_avg_pool3d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool3d(x, output_size)").linear()

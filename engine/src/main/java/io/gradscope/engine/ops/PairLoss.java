@@ -190,15 +190,6 @@ final class PairLoss extends Op {
         return s;
     }
 
-    /** The inputs' values (recomputed ones where rebound). */
-    private static Tensor[] inputs(OpContext ctx) {
-        Tensor[] in = new Tensor[ctx.inputCount()];
-        for (int i = 0; i < in.length; i++) {
-            in[i] = ctx.input(i);
-        }
-        return in;
-    }
-
     /** Per element of the broadcast inputs: the difference or product, the loss's few steps, the sum: about 4 (2 more a weight). */
     @Override
     public long flops(int[][] inputs, int[] output) {
@@ -249,7 +240,7 @@ final class PairLoss extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        Tensor[] in = inputs(ctx);
+        Tensor[] in = ctx.inputValues();
         Tensor gs = spread(g, elementShape(shapes(in)));
         Tensor[] out = new Tensor[in.length];
         for (int i = 0; i < in.length; i++) {
@@ -265,7 +256,7 @@ final class PairLoss extends Op {
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... t) {
-        Tensor[] in = inputs(ctx);
+        Tensor[] in = ctx.inputValues();
         int[] e = elementShape(shapes(in));
         Tensor d = null;
         for (int i = 0; i < in.length; i++) {
@@ -292,7 +283,7 @@ final class PairLoss extends Op {
     /** At these values, only where the partial derivative is not 0 (kl_div's t ≤ 0, l1 at a = b, a weight of 0). */
     @Override
     public Pattern localDependencies(int input, OpContext ctx) {
-        Tensor[] in = inputs(ctx);
+        Tensor[] in = ctx.inputValues();
         int[] e = elementShape(shapes(in));
         double[] d;
         try (var off = io.gradscope.engine.ops.GradMode.disable()) {
