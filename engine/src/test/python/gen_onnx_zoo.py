@@ -158,6 +158,18 @@ def export(name, model, x, opset=13, folding=True, seed=1, full=None):
 
 # ---- torch.nn blocks ------------------------------------------------------------------------------
 
+class Segmentation(nn.Module):
+    """torchvision's deeplabv3_mobilenet_v3_large, its "out" map (the dict's tensor)."""
+
+    def __init__(self):
+        super().__init__()
+        import torchvision.models.segmentation as tvs
+        self.net = tvs.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None, aux_loss=False, num_classes=5)
+
+    def forward(self, x):
+        return self.net(x)["out"]
+
+
 class Masked(nn.Module):
     """A module called with a constant mask (a buffer, so the export folds it)."""
 
@@ -280,10 +292,18 @@ MODELS = {
     # Conv3d with a depth stride, dilation and padding unlike r3d_18's, BatchNorm3d, a batch of two
     "conv3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 4, (2, 3, 3), stride=(2, 1, 2), padding=(1, 0, 1), dilation=(2, 1, 1)),
                                            nn.BatchNorm3d(4), nn.ReLU(), nn.Conv3d(4, 3, 3, padding=1, bias=False)), (2, 2, 5, 6, 7), 13),
+    # MaxPool3d and AvgPool3d (padded depth, a depth stride, count_include_pad), AdaptiveAvgPool3d
+    "pool3d_block": (lambda: nn.Sequential(nn.Conv3d(2, 3, 3, padding=1), nn.MaxPool3d(3, stride=2, padding=1), nn.ReLU(),
+                                           nn.AvgPool3d(2, stride=1, padding=(1, 0, 1)), nn.MaxPool3d((2, 2, 1), stride=(2, 1, 1)),
+                                           nn.Conv3d(3, 2, 1), nn.AdaptiveAvgPool3d(1), nn.Flatten()), (2, 2, 5, 8, 7), 13),
+    # issue 44: segmentation (dilated convolutions whose windows lie in the padding on a 4x4 map, bilinear
+    # upsampling to the input's size) and convnext at a small input (7x7 depthwise kernels, padding 3, on 2x2)
+    "deeplabv3_mobilenet_v3_large": (lambda: Segmentation(), (1, 3, 64, 64), 13),
+    "convnext_tiny": (lambda: tv.convnext_tiny(weights=None), (1, 3, 64, 64), 13),
 }
 
 NO_FOLDING = {"lstm", "gru", "lstm_bidirectional", "gru_bidirectional",  # the exporter would fold the gate reordering of the weights
-              "swin_t", "r3d_18", "conv3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
+              "swin_t", "r3d_18", "conv3d_block", "pool3d_block"}  # into new initializers, swin_t's relative position bias (the table gathered by its index),
 # r3d_18's batch norms into its convolutions' weights
 
 

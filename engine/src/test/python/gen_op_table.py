@@ -767,6 +767,84 @@ for sx, ax, st, sp, step in [((4, 6), 1, 0, 6, 2), ((5, 3), 0, 1, 5, 2), ((2, 7,
     add("slice", lambda x, ax=ax, st=st, sp=sp, step=step: x[(slice(None),) * (ax % x.dim()) + (slice(st, sp, step),)],
         [uniform(sx, -2, 2)], {"axis": ax, "start": st, "stop": sp, "step": step})
 
+# binary_cross_entropy_with_logits with weight and pos_weight (PyTorch takes no derivative for either: checked by
+# central differences only). The attributes name the optional tensors a row gives, as a call's do.
+for sx, sw, sp, red in [((3, 4), (3, 4), None, "mean"), ((3, 4), (4,), None, "sum"), ((3, 4), None, (4,), "mean"),
+                        ((3, 4), (3, 1), (4,), "none"), ((2, 3, 4), None, (4,), "sum"), ((5,), (5,), (), "mean")]:
+    ins = [uniform(sx, -3, 3), uniform(sx, 0, 1)]
+    attrs = {}
+    if sw is not None:
+        ins.append(uniform(sw, 0.5, 2))
+        attrs["weight"] = True
+    if sp is not None:
+        ins.append(uniform(sp, 0.5, 3))
+        attrs["pos_weight"] = True
+    if red != "mean":
+        attrs["reduction"] = red
+
+    def bce(x, y, *rest, sw=sw, sp=sp, red=red):
+        w = rest[0] if sw is not None else None
+        pw = rest[-1] if sp is not None else None
+        return F.binary_cross_entropy_with_logits(x, y, w, reduction=red, pos_weight=pw)
+    add("binary_cross_entropy_with_logits", bce, ins, attrs, const=tuple(range(2, len(ins))))
+
+# einsum with "..." (broadcast axes, right-aligned; an axis of 1 against a longer one; implicit output) and a letter
+# twice in an operand (a diagonal, a trace, a diagonal of a batch)
+for eq, shapes in [("...ij,...jk->...ik", [(2, 2, 3), (2, 3, 2)]), ("...ij,jk", [(2, 1, 2, 3), (3, 2)]),
+                   ("b...,b...->b", [(2, 3, 2), (2, 3, 2)]), ("...i,...i->...", [(2, 1, 3), (4, 3)]), ("i...->...i", [(3, 2, 2)]),
+                   ("...", [(2, 3)]), ("ii->i", [(3, 3)]), ("ii", [(4, 4)]), ("bii->bi", [(2, 3, 3)]), ("iij,j->i", [(2, 2, 3), (3,)]),
+                   ("ij,jj->i", [(2, 3), (3, 3)]), ("iii->", [(2, 2, 2)]), ("...ii->...i", [(2, 3, 3)])]:
+    add("einsum", lambda *xs, eq=eq: torch.einsum(eq, *xs), [uniform(sh, -1, 1) for sh in shapes], {"equation": eq})
+
+# interpolate, linear on [N, C, L] and trilinear on [N, C, D, H, W] (also without the batch axis; size or
+# scale_factor, align_corners both ways, outputs smaller than the input)
+for mode, sx, size, scale, ac in [("linear", (2, 3, 5), (8,), None, False), ("linear", (1, 2, 6), (4,), None, True),
+                                  ("linear", (2, 2, 4), None, 1.5, False), ("linear", (3, 5), (7,), None, False),
+                                  ("trilinear", (1, 2, 3, 4, 5), (4, 5, 3), None, False), ("trilinear", (1, 1, 2, 3, 3), None, 2.0, True),
+                                  ("trilinear", (2, 4, 3, 2), (3, 2, 5), None, False), ("trilinear", (1, 1, 3, 3, 4), (2, 2, 2), None, True)]:
+    attrs = {"mode": mode}
+    if size is not None:
+        attrs["size"] = list(size)
+    else:
+        attrs["scale_factor"] = scale
+    if ac:
+        attrs["align_corners"] = True
+
+    def resize(x, mode=mode, size=size, scale=scale, ac=ac):
+        if x.dim() == (2 if mode == "linear" else 4):
+            return resize(x.unsqueeze(0))[0]
+        return F.interpolate(x, size=size, scale_factor=scale, mode=mode, align_corners=ac)
+    add("interpolate", resize, [uniform(sx, -2, 2)], attrs)
+
+# adaptive_avg_pool3d (r3d_18's head): windows of every size, an output larger than the input, no batch axis
+for sx, size in [((1, 2, 4, 5, 6), [2, 3, 4]), ((2, 3, 3, 3), 1), ((1, 1, 5, 3, 4), [3, 2, 5]), ((2, 1, 2, 2, 2), [2, 2, 2])]:
+    add("adaptive_avg_pool3d", lambda x, size=size: F.adaptive_avg_pool3d(x, size), [uniform(sx, -2, 2)], {"output_size": size})
+
+# conv3d, max_pool3d, avg_pool3d (depth stride, dilation and padding; groups; ceil_mode adding a depth window;
+# count_include_pad both ways; no batch axis); the pools on distinct values (no ties)
+for sx, sw, bias, kw in [((1, 2, 4, 5, 5), (3, 2, 2, 3, 3), True, {}),
+                         ((2, 2, 5, 4, 6), (4, 2, 3, 2, 3), False, dict(stride=(2, 1, 2), padding=(1, 0, 1), dilation=(1, 2, 1))),
+                         ((1, 4, 3, 4, 4), (4, 2, 2, 3, 3), True, dict(groups=2, padding=1)),
+                         ((2, 4, 3, 3), (3, 2, 3, 1, 2), True, dict(stride=2, padding=(1, 0, 1))),
+                         ((1, 1, 7, 3, 3), (2, 1, 3, 2, 2), False, dict(dilation=(2, 1, 1), stride=(3, 1, 1), padding=(2, 0, 0)))]:
+    ins = [uniform(sx, -1, 1), uniform(sw, -1, 1)] + ([uniform((sw[0],), -1, 1)] if bias else [])
+    add("conv3d", lambda x, w, b=None, kw=kw: F.conv3d(x, w, b, **kw), ins, window_attrs(**kw))
+for name, fn, cases in [("max_pool3d", F.max_pool3d, [((1, 2, 4, 5, 5), dict(kernel_size=2)),
+                                                     ((2, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1)),
+                                                     ((1, 2, 5, 5, 4), dict(kernel_size=(3, 2, 2), stride=(2, 1, 2), dilation=(2, 1, 1),
+                                                                            padding=(1, 0, 1))),
+                                                     ((1, 1, 6, 5, 5), dict(kernel_size=3, stride=2, ceil_mode=True)),
+                                                     ((2, 4, 4, 4), dict(kernel_size=2, stride=1))]),
+                        ("avg_pool3d", F.avg_pool3d, [((1, 2, 4, 5, 5), dict(kernel_size=2)),
+                                                     ((2, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1)),
+                                                     ((1, 1, 5, 6, 5), dict(kernel_size=3, stride=2, padding=1, count_include_pad=False)),
+                                                     ((1, 1, 6, 5, 7), dict(kernel_size=(3, 2, 3), stride=2, padding=1, ceil_mode=True)),
+                                                     ((1, 2, 6, 5, 5), dict(kernel_size=3, stride=2, ceil_mode=True, count_include_pad=False)),
+                                                     ((2, 3, 4, 4), dict(kernel_size=2, stride=1))])]:
+    for shape, kw in cases:
+        x = torch.randperm(int(torch.tensor(shape).prod()), generator=gen).double().reshape(shape) / 10 - 1
+        add(name, lambda x, fn=fn, kw=kw: fn(x, **kw), [x], window_attrs(**kw))
+
 out = os.path.join(os.path.dirname(__file__), "..", "resources", "optable.json")
 with open(out, "w") as f:
     json.dump({"generator": "gen_op_table.py", "torch": torch.__version__, "rows": rows}, f)

@@ -36,6 +36,11 @@ public final class ImportCommand implements Callable<Integer> {
             + "Repeatable.")
     Map<String, String> dims = new LinkedHashMap<>();
 
+    @Option(names = "--dropout", paramLabel = "refuse|seeded", defaultValue = "refuse",
+            description = "A Dropout in training mode: refuse it (default; PyTorch's mask is random, so no run can match it), or run "
+                    + "it as the program's seeded dropout (each node its own seed; the masks are Gradscope's, not PyTorch's).")
+    String dropout;
+
     /** The start of a file as text (its header line is all that is read of it); bytes that are not UTF-8 become U+FFFD. */
     private static String firstBytes(Path file) throws java.io.IOException {
         try (var in = java.nio.file.Files.newInputStream(file)) {
@@ -63,7 +68,7 @@ public final class ImportCommand implements Callable<Integer> {
         }
         Path staging = java.nio.file.Files.createTempDirectory("gradscope-import-");
         try {
-            OnnxImport.Result r = OnnxImport.run(model, staging, new OnnxImport.Options(loss, dims));
+            OnnxImport.Result r = OnnxImport.run(model, staging, new OnnxImport.Options(loss, dims, false, 0, dropout));
             String replaced = folder.write(dir -> {
                 try (var files = java.nio.file.Files.walk(staging)) {
                     for (Path p : (Iterable<Path>) files::iterator) {
@@ -80,6 +85,10 @@ public final class ImportCommand implements Callable<Integer> {
             long params = r.initializers().values().stream().filter(Objects::nonNull).count();
             System.out.println("imported " + model.getFileName() + " (opset " + r.opset() + ", " + r.nodes() + " nodes, " + params
                     + " initializers used) to " + program);
+            if (r.seededDropouts() > 0) {
+                System.out.println("note: " + r.seededDropouts() + " Dropout node" + (r.seededDropouts() == 1 ? "" : "s")
+                        + " in training mode run as seeded dropout: the masks are Gradscope's, not PyTorch's");
+            }
             System.out.println("run it: gradscope run " + program);
             OutputFolder.report(replaced);
             return 0;

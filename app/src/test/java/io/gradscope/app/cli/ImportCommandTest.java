@@ -26,6 +26,40 @@ class ImportCommandTest {
         assertFalse(r.err().contains("\tat "), "no stack trace");
     }
 
+    /** A [1, 2] input through a Dropout in training mode (ratio 0.5, its mask output unread). */
+    private Path trainingDropout() throws IOException {
+        ai.onnx.proto.OnnxMl.TypeProto.Builder type = ai.onnx.proto.OnnxMl.TypeProto.newBuilder();
+        type.getTensorTypeBuilder().setElemType(1).getShapeBuilder().addDim(ai.onnx.proto.OnnxMl.TensorShapeProto.Dimension.newBuilder()
+                .setDimValue(1)).addDim(ai.onnx.proto.OnnxMl.TensorShapeProto.Dimension.newBuilder().setDimValue(2));
+        ai.onnx.proto.OnnxMl.GraphProto.Builder g = ai.onnx.proto.OnnxMl.GraphProto.newBuilder().setName("g")
+                .addInput(ai.onnx.proto.OnnxMl.ValueInfoProto.newBuilder().setName("x").setType(type))
+                .addOutput(ai.onnx.proto.OnnxMl.ValueInfoProto.newBuilder().setName("y").setType(type))
+                .addInitializer(ai.onnx.proto.OnnxMl.TensorProto.newBuilder().setName("ratio").setDataType(1).addFloatData(0.5f))
+                .addInitializer(ai.onnx.proto.OnnxMl.TensorProto.newBuilder().setName("training").setDataType(9).addInt32Data(1))
+                .addNode(ai.onnx.proto.OnnxMl.NodeProto.newBuilder().setOpType("Dropout").setName("/Dropout").addInput("x")
+                        .addInput("ratio").addInput("training").addOutput("y").addOutput("mask"));
+        Path m = tmp.resolve("dropout.onnx");
+        Files.write(m, ai.onnx.proto.OnnxMl.ModelProto.newBuilder().setIrVersion(8).setGraph(g)
+                .addOpsetImport(ai.onnx.proto.OnnxMl.OperatorSetIdProto.newBuilder().setVersion(13)).build().toByteArray());
+        return m;
+    }
+
+    /** Issue 44: a training-mode Dropout is refused unless --dropout seeded, which says in one line that the masks are ours. */
+    @Test
+    void dropoutSeededImportsATrainingModeDropoutAndSaysTheMaskIsOurs() throws IOException {
+        Path model = trainingDropout();
+        Cli.Result refused = Cli.run("import", model.toString(), "--out", tmp.resolve("a").toString());
+        assertEquals(2, refused.status(), refused.err());
+        assertTrue(refused.err().contains("--dropout seeded"), refused.err());
+        Cli.Result r = Cli.run("import", model.toString(), "--out", tmp.resolve("b").toString(), "--dropout", "seeded");
+        assertEquals(0, r.status(), r.err());
+        assertTrue(r.out().contains("\nnote: 1 Dropout node in training mode run as seeded dropout: the masks are Gradscope's, not "
+                + "PyTorch's\n"), r.out());
+        assertTrue(Files.readString(tmp.resolve("b/model.grad")).contains("dropout(x, p=0.5, seed=0)"));
+        assertOneLineError(Cli.run("import", model.toString(), "--out", tmp.resolve("c").toString(), "--dropout", "random"),
+                "error: --dropout must be refuse or seeded, not 'random'");
+    }
+
     @Test
     void importThenRunUsesTheModelsWeights() throws IOException {
         Path out = tmp.resolve("cnn");

@@ -226,10 +226,13 @@ final class ConvPoolRules {
         Tensor x = r.floatTensor(n, 0);
         int sp = x.rank() - 2;
         int[] kernel = at.ints("kernel_shape");
-        if (kernel == null || kernel.length != sp || (sp != 1 && sp != 2)) {
+        if (kernel == null || kernel.length != sp || sp < 1 || sp > 3) {
             return op + " over " + sp + " spatial axes";
         }
         Geometry g = geometry(n, at, x.shape(), kernel);
+        if (sp == 3) {
+            return pool3d(r, n, at, x, g, max);
+        }
         boolean countPad = at.i("count_include_pad", 0) != 0;
         int[] xs = x.shape();
         String input = x.name();
@@ -262,6 +265,87 @@ final class ConvPoolRules {
         String expr = fn + "(" + input + ", kernel_size=" + OpRules.ints(kernel) + ", stride=" + OpRules.ints(g.stride())
                 + attr("padding", g.padding(), 0) + (max ? attr("dilation", g.dilation(), 1) : "") + (ceil ? ", ceil_mode=True" : "")
                 + (!max && padded && !countPad ? ", count_include_pad=False" : "") + ")";
+        r.translator().emit(n, 0, expr, shape, false);
+        return null;
+    }
+
+    /**
+     * MaxPool and AveragePool over 3 spatial axes as one 2-D pool, Note [A 3-D pool as a 2-D one]: as a 3-D
+     * convolution (Note [A 3-D convolution as a 2-D one]), the kd depth taps every window reads, each a stepped
+     * slice of the depth-padded input, are stacked on the depth axis and folded into the channels; the 2-D pool
+     * takes the height and width, and the max (the first maximum, as PyTorch's raster order) or the mean over
+     * the taps the depth: {@code y[n, c, t] = max_i pool2d(x[n, c, t·sd + i − pd])}. The depth is padded by
+     * repeating its edge for the max (exact: a window with a padded tap also holds the edge, dilation 1) and with
+     * zeros for the mean (count_include_pad, the mean's divisor kd·kh·kw). Every step is a program op.
+     */
+    private static String pool3d(OpRules r, OnnxMl.NodeProto n, Attrs at, Tensor x, Geometry g, boolean max) {
+        String op = n.getOpType();
+        int[] xs = x.shape();
+        int kd = g.kernel()[0];
+        int sd = g.stride()[0];
+        if (g.dilation()[0] != 1) {
+            return op + " over 3 spatial axes with a depth dilation";
+        }
+        boolean countPad = at.i("count_include_pad", 0) != 0;
+        boolean depthPad = g.begin()[0] > 0 || g.end()[0] > 0;
+        if (!max && !countPad && Arrays.stream(g.padding()).anyMatch(p -> p > 0)) {
+            return op + " over 3 spatial axes with padding and count_include_pad=0";
+        }
+        int depth = xs[2] + g.begin()[0] + g.end()[0];
+        if (depth < kd) {
+            return op + " over 3 spatial axes whose depth is smaller than its window";
+        }
+        int od = (depth - kd) / sd + 1;
+        boolean ceil = at.i("ceil_mode", 0) != 0;
+        int odCeil = (depth - kd + sd - 1) / sd + 1;
+        if (odCeil > od && (odCeil - 1) * sd >= xs[2] + g.begin()[0]) {
+            odCeil--; // PyTorch's rule: the last window starts inside the input or its left padding
+        }
+        if (ceil && odCeil != od) {
+            return op + " over 3 spatial axes with ceil_mode adding a depth window";
+        }
+        String input = x.name();
+        if (depthPad) {
+            String pad = "pad(" + input + ", 2, " + g.begin()[0] + ", " + g.end()[0] + (max ? ", mode=\"replicate\")" : ")");
+            int[] padded = xs.clone();
+            padded[2] = depth;
+            input = kd == 1 ? pad : r.translator().step(n, null, "padded", pad, padded).name();
+        }
+        StringBuilder taps = new StringBuilder();
+        for (int i = 0; i < kd; i++) {
+            taps.append(i == 0 ? "" : ", ").append("slice(").append(input).append(", 2, ").append(i).append(", ")
+                    .append(i + (od - 1) * sd + 1).append(sd == 1 ? "" : ", step=" + sd).append(")");
+        }
+        String stacked = kd == 1 ? taps.toString() : "concat(" + taps + ", axis=2)";
+        int[] planes = {xs[0], xs[1] * kd * od, xs[3], xs[4]};
+        Geometry plane = new Geometry(Arrays.copyOfRange(g.kernel(), 1, 3), Arrays.copyOfRange(g.stride(), 1, 3),
+                Arrays.copyOfRange(g.dilation(), 1, 3), Arrays.copyOfRange(g.begin(), 1, 3), Arrays.copyOfRange(g.end(), 1, 3));
+        String folded = "reshape(" + stacked + ", " + Translator.dimsText(planes, false) + ")";
+        if (!plane.symmetric()) {
+            if (max) {
+                return op + " with padding that differs between the two sides of an axis";
+            }
+            folded = extraPad(folded, planes, plane);
+        }
+        String fn = max ? "max_pool2d" : "avg_pool2d";
+        Map<String, Object> attrs = new HashMap<>();
+        attrs.put("kernel_size", plane.kernel());
+        attrs.put("stride", plane.stride());
+        attrs.put("padding", plane.padding());
+        attrs.put("ceil_mode", ceil);
+        if (max) {
+            attrs.put("dilation", plane.dilation());
+        } else if (Arrays.stream(plane.dilation()).anyMatch(d -> d != 1)) {
+            return op + " with dilations";
+        }
+        int[] y = r.shape(n, fn, attrs, new Tensor(folded, planes, false));
+        String pooled = fn + "(" + folded + ", kernel_size=" + OpRules.ints(plane.kernel()) + ", stride=" + OpRules.ints(plane.stride())
+                + attr("padding", plane.padding(), 0) + (max ? attr("dilation", plane.dilation(), 1) : "") + (ceil ? ", ceil_mode=True" : "")
+                + ")";
+        int[] shape = {xs[0], xs[1], od, y[2], y[3]};
+        String expr = kd == 1 ? "reshape(" + pooled + ", " + Translator.dimsText(shape, false) + ")"
+                : (max ? "max" : "mean") + "(reshape(" + pooled + ", " + xs[0] + ", " + xs[1] + ", " + kd + ", " + od + ", " + y[2] + ", " + y[3]
+                + "), axis=2)";
         r.translator().emit(n, 0, expr, shape, false);
         return null;
     }

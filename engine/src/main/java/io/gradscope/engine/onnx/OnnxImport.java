@@ -47,14 +47,20 @@ public final class OnnxImport {
      *     program whose text is run without its folder being known) rather than relative to its folder
      * @param unnamedSize the size of a symbolic dimension that {@code dims} does not name (0: refuse the
      *     model, as {@code gradscope import} does; the app opens a model with a batch axis at 1)
+     * @param dropout {@code refuse}: a Dropout in training mode (ratio above 0) is refused, PyTorch's mask
+     *     being random; {@code seeded}: it runs as the program's seeded {@code dropout} (its mask Gradscope's)
      */
-    public record Options(String loss, Map<String, String> dims, boolean absolutePaths, int unnamedSize) {
+    public record Options(String loss, Map<String, String> dims, boolean absolutePaths, int unnamedSize, String dropout) {
         public Options(String loss, Map<String, String> dims) {
             this(loss, dims, false, 0);
         }
 
         public Options(String loss, Map<String, String> dims, boolean absolutePaths) {
             this(loss, dims, absolutePaths, 0);
+        }
+
+        public Options(String loss, Map<String, String> dims, boolean absolutePaths, int unnamedSize) {
+            this(loss, dims, absolutePaths, unnamedSize, "refuse");
         }
 
         public static Options defaults() {
@@ -69,9 +75,10 @@ public final class OnnxImport {
      *     shape constants, masks computed into constants)
      * @param inputs each graph input's program name
      * @param outputs each graph output's program name
+     * @param seededDropouts the training-mode Dropout nodes written as seeded dropout (--dropout seeded)
      */
     public record Result(Path program, Map<String, String> initializers, Map<String, String> inputs, Map<String, String> outputs,
-                         int nodes, int opset) {
+                         int nodes, int opset, int seededDropouts) {
     }
 
     static final Set<String> LOSSES = Set.of("sum", "mean", "mse", "cross_entropy");
@@ -79,6 +86,9 @@ public final class OnnxImport {
     public static Result run(Path model, Path outDir, Options options) {
         if (!LOSSES.contains(options.loss())) {
             throw new GradscopeException("--loss must be sum, mean, mse or cross_entropy, not '" + options.loss() + "'");
+        }
+        if (!options.dropout().equals("refuse") && !options.dropout().equals("seeded")) {
+            throw new GradscopeException("--dropout must be refuse or seeded, not '" + options.dropout() + "'");
         }
         for (Map.Entry<String, String> d : options.dims().entrySet()) {
             try {
@@ -96,6 +106,7 @@ public final class OnnxImport {
         Path folder = options.absolutePaths() ? outDir.toAbsolutePath().resolve("params") : Path.of("params");
         Translator tr = new Translator(file, proto, text, options.dims(), folder.toString().replace('\\', '/'));
         tr.unnamedSize = options.unnamedSize();
+        tr.seededDropout = options.dropout().equals("seeded");
         if (tr.opset > 0 && (tr.opset < 7 || tr.opset > 20)) {
             throw file.error("opset " + tr.opset + " is outside what the import reads (PyTorch exports opset 13-17)");
         }
@@ -125,7 +136,8 @@ public final class OnnxImport {
                     ? "the model is too large to import: " + why
                     : "the imported program does not check (an import bug): " + why);
         }
-        return new Result(grad, tr.initializerNames, tr.inputNames, tr.outputNames, proto.getGraph().getNodeCount(), tr.opset);
+        return new Result(grad, tr.initializerNames, tr.inputNames, tr.outputNames, proto.getGraph().getNodeCount(), tr.opset,
+                tr.seededDropouts);
     }
 
     private static void write(Path dir, String program, Translator tr) {

@@ -133,18 +133,33 @@ final class OpRules {
     /**
      * Dropout at inference (training_mode absent or false) or with ratio 0 (swin_t's attention calls
      * F.dropout(attn, p=0.0), training by default): the identity, its mask output all true. In training
-     * mode with a ratio above 0 PyTorch's mask is random.
+     * mode with a ratio above 0 PyTorch's mask is random: refused, or with --dropout seeded the program's
+     * {@code dropout(x, p, seed)}, each node its own seed (the mask is Gradscope's; its mask output unread).
      */
     private String dropout(OnnxMl.NodeProto n) {
         Const mode = t.known(n, 2);
         Const ratio = t.known(n, 1);
         boolean none = t.present(n, 1) && ratio != null && ratio.data()[0] == 0;
-        if (t.present(n, 2) && (mode == null || mode.data()[0] != 0) && !none) {
-            return "Dropout in training mode (PyTorch's mask is random)";
+        boolean mask = n.getOutputCount() > 1 && !n.getOutput(1).isEmpty();
+        boolean training = t.present(n, 2) && (mode == null || mode.data()[0] != 0) && !none;
+        if (training && !t.seededDropout) {
+            return "Dropout in training mode (PyTorch's mask is random; --dropout seeded runs Gradscope's seeded dropout)";
         }
         Tensor x = floatTensor(n, 0);
+        if (training) {
+            if (t.present(n, 1) && ratio == null) {
+                return "Dropout in training mode with a computed ratio";
+            }
+            if (mask && t.read(n.getOutput(1))) {
+                return "Dropout in training mode whose mask output is read (with --dropout seeded)";
+            }
+            double p = t.present(n, 1) ? ratio.data()[0] : 0.5;
+            t.emit(n, 0, "dropout(" + x.name() + ", p=" + NodeOrigin.floatText((float) p) + ", seed=" + t.seededDropouts++ + ")", x.shape(),
+                    false);
+            return null;
+        }
         t.alias(n, 0, x);
-        if (n.getOutputCount() > 1 && !n.getOutput(1).isEmpty()) {
+        if (mask) {
             double[] ones = new double[(int) Shapes.numel(x.shape())];
             Arrays.fill(ones, 1);
             t.set(n, 1, new Known(Const.of(x.shape(), ones, Const.BOOL)));

@@ -97,6 +97,16 @@ final class Translator {
     private final String paramsFolder;
     /** The size a symbolic dimension gets when no --dim names it (0: refuse, as gradscope import does). */
     int unnamedSize;
+    /** Whether a training-mode Dropout runs as the program's seeded dropout (--dropout seeded) rather than being refused. */
+    boolean seededDropout;
+    /** The training-mode Dropout nodes written as seeded dropout: each its own seed, 0, 1, 2, ... */
+    int seededDropouts;
+
+    /** Whether a node reads {@code onnx} or the graph gives it out. */
+    boolean read(String onnx) {
+        return graph.getNodeList().stream().anyMatch(n -> n.getInputList().contains(onnx))
+                || graph.getOutputList().stream().anyMatch(o -> o.getName().equals(onnx));
+    }
 
     Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims, String paramsFolder) {
         this.file = file;

@@ -13,64 +13,43 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * torch.einsum over letters (no "...", no letter twice in one operand): every operand laid out over
- * all the letters, multiplied with broadcasting, summed over the letters the output leaves out. The
- * VJP of operand i is an einsum of g and the other operands into i's letters (broadcast over a letter
- * only i has); the JVP is the sum over operands of the einsum with that operand's tangent.
+ * torch.einsum: every operand laid out over all the letters, multiplied with broadcasting, summed over
+ * the letters the output leaves out. "..." and a letter twice in one operand (a diagonal) are spelled out
+ * by {@link EinsumSubscripts}: the diagonal's pair of letters multiplies the product by an identity over
+ * them. The VJP of operand i is an einsum of g and the other operands into i's letters (broadcast over a
+ * letter only i has, and the same identities, so a diagonal's gradient lands on the diagonal); the JVP is
+ * the sum over operands of the einsum with that operand's tangent.
  *
  * <p>the product is formed over all letters at once, so a contraction costs memory of the
  * product of every axis size (matmul is the fast path for two operands).
  */
 final class EinsumOp extends Op {
     private final String equation;
-    private final List<String> in;
-    private final String out;
+    /** The subscripts where they do not depend on the shapes (no "..."), else null. */
+    private final EinsumSubscripts fixed;
     /** Sizes of output letters no operand has (the VJP's broadcast), else empty. */
     private final Map<Character, Integer> extra;
 
     EinsumOp(String equation) {
-        this(equation, Map.of());
-    }
-
-    private EinsumOp(String equation, Map<Character, Integer> extra) {
-        String eq = equation.replace(" ", "");
-        if (eq.contains(".")) {
-            throw new GradscopeException("einsum: '...' is not supported; name every axis");
-        }
-        String lhs = eq.contains("->") ? eq.substring(0, eq.indexOf("->")) : eq;
-        this.in = List.of(lhs.split(",", -1));
-        for (String s : in) {
-            check(s, "an operand's");
-        }
-        if (eq.contains("->")) {
-            this.out = eq.substring(eq.indexOf("->") + 2);
-        } else {
-            // implicit: the letters that appear once, in alphabetical order
-            StringBuilder b = new StringBuilder();
-            lhs.chars().filter(Character::isLetter).distinct().sorted()
-                    .filter(c -> lhs.chars().filter(d -> d == c).count() == 1).forEach(c -> b.append((char) c));
-            this.out = b.toString();
-        }
-        check(out, "the output's");
-        for (char c : out.toCharArray()) {
-            if (!lhs.contains(String.valueOf(c)) && !extra.containsKey(c)) {
-                throw new GradscopeException("einsum: output letter '" + c + "' appears in no operand of \"" + equation + "\"");
-            }
-        }
         this.equation = equation;
-        this.extra = extra;
+        this.extra = Map.of();
+        EinsumSubscripts.operands(equation);
+        this.fixed = EinsumSubscripts.needsShapes(equation) ? null : EinsumSubscripts.of(equation, null);
     }
 
-    private static void check(String s, String what) {
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (!Character.isLetter(c)) {
-                throw new GradscopeException("einsum: " + what + " subscripts take letters only, not '" + c + "'");
-            }
-            if (s.indexOf(c) != i) {
-                throw new GradscopeException("einsum: letter '" + c + "' appears twice in " + what + " subscripts \"" + s + "\"");
-            }
+    private EinsumOp(EinsumSubscripts fixed, Map<Character, Integer> extra) {
+        this.fixed = fixed;
+        this.extra = extra;
+        this.equation = String.join(",", fixed.in()) + "->" + fixed.out();
+    }
+
+    /** The subscripts for operands of these shapes. */
+    private EinsumSubscripts subs(int[][] shapes) {
+        if (shapes.length != (fixed != null ? fixed.in().size() : EinsumSubscripts.operands(equation).size())) {
+            throw new GradscopeException("einsum: \"" + equation + "\" names "
+                    + (fixed != null ? fixed.in().size() : EinsumSubscripts.operands(equation).size()) + " operands, not " + shapes.length);
         }
+        return fixed != null ? fixed : EinsumSubscripts.of(equation, shapes);
     }
 
     @Override
@@ -80,7 +59,8 @@ final class EinsumOp extends Op {
 
     @Override
     public String label() {
-        return "einsum(\"" + in.stream().reduce((a, b) -> a + "," + b).orElse("") + "->" + out + "\")";
+        boolean plain = fixed != null && fixed.pairs().isEmpty();
+        return "einsum(\"" + (plain ? String.join(",", fixed.in()) + "->" + fixed.out() : equation) + "\")";
     }
 
     @Override
@@ -89,10 +69,8 @@ final class EinsumOp extends Op {
     }
 
     /** Every letter with its size, in order of appearance (the output's extra letters last). */
-    private Map<Character, Integer> sizes(int[][] shapes) {
-        if (shapes.length != in.size()) {
-            throw new GradscopeException("einsum: \"" + equation + "\" names " + in.size() + " operands, not " + shapes.length);
-        }
+    private Map<Character, Integer> sizes(EinsumSubscripts sub, int[][] shapes) {
+        List<String> in = sub.in();
         Map<Character, Integer> size = new LinkedHashMap<>();
         for (int i = 0; i < shapes.length; i++) {
             String s = in.get(i);
@@ -108,6 +86,11 @@ final class EinsumOp extends Op {
             }
         }
         extra.forEach(size::putIfAbsent);
+        for (char[] p : sub.pairs()) {
+            if (!size.get(p[0]).equals(size.get(p[1]))) {
+                throw new GradscopeException("einsum: letter '" + p[0] + "' has sizes " + size.get(p[0]) + " and " + size.get(p[1]));
+            }
+        }
         return size;
     }
 
@@ -115,10 +98,10 @@ final class EinsumOp extends Op {
     @Override
     public long flops(int[][] inputs, int[] output) {
         long all = 1;
-        for (int n : sizes(inputs).values()) {
+        for (int n : sizes(subs(inputs), inputs).values()) {
             all *= n;
         }
-        return all * in.size();
+        return all * inputs.length;
     }
 
     @Override
@@ -126,7 +109,9 @@ final class EinsumOp extends Op {
         for (int i = 0; i < dtypes.length; i++) {
             Checks.floats("einsum", dtypes, i);
         }
-        Map<Character, Integer> size = sizes(shapes);
+        EinsumSubscripts sub = subs(shapes);
+        String out = sub.out();
+        Map<Character, Integer> size = sizes(sub, shapes);
         int[] o = new int[out.length()];
         for (int a = 0; a < o.length; a++) {
             o[a] = size.get(out.charAt(a));
@@ -137,7 +122,10 @@ final class EinsumOp extends Op {
     @Override
     public Tensor forward(OpContext ctx, Tensor... x) {
         int[][] shapes = Dependencies.shapes(new OpContext(x));
-        Map<Character, Integer> size = sizes(shapes);
+        EinsumSubscripts sub = subs(shapes);
+        List<String> in = sub.in();
+        String out = sub.out();
+        Map<Character, Integer> size = sizes(sub, shapes);
         List<Character> all = new ArrayList<>(size.keySet());
         int[] full = all.stream().mapToInt(size::get).toArray();
         Tensor prod = null;
@@ -154,6 +142,9 @@ final class EinsumOp extends Op {
             int[] spread = all.stream().mapToInt(c -> s.indexOf(c) >= 0 ? size.get(c) : 1).toArray();
             Tensor t = Raw.copy(x[i].viewPermute(perm)).viewReshape(spread);
             prod = prod == null ? t : Raw.binary(BinaryKind.MUL, prod, t);
+        }
+        for (char[] p : sub.pairs()) {
+            prod = Raw.binary(BinaryKind.MUL, prod, identity(prod, all, size, p));
         }
         if (!prod.hasShape(full)) {
             prod = Raw.copy(prod.viewExpand(full)); // a letter only the output has (the VJP's broadcast)
@@ -178,30 +169,46 @@ final class EinsumOp extends Op {
         return Raw.copy(kept.viewPermute(perm));
     }
 
-    /** The einsum of g (the output's letters) and the other operands into operand i's letters. */
+    /** 1 where the pair's two letters agree, over every letter (1 along the others). */
+    private static Tensor identity(Tensor like, List<Character> all, Map<Character, Integer> size, char[] pair) {
+        int n = size.get(pair[0]);
+        double[] eye = new double[n * n];
+        for (int k = 0; k < n; k++) {
+            eye[k * n + k] = 1;
+        }
+        int[] shape = all.stream().mapToInt(c -> c == pair[0] || c == pair[1] ? n : 1).toArray();
+        Tensor t = Tensor.fromDoubles(like.dtype(), like.device(), eye, n, n);
+        // the pair's letters in the order of `all`
+        return all.indexOf(pair[0]) < all.indexOf(pair[1]) ? t.viewReshape(shape) : Raw.copy(t.viewPermute(new int[] {1, 0})).viewReshape(shape);
+    }
+
+    /** The einsum of g (the output's letters) and the other operands into operand i's letters, with the same diagonals. */
     private Tensor back(OpContext ctx, Tensor g, int i) {
         int[][] shapes = Dependencies.shapes(ctx);
-        Map<Character, Integer> size = sizes(shapes);
-        StringBuilder eq = new StringBuilder(out);
+        EinsumSubscripts sub = subs(shapes);
+        List<String> in = sub.in();
+        Map<Character, Integer> size = sizes(sub, shapes);
+        List<String> ins = new ArrayList<>();
+        ins.add(sub.out());
         List<Tensor> args = new ArrayList<>();
         args.add(g);
         for (int j = 0; j < in.size(); j++) {
             if (j != i) {
-                eq.append(',').append(in.get(j));
+                ins.add(in.get(j));
                 args.add(ctx.input(j));
             }
         }
-        eq.append("->").append(in.get(i));
         Map<Character, Integer> more = new LinkedHashMap<>();
         for (char c : in.get(i).toCharArray()) {
             more.put(c, size.get(c));
         }
-        return Ops.apply(new EinsumOp(eq.toString(), more), args.toArray(new Tensor[0]));
+        EinsumSubscripts b = new EinsumSubscripts(List.copyOf(ins), in.get(i), sub.pairs());
+        return Ops.apply(new EinsumOp(b, more), args.toArray(new Tensor[0]));
     }
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        Tensor[] d = new Tensor[in.size()];
+        Tensor[] d = new Tensor[ctx.inputCount()];
         for (int i = 0; i < d.length; i++) {
             d[i] = ctx.needsGrad(i) ? back(ctx, g, i) : null;
         }
@@ -233,9 +240,10 @@ final class EinsumOp extends Op {
     /** Output element on operand i's elements that agree with it on their shared letters. */
     @Override
     public Pattern dependencies(int input, int[][] shapes) {
-        Map<Character, Integer> size = sizes(shapes);
+        EinsumSubscripts sub = subs(shapes);
+        String out = sub.out();
         int[] o = outputShape(shapes, java.util.Collections.nCopies(shapes.length, DType.FLOAT64).toArray(new DType[0]));
-        String s = in.get(input);
+        String s = sub.in().get(input);
         int rows = Dependencies.numel(o);
         int cols = Dependencies.numel(shapes[input]);
         int[] os = Shapes.contiguousStrides(o);
@@ -248,6 +256,12 @@ final class EinsumOp extends Op {
                     int k = out.indexOf(s.charAt(a));
                     ok = k < 0 || (r / os[k]) % o[k] == (c / is[a]) % shapes[input][a];
                 }
+                for (int p = 0; ok && p < sub.pairs().size(); p++) {
+                    // a diagonal: its two letters agree wherever the output and the operand tell both
+                    int v0 = letter(sub.pairs().get(p)[0], r, os, o, out, c, is, shapes[input], s);
+                    int v1 = letter(sub.pairs().get(p)[1], r, os, o, out, c, is, shapes[input], s);
+                    ok = v0 < 0 || v1 < 0 || v0 == v1;
+                }
                 if (ok) {
                     b.add(c);
                 }
@@ -255,5 +269,15 @@ final class EinsumOp extends Op {
             b.endRow();
         }
         return b.build();
+    }
+
+    /** The index of letter {@code l} at output element r or operand element c, or −1 where neither has it. */
+    private static int letter(char l, int r, int[] os, int[] o, String out, int c, int[] is, int[] shape, String s) {
+        int k = out.indexOf(l);
+        if (k >= 0) {
+            return (r / os[k]) % o[k];
+        }
+        int a = s.indexOf(l);
+        return a >= 0 ? (c / is[a]) % shape[a] : -1;
     }
 }

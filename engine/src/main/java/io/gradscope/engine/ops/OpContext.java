@@ -55,6 +55,15 @@ public final class OpContext {
         return in;
     }
 
+    /** Every input's value ({@link #input(int)}: recomputed ones where rebound), as an array of the caller's. */
+    Tensor[] inputValues() {
+        Tensor[] v = new Tensor[in.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = input(i);
+        }
+        return v;
+    }
+
     /** Recorded input {@code i} (as {@code inputs().get(i)}, without making the list). */
     public Tensor inputAt(int i) {
         return in[i];

@@ -251,7 +251,7 @@ public final class OpSpecs {
                 .note("the mask from `seed` alone (not PyTorch's stream), saved with the op")
                 .op(a -> new DropoutOp(a.number("p"), a.integer("seed"), a.label())));
         def(fn("einsum").tensors().string("equation", null).torch("torch.einsum(equation, a, b, ...)").reference("torch.einsum(equation, *tensors)")
-                .note("the tensors first, then `equation=` (letters only, no \"...\")").op(a -> new EinsumOp(a.text("equation"))));
+                .note("the tensors first, then `equation=`; `...` broadcast axes and a letter twice in an operand (a diagonal) as torch").op(a -> new EinsumOp(a.text("equation"))));
         for (String m : new String[] {"max", "min"}) {
             def(fn(m).tensor("x").ints("axis", null).bool("keepdim", false)
                     .torch("torch." + m + "(x, dim=axis, keepdim=keepdim).values` / `torch." + m + "(x)")
@@ -280,9 +280,11 @@ public final class OpSpecs {
         def(fn("huber_loss").tensor("input").tensor("target").string("reduction", "mean").number("delta", 1.0)
                 .torch("F.huber_loss(input, target, reduction=reduction, delta=delta)")
                 .op(a -> PairLoss.huber(reduction(a), a.number("delta"), a.label())));
-        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").string("reduction", "mean")
-                .torch("F.binary_cross_entropy_with_logits(input, target, reduction=reduction)")
-                .op(a -> PairLoss.bceWithLogits(reduction(a), a.label())));
+        def(fn("binary_cross_entropy_with_logits").tensor("input").tensor("target").optionalTensor("weight").string("reduction", "mean")
+                .optionalTensor("pos_weight")
+                .torch("F.binary_cross_entropy_with_logits(input, target, weight, reduction=reduction, pos_weight=pos_weight)")
+                .note("`weight` and `pos_weight` (the positives' weight: [C] for targets [..., C]) broadcast to the input")
+                .op(a -> PairLoss.bceWithLogits(reduction(a), a.given("weight"), a.given("pos_weight"), a.label())));
         def(fn("kl_div").tensor("input").tensor("target").string("reduction", "mean").bool("log_target", false)
                 .torch("F.kl_div(input, target, reduction=reduction, log_target=log_target)")
                 .note("`reduction` also \"batchmean\"; `input` log-probabilities")
@@ -421,15 +423,38 @@ public final class OpSpecs {
                     .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, SlidingWindow.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
+        // 3-D windows as one 2-D window op over the depth taps (Windows3d), so their derivatives are the 2-D ops'
+        def(fn("conv3d").tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
+                .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
+                .torch("F.conv3d(x, weight, bias, stride, padding, dilation, groups)")
+                .note("x also without the batch axis; run as one conv2d over the depth taps")
+                .op(a -> Unbatched.of(new Windows3d.Conv3d(a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups")), 5)));
+        def(fn("max_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                .ints("dilation", new int[] {1}).bool("ceil_mode", false)
+                .torch("F.max_pool3d(x, kernel_size, stride, padding, dilation, ceil_mode)")
+                .note("the gradient goes to the first maximum of a window; x also without the batch axis")
+                .op(a -> Unbatched.of(new Windows3d.Pool3d(true, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                        a.ints("dilation"), a.bool("ceil_mode"), true), 5)));
+        def(fn("avg_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
+                .bool("ceil_mode", false).bool("count_include_pad", true)
+                .torch("F.avg_pool3d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
+                .note("x also without the batch axis").linear()
+                .op(a -> Unbatched.of(new Windows3d.Pool3d(false, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                        new int[] {1}, a.bool("ceil_mode"), a.bool("count_include_pad")), 5)));
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
-                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"))));
+                .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 2)));
+        def(fn("adaptive_avg_pool3d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool3d(x, output_size)").linear()
+                .note("x [N, C, D, H, W] or [C, D, H, W]").op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 3)));
         def(fn("interpolate").tensor("x").ints("size", null).optionalNumber("scale_factor").string("mode", "nearest")
                 .bool("align_corners", false).torch("F.interpolate(x, size, scale_factor, mode=mode, align_corners=...)")
-                .reference("F.interpolate(x[None] if x.dim() == 3 else x, size, scale_factor, mode=mode, "
-                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if x.dim() == 3 else slice(None)]")
-                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\"; 2-D planes")
+                .reference("(lambda b: F.interpolate(x[None] if b else x, size, scale_factor, mode=mode, "
+                        + "align_corners=align_corners if mode != \"nearest\" else None)[0 if b else slice(None)])"
+                        + "(x.dim() == {\"linear\": 2, \"trilinear\": 4}.get(mode, 3))")
+                .note("`size` or `scale_factor`; `mode` \"nearest\", \"bilinear\" or \"bicubic\" (planes), \"linear\" (x [N, C, L]) or "
+                        + "\"trilinear\" (x [N, C, D, H, W]); x also without the batch axis")
                 .linear().op(a -> new ResizeOps.Interpolate(a.intsOrNull("size"), a.numberOrNull("scale_factor") != null
-                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "bilinear", "bicubic"), a.bool("align_corners"),
+                        ? a.number("scale_factor") : Double.NaN, a.string("mode", "nearest", "linear", "bilinear", "bicubic", "trilinear"),
+                        a.bool("align_corners"),
                         a.label())));
         for (int d = 1; d <= 2; d++) {
             int spatial = d;

@@ -8,32 +8,40 @@ import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.BinaryOperator;
+import java.util.function.Function;
 
 /**
  * A loss of an input and a target, elementwise and then reduced (PyTorch's {@code reduction}:
  * "mean", "sum", "none", and kl_div's "batchmean"): l1_loss, smooth_l1_loss, huber_loss,
- * binary_cross_entropy_with_logits, kl_div. Each gives its elementwise value in primitives and its
- * two partial derivatives in differentiable ops; the VJP, JVP and dependency rule follow from them.
+ * binary_cross_entropy_with_logits (with its optional weight and pos_weight, inputs 3 and 4), kl_div. Each
+ * gives its elementwise value in primitives and a partial derivative per input in differentiable ops; the
+ * VJP, JVP and dependency rule follow from them. Every input is broadcast onto the elements.
  */
 final class PairLoss extends Op {
     private final String name;
     private final String label;
     private final String rule;
     private final String reduction;
-    private final BinaryOperator<Tensor> value;
-    private final BinaryOperator<Tensor> da;
-    private final BinaryOperator<Tensor> db;
+    private final Function<Tensor[], Tensor> value;
+    private final List<Function<Tensor[], Tensor>> partials;
 
-    private PairLoss(String name, String label, String rule, String reduction, BinaryOperator<Tensor> value,
-                     BinaryOperator<Tensor> da, BinaryOperator<Tensor> db) {
+    private PairLoss(String name, String label, String rule, String reduction, Function<Tensor[], Tensor> value,
+                     List<Function<Tensor[], Tensor>> partials) {
         this.name = name;
         this.label = label;
         this.rule = rule;
         this.reduction = reduction;
         this.value = value;
-        this.da = da;
-        this.db = db;
+        this.partials = partials;
+    }
+
+    private PairLoss(String name, String label, String rule, String reduction, BinaryOperator<Tensor> value,
+                     BinaryOperator<Tensor> da, BinaryOperator<Tensor> db) {
+        this(name, label, rule, reduction, in -> value.apply(in[0], in[1]),
+                List.of(in -> da.apply(in[0], in[1]), in -> db.apply(in[0], in[1])));
     }
 
     @Override
@@ -95,14 +103,57 @@ final class PairLoss extends Op {
                 }, d, (a, b) -> Ops.neg(d.apply(a, b)));
     }
 
-    static PairLoss bceWithLogits(String reduction, String label) {
-        return new PairLoss("binary_cross_entropy_with_logits", label, "dx = g ⊙ (sigmoid(x) − y), dy = −g ⊙ x", reduction,
-                (x, y) -> {
-                    // max(x, 0) − x·y + log(1 + exp(−|x|)): no overflow for large |x|
-                    Tensor relu = Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, 0));
-                    Tensor soft = Raw.unary(UnaryKind.SOFTPLUS, Raw.mulScalar(Raw.unary(UnaryKind.ABS, x), -1));
-                    return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.SUB, relu, Raw.binary(BinaryKind.MUL, x, y)), soft);
-                }, (x, y) -> Ops.sub(Ops.sigmoid(x), y), (x, y) -> Ops.neg(x));
+    /** log(1 + exp(−x)), in primitives: max(−x, 0) + log(1 + exp(−|x|)), no overflow for large |x|. */
+    private static Tensor softplusOfNeg(Tensor x) {
+        Tensor relu = Raw.binary(BinaryKind.MAX, Raw.mulScalar(x, -1), Raw.scalarLike(x, 0));
+        return Raw.binary(BinaryKind.ADD, relu, Raw.unary(UnaryKind.SOFTPLUS, Raw.mulScalar(Raw.unary(UnaryKind.ABS, x), -1)));
+    }
+
+    /**
+     * PyTorch's binary_cross_entropy_with_logits: l = w·((1 − y)·x + (1 + (p − 1)·y)·log(1 + exp(−x))), w the weight
+     * and p the pos_weight (1 where not given; inputs 3 and 4 in that order, each only where given).
+     */
+    static PairLoss bceWithLogits(String reduction, boolean weighted, boolean posWeighted, String label) {
+        int w = weighted ? 2 : -1;
+        int p = posWeighted ? (weighted ? 3 : 2) : -1;
+        // 1 + (p − 1)·y, in primitives and in differentiable ops
+        Function<Tensor[], Tensor> rawScale = in -> Raw.binary(BinaryKind.ADD, Raw.scalarLike(in[0], 1),
+                Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, in[p], Raw.scalarLike(in[p], 1)), in[1]));
+        Function<Tensor[], Tensor> scale = in -> Ops.add(Ops.mul(Ops.add(in[p], -1), in[1]), 1);
+        Function<Tensor[], Tensor> sp = in -> Ops.softplus(Ops.neg(in[0]));
+        Function<Tensor[], Tensor> value = in -> {
+            Tensor x = in[0];
+            Tensor y = in[1];
+            Tensor l = p < 0
+                    // max(x, 0) − x·y + log(1 + exp(−|x|))
+                    ? Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.SUB, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, 0)),
+                            Raw.binary(BinaryKind.MUL, x, y)), Raw.unary(UnaryKind.SOFTPLUS, Raw.mulScalar(Raw.unary(UnaryKind.ABS, x), -1)))
+                    : Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, 1), y), x),
+                            Raw.binary(BinaryKind.MUL, rawScale.apply(in), softplusOfNeg(x)));
+            return w < 0 ? l : Raw.binary(BinaryKind.MUL, l, in[w]);
+        };
+        // the partials without the weight, then times it
+        List<Function<Tensor[], Tensor>> d = new ArrayList<>();
+        d.add(p < 0 ? in -> Ops.sub(Ops.sigmoid(in[0]), in[1])
+                : in -> Ops.sub(Ops.sub(Ops.constant(1, in[1]), in[1]), Ops.mul(scale.apply(in), Ops.sigmoid(Ops.neg(in[0])))));
+        d.add(p < 0 ? in -> Ops.neg(in[0]) : in -> Ops.add(Ops.neg(in[0]), Ops.mul(Ops.add(in[p], -1), sp.apply(in))));
+        if (w >= 0) {
+            // ∂l/∂w: the unweighted loss, in differentiable ops
+            d.add(in -> Ops.add(Ops.mul(Ops.sub(Ops.constant(1, in[1]), in[1]), in[0]),
+                    p < 0 ? sp.apply(in) : Ops.mul(scale.apply(in), sp.apply(in))));
+        }
+        if (p >= 0) {
+            d.add(in -> Ops.mul(in[1], sp.apply(in)));
+        }
+        List<Function<Tensor[], Tensor>> partials = new ArrayList<>();
+        for (int i = 0; i < d.size(); i++) {
+            Function<Tensor[], Tensor> di = d.get(i);
+            partials.add(w < 0 || i == w ? di : in -> Ops.mul(di.apply(in), in[w]));
+        }
+        String rule = "l = w·((1 − y)·x + (1 + (p − 1)·y)·softplus(−x)); dx = g ⊙ w·(1 − y − (1 + (p − 1)·y)·sigmoid(−x)), "
+                + "dy = g ⊙ w·((p − 1)·softplus(−x) − x), dw = g ⊙ l/w, dp = g ⊙ w·y·softplus(−x)";
+        return new PairLoss("binary_cross_entropy_with_logits", label,
+                w < 0 && p < 0 ? "dx = g ⊙ (sigmoid(x) − y), dy = −g ⊙ x" : rule, reduction, value, partials);
     }
 
     static PairLoss klDiv(String reduction, boolean logTarget, String label) {
@@ -122,20 +173,33 @@ final class PairLoss extends Op {
 
     // ---- shape, forward, derivatives ----------------------------------------------------------
 
+    /** The elements: every input broadcast together. */
     private int[] elementShape(int[][] shapes) {
-        return Shapes.broadcast(name, shapes[0], shapes[1]);
+        int[] e = shapes[0];
+        for (int i = 1; i < shapes.length; i++) {
+            e = Shapes.broadcast(name, e, shapes[i]);
+        }
+        return e;
     }
 
-    /** Per element of the broadcast pair: the difference or product, the loss's few steps, the sum: about 4. */
+    private static int[][] shapes(Tensor[] in) {
+        int[][] s = new int[in.length][];
+        for (int i = 0; i < in.length; i++) {
+            s[i] = in[i].shape();
+        }
+        return s;
+    }
+
+    /** Per element of the broadcast inputs: the difference or product, the loss's few steps, the sum: about 4 (2 more a weight). */
     @Override
     public long flops(int[][] inputs, int[] output) {
-        return 4 * Shapes.numel(Shapes.broadcast(name, inputs[0], inputs[1]));
+        return (4 + 2L * (inputs.length - 2)) * Shapes.numel(elementShape(inputs));
     }
 
     @Override
     public int[] outputShape(int[][] shapes, DType[] dtypes) {
-        Checks.arity(name, shapes, 2);
-        Checks.floats(name, dtypes, 0, 1);
+        Checks.arity(name, shapes, partials.size());
+        Checks.floats(name, dtypes, java.util.stream.IntStream.range(0, shapes.length).toArray());
         int[] e = elementShape(shapes);
         if (reduction.equals("batchmean") && e.length == 0) {
             throw new GradscopeException(name + ": reduction=\"batchmean\" needs a batch axis, not a 0-d input");
@@ -154,8 +218,8 @@ final class PairLoss extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        Tensor l = value.apply(in[0], in[1]);
-        int[] e = elementShape(new int[][] {in[0].shape(), in[1].shape()});
+        Tensor l = value.apply(in);
+        int[] e = elementShape(shapes(in));
         if (!l.hasShape(e)) {
             l = Raw.copy(l.viewExpand(e));
         }
@@ -176,31 +240,30 @@ final class PairLoss extends Op {
 
     @Override
     public Tensor[] vjp(OpContext ctx, Tensor g) {
-        Tensor a = ctx.input(0);
-        Tensor b = ctx.input(1);
-        Tensor gs = spread(g, elementShape(new int[][] {a.shape(), b.shape()}));
-        return new Tensor[] {
-            ctx.needsGrad(0) ? Ops.sumTo(Ops.mul(gs, da.apply(a, b)), a) : null,
-            ctx.needsGrad(1) ? Ops.sumTo(Ops.mul(gs, db.apply(a, b)), b) : null};
+        Tensor[] in = ctx.inputValues();
+        Tensor gs = spread(g, elementShape(shapes(in)));
+        Tensor[] out = new Tensor[in.length];
+        for (int i = 0; i < in.length; i++) {
+            out[i] = ctx.needsGrad(i) ? Ops.sumTo(Ops.mul(gs, partials.get(i).apply(in)), in[i]) : null;
+        }
+        return out;
     }
 
     @Override
     public String jvpRule() {
-        return "ẏ = reduce(ȧ ⊙ ∂l/∂a + ḃ ⊙ ∂l/∂b)";
+        return "ẏ = reduce(Σ ȧᵢ ⊙ ∂l/∂aᵢ)";
     }
 
     @Override
     public Tensor jvp(OpContext ctx, Tensor... t) {
-        Tensor a = ctx.input(0);
-        Tensor b = ctx.input(1);
-        int[] e = elementShape(new int[][] {a.shape(), b.shape()});
+        Tensor[] in = ctx.inputValues();
+        int[] e = elementShape(shapes(in));
         Tensor d = null;
-        if (t[0] != null) {
-            d = Ops.mul(t[0], da.apply(a, b));
-        }
-        if (t[1] != null) {
-            Tensor tb = Ops.mul(t[1], db.apply(a, b));
-            d = d == null ? tb : Ops.add(d, tb);
+        for (int i = 0; i < in.length; i++) {
+            if (t[i] != null) {
+                Tensor ti = Ops.mul(t[i], partials.get(i).apply(in));
+                d = d == null ? ti : Ops.add(d, ti);
+            }
         }
         d = Ops.broadcastTo(d, e);
         if (reduction.equals("none")) {
@@ -217,23 +280,22 @@ final class PairLoss extends Op {
         return reduction.equals("none") ? p : Pattern.dense(1, Dependencies.numel(e)).times(p);
     }
 
-    /** At these values, only where the partial derivative is not 0 (kl_div's t ≤ 0, l1 at a = b). */
+    /** At these values, only where the partial derivative is not 0 (kl_div's t ≤ 0, l1 at a = b, a weight of 0). */
     @Override
     public Pattern localDependencies(int input, OpContext ctx) {
-        Tensor a = ctx.input(0);
-        Tensor b = ctx.input(1);
-        int[] e = elementShape(new int[][] {a.shape(), b.shape()});
+        Tensor[] in = ctx.inputValues();
+        int[] e = elementShape(shapes(in));
         double[] d;
         try (var off = io.gradscope.engine.ops.GradMode.disable()) {
-            d = (input == 0 ? da : db).apply(a, b).viewExpand(e).toDoubleArray();
+            d = partials.get(input).apply(in).viewExpand(e).toDoubleArray();
         }
-        int[] src = Dependencies.walk(e, Dependencies.broadcastStrides(ctx.input(input).shape(), e), 0);
+        int[] src = Dependencies.walk(e, Dependencies.broadcastStrides(in[input].shape(), e), 0);
         for (int k = 0; k < src.length; k++) {
             if (d[k] == 0) {
                 src[k] = -1;
             }
         }
-        Pattern p = Pattern.gather(src, Dependencies.numel(ctx.input(input).shape()));
+        Pattern p = Pattern.gather(src, Dependencies.numel(in[input].shape()));
         return reduction.equals("none") ? p : Pattern.dense(1, Dependencies.numel(e)).times(p);
     }
 }

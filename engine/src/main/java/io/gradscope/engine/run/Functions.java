@@ -95,6 +95,10 @@ final class Functions {
                     TensorVal t = a.tensor(i, p.name(), p.optional());
                     if (t != null) {
                         inputs.add(t);
+                        if (p.optional()) {
+                            // which optional tensors came (bce's weight and pos_weight): OpAttrs.given
+                            attrs.put(p.name(), Boolean.TRUE);
+                        }
                     }
                 }
                 case TENSORS -> inputs.addAll(a.tensors());

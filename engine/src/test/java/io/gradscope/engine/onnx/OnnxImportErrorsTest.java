@@ -134,12 +134,44 @@ class OnnxImportErrorsTest {
      */
     @Test
     void dropoutInTrainingModeIsRefusedUnlessItsRatioIsZero() throws IOException {
-        assertEquals("d.onnx: cannot import: 1 node the import does not support: Dropout in training mode (PyTorch's mask is random) "
-                + "×1 (/Dropout)", refused(trainingDropout(0.1f).write(dir.resolve("d.onnx"))));
+        assertEquals("d.onnx: cannot import: 1 node the import does not support: Dropout in training mode (PyTorch's mask is random; "
+                + "--dropout seeded runs Gradscope's seeded dropout) ×1 (/Dropout)", refused(trainingDropout(0.1f).write(dir.resolve("d.onnx"))));
         OnnxImport.Result r = OnnxImport.run(trainingDropout(0f).write(dir.resolve("z.onnx")), dir.resolve("z"), OnnxImport.Options.defaults());
         ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
                 Map.of(r.inputs().get("x"), Tensor.of(new double[] {1, 10}, 1, 2))));
         assertEquals((1 + 30) + (-2 + 40), run.objective().item(), 1e-12);
+    }
+
+    /** Issue 44: --dropout seeded writes a training-mode Dropout as the program's dropout, each node its own seed. */
+    @Test
+    void dropoutInTrainingModeRunsSeededWhenAsked() throws IOException {
+        OnnxImport.Options seeded = new OnnxImport.Options("sum", Map.of(), false, 0, "seeded");
+        ModelBuilder two = trainingDropout(0.25f).node("Dropout", "/Dropout2", new String[] {"y", "ratio", "training"}, new String[] {"y2"})
+                .output("y2", 1, 2);
+        OnnxImport.Result r = OnnxImport.run(two.write(dir.resolve("d.onnx")), dir.resolve("d"), seeded);
+        assertEquals(2, r.seededDropouts());
+        String text = Files.readString(r.program());
+        assertTrue(text.contains("dropout(fc, p=0.25, seed=0)") && text.contains(", p=0.25, seed=1)"), text);
+        // x @ W = [31, 38]; each element is dropped or scaled by 1 / (1 − 0.25), as torch.nn.functional.dropout
+        ProgramRun run = Program.load(r.program()).run(new RunOptions(DType.FLOAT64, 0,
+                Map.of(r.inputs().get("x"), Tensor.of(new double[] {1, 10}, 1, 2))));
+        double[] h = {31, 38};
+        double[] y = run.values().get(r.outputs().get("y")).toDoubleArray();
+        for (int i = 0; i < 2; i++) {
+            assertTrue(y[i] == 0 || Math.abs(y[i] - h[i] / 0.75) < 1e-12, Arrays.toString(y));
+        }
+        OnnxImport.Result again = OnnxImport.run(two.write(dir.resolve("e.onnx")), dir.resolve("e"), seeded);
+        assertEquals(text, Files.readString(again.program()).replace("e.onnx", "d.onnx"), "the same seeds every import");
+        // the mask output read by a node stays refused; an option that is neither value is one line
+        ModelBuilder masked = trainingDropout(0.25f).node("Cast", "/cast", new String[] {"mask"}, new String[] {"m"}, integer("to", 1))
+                .node("Add", "/add", new String[] {"y", "m"}, new String[] {"z"}).output("z", 1, 2);
+        GradscopeException e = assertThrows(GradscopeException.class,
+                () -> OnnxImport.run(masked.write(dir.resolve("m.onnx")), dir.resolve("m"), seeded));
+        assertTrue(e.getMessage().contains("Dropout in training mode whose mask output is read (with --dropout seeded) ×1 (/Dropout)"),
+                e.getMessage());
+        e = assertThrows(GradscopeException.class, () -> OnnxImport.run(two.write(dir.resolve("o.onnx")), dir.resolve("o"),
+                new OnnxImport.Options("sum", Map.of(), false, 0, "random")));
+        assertEquals("--dropout must be refuse or seeded, not 'random'", e.getMessage());
     }
 
     @Test

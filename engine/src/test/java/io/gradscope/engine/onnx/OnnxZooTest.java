@@ -52,7 +52,7 @@ class OnnxZooTest {
     @ValueSource(strings = {"resnet18", "vgg11", "squeezenet1_0", "mobilenet_v2", "shufflenet_v2_x0_5", "densenet121", "googlenet",
         "efficientnet_b0", "mobilenet_v3_small", "resnet50", "vit_b_16", "encoder_layer", "encoder_layer_mask", "encoder",
         "encoder_mask", "multihead_attention", "gpt_block", "embed_norm_gelu", "lstm", "gru", "lstm_bidirectional", "gru_bidirectional",
-        "activations", "swin_t", "r3d_18", "conv3d_block"})
+        "activations", "swin_t", "r3d_18", "conv3d_block", "pool3d_block", "deeplabv3_mobilenet_v3_large", "convnext_tiny"})
     void gradientsOfEveryParameterEqualPyTorchInFloat64(String model, @TempDir Path out) throws IOException {
         String only = System.getProperty("zoo.only", "");
         Assumptions.assumeTrue(only.isEmpty() || java.util.Arrays.asList(only.split(",")).contains(model), "-Dzoo.only=" + only);

@@ -57,7 +57,12 @@ class ProgramCallTest {
             Object v = row.attrs().get(p.name());
             switch (p.kind()) {
                 case TENSOR -> {
-                    if (tensor < names.size()) {
+                    if (marked(spec, row)) {
+                        // a row naming its optional tensors (bce's weight and pos_weight): those, by keyword
+                        if (!p.optional() || row.attrs().containsKey(p.name())) {
+                            args.add((tensorKeywords || p.optional() ? p.name() + "=" : "") + names.get(tensor++));
+                        }
+                    } else if (tensor < names.size()) {
                         // an optional tensor (a bias) the row leaves out is not written
                         args.add((tensorKeywords ? p.name() + "=" : "") + names.get(tensor++));
                     }
@@ -78,6 +83,11 @@ class ProgramCallTest {
             }
         }
         return spec.name() + "(" + String.join(", ", args) + ")";
+    }
+
+    /** Whether the row names the optional tensors it gives (as a call's attributes do: OpAttrs.given). */
+    private static boolean marked(OpSpec spec, OpRow row) {
+        return spec.params().stream().anyMatch(p -> p.isTensor() && p.optional() && row.attrs().containsKey(p.name()));
     }
 
     @ParameterizedTest(name = "{0}")
