@@ -20,7 +20,7 @@ import java.util.TreeMap;
 /**
  * Where a bench model's training step goes, op by op: the bench's model (ModelWorkloads: NAME.onnx, weights
  * generated) imported and run as `bench` runs it, an op observer taking the time since the op before
- * (the op's own work and whatever ran between the two: autograd's bookkeeping, Raw ops inside it).
+ * (the op's own work and whatever ran between the two: autograd's bookkeeping, unrecorded ops inside it).
  * Prints ms per step by op name (forward or backward), then the costliest op + output shape rows.
  * Usage: scripts/bench/step_breakdown.sh [MODEL] [STEPS]
  */

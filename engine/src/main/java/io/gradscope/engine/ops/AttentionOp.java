@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -149,12 +149,12 @@ final class AttentionOp extends Op {
         Tensor v = in[2];
         int r = q.rank();
         double scale = 1.0 / Math.sqrt(q.shape()[r - 1]);
-        Tensor s = Raw.mulScalar(MatMulOp.batched(q, k.viewTranspose(r - 2, r - 1)), scale);
+        Tensor s = Unrecorded.mulScalar(MatMulOp.batched(q, k.viewTranspose(r - 2, r - 1)), scale);
         if (causal) {
-            s = Raw.binary(BinaryKind.ADD, s, mask(q, k));
+            s = Unrecorded.binary(BinaryKind.ADD, s, mask(q, k));
         }
         if (in.length == 4) {
-            s = Raw.binary(BinaryKind.ADD, s, in[3]);
+            s = Unrecorded.binary(BinaryKind.ADD, s, in[3]);
         }
         // The fused row kernel (max-subtracted exp, divided by the row's sum): exp(s − logsumexp(s))
         // would carry logsumexp's rounding into every weight, which large scores make visible in float32.

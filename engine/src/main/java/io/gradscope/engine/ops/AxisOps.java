@@ -72,13 +72,13 @@ final class AxisOps {
         public Tensor forward(OpContext ctx, Tensor... in) {
             Tensor x = in[0];
             outputShape(new int[][] {x.shape()}, new DType[] {x.dtype()});
-            Tensor cur = Raw.copy(x.rank() == 0 ? x.viewReshape(new int[] {1}) : x);
+            Tensor cur = Unrecorded.copy(x.rank() == 0 ? x.viewReshape(new int[] {1}) : x);
             int d = Shapes.axis("cumsum", axis, cur.rank());
             int n = cur.shape()[d];
             // Hillis–Steele: after the pass of shift s each position holds the sum of the 2s last
             // values up to it; the additions differ in order from a running sum, by rounding only.
             for (int s = 1; s < n; s *= 2) {
-                Tensor next = Raw.copy(cur);
+                Tensor next = Unrecorded.copy(cur);
                 Tensor to = next.viewNarrow(d, reverse ? 0 : s, n - s);
                 Tensor here = cur.viewNarrow(d, reverse ? 0 : s, n - s);
                 Tensor other = cur.viewNarrow(d, reverse ? s : 0, n - s);
@@ -181,7 +181,7 @@ final class AxisOps {
                 cur = next;
                 n = m;
             }
-            return cur == x ? Raw.copy(x) : cur;
+            return cur == x ? Unrecorded.copy(x) : cur;
         }
 
         @Override

@@ -1,12 +1,12 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * F.batch_norm in inference mode: {@code y = (x − mean) / √(var + eps) · weight + bias} per channel
@@ -93,11 +93,11 @@ final class BatchNormOp extends Op {
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
         int r = in[0].rank();
-        Tensor rstd = Raw.binary(BinaryKind.DIV, Raw.scalarLike(in[0], 1),
-                Raw.unary(UnaryKind.SQRT, Raw.binary(BinaryKind.ADD, in[2], Raw.scalarLike(in[0], eps))));
+        Tensor rstd = Unrecorded.binary(BinaryKind.DIV, Unrecorded.scalarLike(in[0], 1),
+                Unrecorded.unary(UnaryKind.SQRT, Unrecorded.binary(BinaryKind.ADD, in[2], Unrecorded.scalarLike(in[0], eps))));
         // As PyTorch's CPU kernel: y = x·α + β with α = w·r and β = b − m·α per channel.
-        Tensor alpha = Raw.binary(BinaryKind.MUL, rstd, in[3]);
-        Tensor beta = Raw.binary(BinaryKind.SUB, in[4], Raw.binary(BinaryKind.MUL, in[1], alpha));
+        Tensor alpha = Unrecorded.binary(BinaryKind.MUL, rstd, in[3]);
+        Tensor beta = Unrecorded.binary(BinaryKind.SUB, in[4], Unrecorded.binary(BinaryKind.MUL, in[1], alpha));
         Tensor x = in[0];
         if (x.numel() > 0) {
             // one pass where the backend has the kernel (float32 contiguous on the CPU), the same products
@@ -107,7 +107,7 @@ final class BatchNormOp extends Op {
             }
             out.storage().release();
         }
-        return Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, in[0], channels(alpha, r)), channels(beta, r));
+        return Unrecorded.binary(BinaryKind.ADD, Unrecorded.binary(BinaryKind.MUL, in[0], channels(alpha, r)), channels(beta, r));
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -41,8 +41,8 @@ public final class BinaryOp extends Op {
 
     /** 1 − [q > p] − ½[p = q]: p's share of maximum(p, q)'s gradient (a constant mask). */
     private static Tensor share(Tensor p, Tensor q) {
-        Tensor notBelow = Raw.binary(BinaryKind.SUB, Raw.scalarLike(p, 1), Raw.binary(BinaryKind.GT, q, p));
-        return Raw.binary(BinaryKind.SUB, notBelow, Raw.mulScalar(Raw.binary(BinaryKind.EQ, p, q), 0.5));
+        Tensor notBelow = Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(p, 1), Unrecorded.binary(BinaryKind.GT, q, p));
+        return Unrecorded.binary(BinaryKind.SUB, notBelow, Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.EQ, p, q), 0.5));
     }
 
     private final String name;
@@ -144,7 +144,7 @@ public final class BinaryOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        return Raw.binary(kind, in[0], in[1]);
+        return Unrecorded.binary(kind, in[0], in[1]);
     }
 
     @Override
@@ -169,7 +169,7 @@ public final class BinaryOp extends Op {
         double[] v = StandIns.quietly(() -> {
             Tensor x = StandIns.of(a.value());
             Tensor z = StandIns.of(b.value());
-            Tensor y = Raw.binary(kind, x, z);
+            Tensor y = Unrecorded.binary(kind, x, z);
             Tensor one = StandIns.of(1);
             return new double[] {y.toDoubleArray()[0], da.of(x, z, y, one).toDoubleArray()[0], db.of(x, z, y, one).toDoubleArray()[0]};
         });
@@ -195,9 +195,9 @@ public final class BinaryOp extends Op {
             case "mul" -> Ops.add(Ops.mul(t[0], b), Ops.mul(a, t[1]));
             case "div" -> Ops.div(Ops.sub(t[0], Ops.mul(ctx.output(), t[1])), b);
             case "maximum", "minimum" -> {
-                Tensor tie = Raw.mulScalar(Raw.binary(BinaryKind.EQ, a, b), 0.5);
-                Tensor w = Raw.binary(BinaryKind.ADD, tie, name.equals("maximum") ? Raw.binary(BinaryKind.GT, a, b)
-                        : Raw.binary(BinaryKind.GT, b, a));
+                Tensor tie = Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.EQ, a, b), 0.5);
+                Tensor w = Unrecorded.binary(BinaryKind.ADD, tie, name.equals("maximum") ? Unrecorded.binary(BinaryKind.GT, a, b)
+                        : Unrecorded.binary(BinaryKind.GT, b, a));
                 yield Ops.add(t[1], Ops.mul(w, Ops.sub(t[0], t[1])));
             }
             default -> super.jvp(ctx, t);

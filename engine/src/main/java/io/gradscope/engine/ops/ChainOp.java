@@ -11,7 +11,7 @@ import java.util.Map;
  * An op made of other ops, one node in the graph: its steps (each an op of the table on the inputs and
  * earlier steps' values) follow from the input shapes. Its forward runs the steps' forwards;
  * its VJP runs their VJPs in reverse, its JVP their JVPs in order, and its dependency rule composes theirs,
- * so each is as exact as the steps' (conv3d and the 3-D pools, written with 2-D windows: {@link Windows3d}).
+ * so each is as exact as the steps' (conv3d and the 3-D pools, written with 2-D windows: {@link Conv3dPool3d}).
  * Where a gradient of the gradient is being made the steps are applied again as recorded ops, so the
  * VJP's values reach the inputs.
  */
@@ -129,7 +129,7 @@ abstract class ChainOp extends Op {
     public Tensor forward(OpContext ctx, Tensor... in) {
         Run r = run(in, new boolean[in.length], false);
         Tensor y = r.values().get(r.values().size() - 1);
-        return y.isContiguous() ? y : Raw.copy(y);
+        return y.isContiguous() ? y : Unrecorded.copy(y);
     }
 
     @Override

@@ -1,10 +1,10 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -124,11 +124,11 @@ final class ClassLoss extends Op {
         Tensor keepCol = Tensor.fromDoubles(z.dtype(), z.device(), keep, n, 1);
         Tensor hot = Tensor.zeros(z.dtype(), z.device(), n, c);
         z.backend().oneHot(t.rank() == 1 ? t : t.viewReshape(new int[] {1}), hot);
-        hot = Raw.binary(BinaryKind.MUL, hot, keepCol);
+        hot = Unrecorded.binary(BinaryKind.MUL, hot, keepCol);
         // M = −keep ⊙ ((1 − ε)·onehot + ε/C)
-        Tensor smooth = Raw.binary(BinaryKind.ADD, Raw.mulScalar(hot, 1 - smoothing), Raw.mulScalar(keepCol, smoothing / c));
-        Tensor count = Raw.reduce(ReduceKind.SUM, hot, new int[] {0}, false);
-        return new Parts(rows, hot, Raw.mulScalar(smooth, -1), count, false, n, c);
+        Tensor smooth = Unrecorded.binary(BinaryKind.ADD, Unrecorded.mulScalar(hot, 1 - smoothing), Unrecorded.mulScalar(keepCol, smoothing / c));
+        Tensor count = Unrecorded.reduce(ReduceKind.SUM, hot, new int[] {0}, false);
+        return new Parts(rows, hot, Unrecorded.mulScalar(smooth, -1), count, false, n, c);
     }
 
     // ---- forward, in primitives -------------------------------------------------------------
@@ -146,28 +146,28 @@ final class ClassLoss extends Op {
         Tensor logp = p.rows();
         if (logSoftmax) {
             logp = Tensor.empty(z.dtype(), z.device(), p.n(), p.c());
-            z.backend().softmaxLastAxis(Raw.copy(p.rows()), logp, true);
+            z.backend().softmaxLastAxis(Unrecorded.copy(p.rows()), logp, true);
         }
-        Tensor m = p.probs() ? Raw.mulScalar(Raw.binary(BinaryKind.ADD, Raw.mulScalar(p.rows() == z ? in[1] : in[1].viewReshape(
-                new int[] {1, p.c()}), 1 - smoothing), Raw.scalarLike(z, smoothing / p.c())), -1) : p.m();
-        Tensor q = w == null ? m : Raw.binary(BinaryKind.MUL, m, w);
-        Tensor rowLoss = Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, logp, q), new int[] {1}, false);
+        Tensor m = p.probs() ? Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.ADD, Unrecorded.mulScalar(p.rows() == z ? in[1] : in[1].viewReshape(
+                new int[] {1, p.c()}), 1 - smoothing), Unrecorded.scalarLike(z, smoothing / p.c())), -1) : p.m();
+        Tensor q = w == null ? m : Unrecorded.binary(BinaryKind.MUL, m, w);
+        Tensor rowLoss = Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, logp, q), new int[] {1}, false);
         if (reduction.equals("none")) {
             return rowLoss.viewReshape(out);
         }
-        Tensor total = Raw.reduce(ReduceKind.SUM, rowLoss, new int[] {0}, false);
+        Tensor total = Unrecorded.reduce(ReduceKind.SUM, rowLoss, new int[] {0}, false);
         if (reduction.equals("sum")) {
             return total;
         }
-        return Raw.binary(BinaryKind.DIV, total, rawDivisor(p, w));
+        return Unrecorded.binary(BinaryKind.DIV, total, rawDivisor(p, w));
     }
 
     private Tensor rawDivisor(Parts p, Tensor w) {
         if (p.probs()) {
-            return Raw.scalarLike(p.rows(), p.n());
+            return Unrecorded.scalarLike(p.rows(), p.n());
         }
-        Tensor picked = w == null ? p.count() : Raw.binary(BinaryKind.MUL, p.count(), w);
-        return Raw.reduce(ReduceKind.SUM, picked, new int[] {0}, false);
+        Tensor picked = w == null ? p.count() : Unrecorded.binary(BinaryKind.MUL, p.count(), w);
+        return Unrecorded.reduce(ReduceKind.SUM, picked, new int[] {0}, false);
     }
 
     // ---- derivatives, in differentiable ops -------------------------------------------------

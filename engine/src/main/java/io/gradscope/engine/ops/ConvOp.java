@@ -197,7 +197,7 @@ final class ConvOp extends Op {
         int k = wt.shape()[1] * w.size();
         Tensor direct = spatial == 2 && !w.fixedCounts() ? ConvPath.direct(w, groups, x, wt, false, w.ph, w.pw) : null;
         if (direct != null) {
-            return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, bias(in[2], cout)) : direct;
+            return in.length == 3 ? Unrecorded.binary(BinaryKind.ADD, direct, bias(in[2], cout)) : direct;
         }
         // A 1x1 window with stride 1 and no padding reads x where it lies: its columns are x itself.
         Tensor cols = w.isIdentity() && x.isContiguous() ? x.viewReshape(new int[] {xs[0], xs[1], 1, 1, xs[2], xs[3]})
@@ -208,7 +208,7 @@ final class ConvOp extends Op {
                 cols.viewReshape(new int[] {xs[0], groups, k, l}));
         y = y.viewReshape(new int[] {xs[0], cout, cs[4], cs[5]});
         if (in.length == 3) {
-            y = Raw.binary(BinaryKind.ADD, y, bias(in[2], cout));
+            y = Unrecorded.binary(BinaryKind.ADD, y, bias(in[2], cout));
         }
         return spatial == 1 ? y.viewReshape(new int[] {xs[0], cout, cs[5]}) : y;
     }

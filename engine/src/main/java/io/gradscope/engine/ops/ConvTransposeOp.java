@@ -143,7 +143,7 @@ final class ConvTransposeOp extends Op {
         Tensor direct = spatial == 2 && outputPadding[0] == 0 && outputPadding[outputPadding.length - 1] == 0
                 ? ConvPath.direct(w, groups, x, wt, true, 2 - w.ph, 2 - w.pw) : null;
         if (direct != null) {
-            return in.length == 3 ? Raw.binary(BinaryKind.ADD, direct, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1})) : direct;
+            return in.length == 3 ? Unrecorded.binary(BinaryKind.ADD, direct, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1})) : direct;
         }
         // the positions of one plane (a batch or channel count of 0 leaves them as they are)
         int l = (int) Shapes.numel(java.util.Arrays.copyOfRange(x.shape(), 2, x.rank()));
@@ -154,7 +154,7 @@ final class ConvTransposeOp extends Op {
         int ow = out[out.length - 1];
         Tensor y = new FoldOps.Fold(w, oh, ow).forward(new OpContext(cols), cols);
         if (in.length == 3) {
-            y = Raw.binary(BinaryKind.ADD, y, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1}));
+            y = Unrecorded.binary(BinaryKind.ADD, y, in[2].reshapeOrCopy(new int[] {1, cout, 1, 1}));
         }
         return y.viewReshape(out);
     }

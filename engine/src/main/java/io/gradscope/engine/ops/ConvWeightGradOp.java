@@ -74,7 +74,7 @@ final class ConvWeightGradOp extends Op {
         int l = gs[2] * gs[3];
         Tensor cols = window().unfold(x, 0).viewReshape(new int[] {xs[0], xs[1] * 9, l});
         Tensor per = MatMulOp.batched(g.reshapeOrCopy(new int[] {gs[0], gs[1], l}), cols.viewTranspose(1, 2));
-        Tensor dw = xs[0] == 1 ? per : Raw.reduce(ReduceKind.SUM, per, new int[] {0}, false);
+        Tensor dw = xs[0] == 1 ? per : Unrecorded.reduce(ReduceKind.SUM, per, new int[] {0}, false);
         return dw.viewReshape(new int[] {gs[1], xs[1], 3, 3});
     }
 

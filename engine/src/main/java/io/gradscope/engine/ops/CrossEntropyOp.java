@@ -1,13 +1,13 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * F.cross_entropy(logits, labels), mean over the batch: logits {@code [N, C]} with labels {@code [N]},
@@ -119,7 +119,7 @@ final class CrossEntropyOp extends Op {
         Tensor dz = Tensor.zeros(z.dtype(), z.device(), rows.shape());
         Tensor all = null;
         if (z.backend().crossEntropyRows(rows, lab, 1.0 / n, losses, dz)) {
-            all = Raw.reduce(ReduceKind.SUM, losses, new int[] {0}, false);
+            all = Unrecorded.reduce(ReduceKind.SUM, losses, new int[] {0}, false);
         } else {
             // Composed from kernels: log-softmax and softmax by the fused row kernels (max-subtracted,
             // so large logits stay finite and float32 keeps its precision).
@@ -127,13 +127,13 @@ final class CrossEntropyOp extends Op {
             z.backend().oneHot(lab, hot);
             Tensor logp = Tensor.zeros(z.dtype(), z.device(), rows.shape());
             z.backend().softmaxLastAxis(rows, logp, true);
-            all = Raw.unary(UnaryKind.NEG, Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, logp, hot), new int[] {0, 1}, false));
+            all = Unrecorded.unary(UnaryKind.NEG, Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, logp, hot), new int[] {0, 1}, false));
             Tensor p = Tensor.zeros(z.dtype(), z.device(), rows.shape());
             z.backend().softmaxLastAxis(rows, p, false);
-            dz = Raw.mulScalar(Raw.binary(BinaryKind.SUB, p, hot), 1.0 / n);
+            dz = Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.SUB, p, hot), 1.0 / n);
         }
         ctx.save(z.rank() == 2 ? dz : dz.viewReshape(z.shape()));
-        return Raw.mulScalar(all, 1.0 / n);
+        return Unrecorded.mulScalar(all, 1.0 / n);
     }
 
     @Override

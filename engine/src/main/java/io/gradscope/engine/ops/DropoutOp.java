@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.SplittableRandom;
@@ -100,7 +100,7 @@ final class DropoutOp extends Op {
         Tensor mask = Tensor.fromDoubles(x.dtype(), x.device(), scaledMask((int) x.numel()), x.shape());
         ctx.save(mask);
         // multiplied by the mask, as PyTorch's dropout: a NaN or ∞ that is dropped still gives NaN (∞ · 0).
-        return Raw.binary(BinaryKind.MUL, x, mask);
+        return Unrecorded.binary(BinaryKind.MUL, x, mask);
     }
 
     @Override

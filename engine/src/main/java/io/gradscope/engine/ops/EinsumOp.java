@@ -1,10 +1,10 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 import java.util.ArrayList;
@@ -140,14 +140,14 @@ final class EinsumOp extends Op {
             }
             int[] perm = mine.stream().mapToInt(c -> s.indexOf(c)).toArray();
             int[] spread = all.stream().mapToInt(c -> s.indexOf(c) >= 0 ? size.get(c) : 1).toArray();
-            Tensor t = Raw.copy(x[i].viewPermute(perm)).viewReshape(spread);
-            prod = prod == null ? t : Raw.binary(BinaryKind.MUL, prod, t);
+            Tensor t = Unrecorded.copy(x[i].viewPermute(perm)).viewReshape(spread);
+            prod = prod == null ? t : Unrecorded.binary(BinaryKind.MUL, prod, t);
         }
         for (char[] p : sub.pairs()) {
-            prod = Raw.binary(BinaryKind.MUL, prod, identity(prod, all, size, p));
+            prod = Unrecorded.binary(BinaryKind.MUL, prod, identity(prod, all, size, p));
         }
         if (!prod.hasShape(full)) {
-            prod = Raw.copy(prod.viewExpand(full)); // a letter only the output has (the VJP's broadcast)
+            prod = Unrecorded.copy(prod.viewExpand(full)); // a letter only the output has (the VJP's broadcast)
         }
         List<Integer> drop = new ArrayList<>();
         for (int a = 0; a < all.size(); a++) {
@@ -155,7 +155,7 @@ final class EinsumOp extends Op {
                 drop.add(a);
             }
         }
-        Tensor kept = drop.isEmpty() ? prod : Raw.reduce(ReduceKind.SUM, prod, drop.stream().mapToInt(Integer::intValue).toArray(), false);
+        Tensor kept = drop.isEmpty() ? prod : Unrecorded.reduce(ReduceKind.SUM, prod, drop.stream().mapToInt(Integer::intValue).toArray(), false);
         List<Character> left = new ArrayList<>();
         for (char c : all) {
             if (out.indexOf(c) >= 0) {
@@ -166,7 +166,7 @@ final class EinsumOp extends Op {
         for (int a = 0; a < perm.length; a++) {
             perm[a] = left.indexOf(out.charAt(a));
         }
-        return Raw.copy(kept.viewPermute(perm));
+        return Unrecorded.copy(kept.viewPermute(perm));
     }
 
     /** 1 where the pair's two letters agree, over every letter (1 along the others). */
@@ -179,7 +179,7 @@ final class EinsumOp extends Op {
         int[] shape = all.stream().mapToInt(c -> c == pair[0] || c == pair[1] ? n : 1).toArray();
         Tensor t = Tensor.fromDoubles(like.dtype(), like.device(), eye, n, n);
         // the pair's letters in the order of `all`
-        return all.indexOf(pair[0]) < all.indexOf(pair[1]) ? t.viewReshape(shape) : Raw.copy(t.viewPermute(new int[] {1, 0})).viewReshape(shape);
+        return all.indexOf(pair[0]) < all.indexOf(pair[1]) ? t.viewReshape(shape) : Unrecorded.copy(t.viewPermute(new int[] {1, 0})).viewReshape(shape);
     }
 
     /** The einsum of g (the output's letters) and the other operands into operand i's letters, with the same diagonals. */

@@ -17,6 +17,6 @@ final class Erf {
     static final double TWO_OVER_SQRT_PI = 1.1283791670955126;
 
     static Tensor forward(Tensor x) {
-        return Raw.unary(UnaryKind.ERF, x);
+        return Unrecorded.unary(UnaryKind.ERF, x);
     }
 }

@@ -62,7 +62,7 @@ final class IndexOps {
         int[] s = java.util.Arrays.copyOf(indexLast.shape(), indexLast.rank() + 1);
         s[s.length - 1] = n;
         Tensor out = Tensor.empty(like.dtype(), like.device(), s);
-        like.backend().oneHot(Raw.copy(indexLast), out);
+        like.backend().oneHot(Unrecorded.copy(indexLast), out);
         return out;
     }
 
@@ -178,9 +178,9 @@ final class IndexOps {
             int[] row = java.util.Arrays.copyOf(xl.shape(), xl.rank() + 1);
             row[row.length - 2] = 1;
             row[row.length - 1] = n;
-            Tensor picked = WhereOp.select(hot, Raw.copy(xl).viewReshape(row), Raw.scalarLike(x, 0));
-            Tensor sum = Raw.reduce(ReduceKind.SUM, picked, new int[] {picked.rank() - 1}, false);
-            return Raw.copy(sum.viewPermute(AxisOps.Prod.back(x.rank(), a)));
+            Tensor picked = WhereOp.select(hot, Unrecorded.copy(xl).viewReshape(row), Unrecorded.scalarLike(x, 0));
+            Tensor sum = Unrecorded.reduce(ReduceKind.SUM, picked, new int[] {picked.rank() - 1}, false);
+            return Unrecorded.copy(sum.viewPermute(AxisOps.Prod.back(x.rank(), a)));
         }
 
         @Override
@@ -283,15 +283,15 @@ final class IndexOps {
             indices("scatter_add", index, n);
             int[] last = AxisOps.Prod.toLast(x.rank(), a);
             Tensor hot = oneHot(index.viewPermute(last), n, x);
-            Tensor sl = Raw.copy(src.viewPermute(last));
+            Tensor sl = Unrecorded.copy(src.viewPermute(last));
             int[] col = java.util.Arrays.copyOf(sl.shape(), sl.rank() + 1);
             col[col.length - 1] = 1;
-            Tensor spread = WhereOp.select(hot, sl.viewReshape(col), Raw.scalarLike(x, 0));
-            Tensor sum = Raw.reduce(ReduceKind.SUM, spread, new int[] {spread.rank() - 2}, false);
+            Tensor spread = WhereOp.select(hot, sl.viewReshape(col), Unrecorded.scalarLike(x, 0));
+            Tensor sum = Unrecorded.reduce(ReduceKind.SUM, spread, new int[] {spread.rank() - 2}, false);
             Tensor add = sum.viewPermute(AxisOps.Prod.back(x.rank(), a));
-            Tensor out = Raw.copy(x);
+            Tensor out = Unrecorded.copy(x);
             Tensor region = narrowTo(out, index.shape(), a);
-            out.backend().binary(io.gradscope.engine.tensor.BinaryKind.ADD, Raw.copy(region), add, region);
+            out.backend().binary(io.gradscope.engine.tensor.BinaryKind.ADD, Unrecorded.copy(region), add, region);
             return out;
         }
 

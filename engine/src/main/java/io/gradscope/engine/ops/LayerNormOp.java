@@ -129,8 +129,8 @@ final class LayerNormOp extends Op {
         Tensor stats = ctx.saved(0);
         int last = stats.rank() - 1;
         Tensor x = ctx.saved(2);
-        Tensor c = Raw.binary(BinaryKind.SUB, Raw.binary(BinaryKind.SUB, x, stats.viewNarrow(last, 0, 1)), stats.viewNarrow(last, 1, 1));
-        return Raw.binary(BinaryKind.MUL, c, ctx.saved(1));
+        Tensor c = Unrecorded.binary(BinaryKind.SUB, Unrecorded.binary(BinaryKind.SUB, x, stats.viewNarrow(last, 0, 1)), stats.viewNarrow(last, 1, 1));
+        return Unrecorded.binary(BinaryKind.MUL, c, ctx.saved(1));
     }
 
     @Override

@@ -76,7 +76,7 @@ final class LogSumExpOp extends Op {
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
         int[] ax = Shapes.axes("logsumexp", axes, in[0].rank());
-        Tensor y = Raw.logSumExpKeep(in[0], ax);
+        Tensor y = Unrecorded.logSumExpKeep(in[0], ax);
         return keepdim ? y : y.viewReshape(Shapes.dropDims(in[0].shape(), ax));
     }
 

@@ -83,10 +83,10 @@ final class MaskOps {
         @Override
         public Tensor forward(OpContext ctx, Tensor... in) {
             Tensor x = in[0];
-            Tensor holds = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1),
-                    Raw.binary(BinaryKind.EQ, in[1].to(x.dtype()), Raw.scalarLike(x, 0)));
-            Tensor out = WhereOp.select(holds, Raw.scalarLike(x, value), x);
-            return out.hasShape(x.shape()) ? out : Raw.copy(out.viewExpand(x.shape()));
+            Tensor holds = Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(x, 1),
+                    Unrecorded.binary(BinaryKind.EQ, in[1].to(x.dtype()), Unrecorded.scalarLike(x, 0)));
+            Tensor out = WhereOp.select(holds, Unrecorded.scalarLike(x, value), x);
+            return out.hasShape(x.shape()) ? out : Unrecorded.copy(out.viewExpand(x.shape()));
         }
 
         @Override
@@ -151,8 +151,8 @@ final class MaskOps {
                 }
             }
             Tensor mask = Tensor.fromDoubles(x.dtype(), x.device(), keep, r, c);
-            Tensor out = WhereOp.select(mask, x, Raw.scalarLike(x, 0));
-            return out.hasShape(x.shape()) ? out : Raw.copy(out.viewExpand(x.shape()));
+            Tensor out = WhereOp.select(mask, x, Unrecorded.scalarLike(x, 0));
+            return out.hasShape(x.shape()) ? out : Unrecorded.copy(out.viewExpand(x.shape()));
         }
 
         @Override

@@ -1,9 +1,9 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -104,14 +104,14 @@ final class MaxAlongOp extends Op {
         int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
         Tensor x = in[0].rank() == 0 || axis == null ? in[0].reshapeOrCopy(new int[] {(int) in[0].numel()}) : in[0];
         int d = axis == null ? 0 : ax(x.rank());
-        Tensor v = min ? Raw.mulScalar(x, -1) : x;
-        Tensor best = Raw.reduce(ReduceKind.MAX, v, new int[] {d}, true);
+        Tensor v = min ? Unrecorded.mulScalar(x, -1) : x;
+        Tensor best = Unrecorded.reduce(ReduceKind.MAX, v, new int[] {d}, true);
         if (axis == null) {
             // every element equal to the extreme (or every NaN where it is NaN) takes an even share
-            Tensor equal = Double.isNaN(best.toDoubleArray()[0]) ? Raw.isNan(v) : Raw.binary(BinaryKind.EQ, v, best);
-            Tensor count = Raw.reduce(ReduceKind.SUM, equal, new int[] {0}, true);
-            ctx.save(Raw.binary(BinaryKind.DIV, equal, count).viewReshape(in[0].shape()));
-            return (min ? Raw.mulScalar(best, -1) : best).viewReshape(out);
+            Tensor equal = Double.isNaN(best.toDoubleArray()[0]) ? Unrecorded.isNan(v) : Unrecorded.binary(BinaryKind.EQ, v, best);
+            Tensor count = Unrecorded.reduce(ReduceKind.SUM, equal, new int[] {0}, true);
+            ctx.save(Unrecorded.binary(BinaryKind.DIV, equal, count).viewReshape(in[0].shape()));
+            return (min ? Unrecorded.mulScalar(best, -1) : best).viewReshape(out);
         }
         // the gradient goes to the first maximum (the index torch.max returns), or the first NaN where
         // the line holds one: ties score n − position, NaNs 2n + 1 − position, and the highest score wins.
@@ -125,12 +125,12 @@ final class MaxAlongOp extends Op {
         int[] along = new int[x.rank()];
         java.util.Arrays.fill(along, 1);
         along[d] = n;
-        Tensor score = Raw.binary(BinaryKind.ADD,
-                Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, v, best), Tensor.fromDoubles(x.dtype(), x.device(), first, along)),
-                Raw.binary(BinaryKind.MUL, Raw.isNan(v), Tensor.fromDoubles(x.dtype(), x.device(), nanFirst, along)));
-        Tensor pick = Raw.binary(BinaryKind.EQ, score, Raw.reduce(ReduceKind.MAX, score, new int[] {d}, true));
+        Tensor score = Unrecorded.binary(BinaryKind.ADD,
+                Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.EQ, v, best), Tensor.fromDoubles(x.dtype(), x.device(), first, along)),
+                Unrecorded.binary(BinaryKind.MUL, Unrecorded.isNan(v), Tensor.fromDoubles(x.dtype(), x.device(), nanFirst, along)));
+        Tensor pick = Unrecorded.binary(BinaryKind.EQ, score, Unrecorded.reduce(ReduceKind.MAX, score, new int[] {d}, true));
         ctx.save(pick.viewReshape(in[0].shape()));
-        return (min ? Raw.mulScalar(best, -1) : best).viewReshape(out);
+        return (min ? Unrecorded.mulScalar(best, -1) : best).viewReshape(out);
     }
 
     @Override

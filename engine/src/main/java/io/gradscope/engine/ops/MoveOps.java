@@ -79,7 +79,7 @@ final class MoveOps {
                 }
                 cur = out;
             }
-            return cur == in[0] ? Raw.copy(cur) : cur;
+            return cur == in[0] ? Unrecorded.copy(cur) : cur;
         }
 
         @Override
@@ -154,7 +154,7 @@ final class MoveOps {
             for (int i = 0; i < dims.length; i++) {
                 x = rollAxis(x, Shapes.axis("roll", dims[i], x.rank()), shifts[i]);
             }
-            return x == in[0] ? Raw.copy(x) : x;
+            return x == in[0] ? Unrecorded.copy(x) : x;
         }
 
         @Override
@@ -235,7 +235,7 @@ final class MoveOps {
         public Tensor forward(OpContext ctx, Tensor... in) {
             int[][] w = interleaved(in[0].shape());
             Tensor spread = in[0].reshapeOrCopy(w[1]).viewExpand(w[0]);
-            return Raw.copy(spread).viewReshape(outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()}));
+            return Unrecorded.copy(spread).viewReshape(outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()}));
         }
 
         @Override

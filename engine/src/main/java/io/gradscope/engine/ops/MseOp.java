@@ -1,9 +1,9 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -49,9 +49,9 @@ final class MseOp extends Op {
 
     @Override
     public Tensor forward(OpContext ctx, Tensor... in) {
-        Tensor d = Raw.binary(BinaryKind.SUB, in[0], in[1]);
-        Tensor sq = Raw.binary(BinaryKind.MUL, d, d);
-        return Raw.mulScalar(Raw.reduce(ReduceKind.SUM, sq, Shapes.axes("mse", null, sq.rank()), false), 1.0 / d.numel());
+        Tensor d = Unrecorded.binary(BinaryKind.SUB, in[0], in[1]);
+        Tensor sq = Unrecorded.binary(BinaryKind.MUL, d, d);
+        return Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, sq, Shapes.axes("mse", null, sq.rank()), false), 1.0 / d.numel());
     }
 
     @Override

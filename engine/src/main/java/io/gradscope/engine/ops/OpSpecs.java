@@ -48,15 +48,15 @@ public final class OpSpecs {
     public static final UnaryOp EXP = elementwise(fn("exp").torch("torch.exp"), f -> f
             .kernel(UnaryKind.EXP).rule("dx = g ⊙ y").derivative((x, y) -> y).scalar(Term::exp));
     public static final UnaryOp LOG = elementwise(fn("log").torch("torch.log"), f -> f
-            .forward(x -> Raw.unary(UnaryKind.LOG, x)).rule("dx = g / x").derivative((x, y) -> Ops.div(Ops.constant(1, x), x))
+            .forward(x -> Unrecorded.unary(UnaryKind.LOG, x)).rule("dx = g / x").derivative((x, y) -> Ops.div(Ops.constant(1, x), x))
             .positiveDomain().scalar(Term::log));
     public static final UnaryOp SQRT = elementwise(fn("sqrt").torch("torch.sqrt"), f -> f
-            .forward(x -> Raw.unary(UnaryKind.SQRT, x)).rule("dx = g / (2·y)").derivative((x, y) -> Ops.div(Ops.constant(0.5, x), y))
+            .forward(x -> Unrecorded.unary(UnaryKind.SQRT, x)).rule("dx = g / (2·y)").derivative((x, y) -> Ops.div(Ops.constant(0.5, x), y))
             .positiveDomain().scalar(t -> t.pow(0.5)));
     // abs has subgradient sign(0) = 0 at 0, and 0 at NaN (sign(NaN) is 0 there), as in PyTorch.
     public static final UnaryOp ABS = elementwise(fn("abs").torch("torch.abs"), f -> f
             .kernel(UnaryKind.ABS).rule("dx = g ⊙ sign(x)")
-            .derivative((x, y) -> Raw.unary(UnaryKind.FINITE_OR_ZERO, Raw.unary(UnaryKind.SIGN, x))));
+            .derivative((x, y) -> Unrecorded.unary(UnaryKind.FINITE_OR_ZERO, Unrecorded.unary(UnaryKind.SIGN, x))));
     public static final UnaryOp SIN = elementwise(fn("sin").torch("torch.sin"), f -> f
             .kernel(UnaryKind.SIN).rule("dx = g ⊙ cos(x)").derivative((x, y) -> Ops.cos(x)));
     public static final UnaryOp COS = elementwise(fn("cos").torch("torch.cos"), f -> f
@@ -70,7 +70,7 @@ public final class OpSpecs {
     // ReLU's subgradient at 0 is 0, and a NaN passes the gradient (x ≤ 0 blocks it), as in PyTorch.
     public static final UnaryOp RELU = elementwise(fn("relu").torch("torch.relu"), f -> f
             .kernel(UnaryKind.RELU).rule("dx = g ⊙ [not x ≤ 0]")
-            .derivative((x, y) -> Raw.binary(BinaryKind.ADD, Raw.unary(UnaryKind.STEP, x), Raw.isNan(x))).scalar(Term::relu));
+            .derivative((x, y) -> Unrecorded.binary(BinaryKind.ADD, Unrecorded.unary(UnaryKind.STEP, x), Unrecorded.isNan(x))).scalar(Term::relu));
     /** F.gelu(x), exact (PyTorch's default, approximate="none"). */
     public static final UnaryOp GELU = Activations.geluExact(UnaryOp.named("gelu")).build();
     /** F.gelu(x, approximate="tanh"), with a kernel of its own. */
@@ -84,11 +84,11 @@ public final class OpSpecs {
     }
     // above the threshold 20 softplus is x itself, so its derivative is exactly 1 there (PyTorch).
     public static final UnaryOp SOFTPLUS = elementwise(fn("softplus").torch("F.softplus(x)").note("beta 1, threshold 20"), f -> f
-            .forward(x -> Raw.unary(UnaryKind.SOFTPLUS, x)).rule("dx = g ⊙ sigmoid(x)  (g where x > 20)")
-            .derivative(OpSpecs::softplusDerivative).fusedDerivative((x, y) -> Raw.unary(UnaryKind.SOFTPLUS_GRAD, x)));
+            .forward(x -> Unrecorded.unary(UnaryKind.SOFTPLUS, x)).rule("dx = g ⊙ sigmoid(x)  (g where x > 20)")
+            .derivative(OpSpecs::softplusDerivative).fusedDerivative((x, y) -> Unrecorded.unary(UnaryKind.SOFTPLUS_GRAD, x)));
     // Written from primitives: x · sigmoid(x) needs no kernel of its own.
     public static final UnaryOp SILU = elementwise(fn("silu").torch("F.silu(x)"), f -> f
-            .forward(x -> Raw.binary(BinaryKind.MUL, x, Raw.unary(UnaryKind.SIGMOID, x)))
+            .forward(x -> Unrecorded.binary(BinaryKind.MUL, x, Unrecorded.unary(UnaryKind.SIGMOID, x)))
             .rule("dx = g ⊙ s ⊙ (1 + x ⊙ (1 − s)), s = sigmoid(x)")
             .derivative((x, y) -> {
                 Tensor s = Ops.sigmoid(x);
@@ -387,8 +387,8 @@ public final class OpSpecs {
 
     /** sigmoid(x) where x ≤ 20, exactly 1 above (the mask is a constant: its derivative is 0). */
     private static Tensor softplusDerivative(Tensor x, Tensor y) {
-        Tensor above = Raw.binary(BinaryKind.GT, x, Raw.scalarLike(x, UnaryKind.SOFTPLUS_THRESHOLD));
-        Tensor below = Raw.binary(BinaryKind.SUB, Raw.scalarLike(x, 1), above);
+        Tensor above = Unrecorded.binary(BinaryKind.GT, x, Unrecorded.scalarLike(x, UnaryKind.SOFTPLUS_THRESHOLD));
+        Tensor below = Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(x, 1), above);
         return Ops.add(Ops.mul(Ops.sigmoid(x), below), above);
     }
 
@@ -423,23 +423,23 @@ public final class OpSpecs {
                     .op(a -> Unbatched.of(new PoolOps.AvgPool(spatial, SlidingWindow.of(avg, spatial, a.ints("kernel_size"), a.intsOrNull("stride"),
                             a.ints("padding"), new int[] {1}).ceilMode(a.bool("ceil_mode")), a.bool("count_include_pad")), spatial + 2)));
         }
-        // 3-D windows as one 2-D window op over the depth taps (Windows3d), so their derivatives are the 2-D ops'
+        // 3-D windows as one 2-D window op over the depth taps (Conv3dPool3d), so their derivatives are the 2-D ops'
         def(fn("conv3d").tensor("x").tensor("weight").optionalTensor("bias").ints("stride", new int[] {1})
                 .ints("padding", new int[] {0}).ints("dilation", new int[] {1}).integer("groups", 1)
                 .torch("F.conv3d(x, weight, bias, stride, padding, dilation, groups)")
                 .note("x also without the batch axis; run as one conv2d over the depth taps")
-                .op(a -> Unbatched.of(new Windows3d.Conv3d(a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups")), 5)));
+                .op(a -> Unbatched.of(new Conv3dPool3d.Conv3d(a.ints("stride"), a.ints("padding"), a.ints("dilation"), a.integer("groups")), 5)));
         def(fn("max_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                 .ints("dilation", new int[] {1}).bool("ceil_mode", false)
                 .torch("F.max_pool3d(x, kernel_size, stride, padding, dilation, ceil_mode)")
                 .note("the gradient goes to the first maximum of a window; x also without the batch axis")
-                .op(a -> Unbatched.of(new Windows3d.Pool3d(true, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                .op(a -> Unbatched.of(new Conv3dPool3d.Pool3d(true, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
                         a.ints("dilation"), a.bool("ceil_mode"), true), 5)));
         def(fn("avg_pool3d").tensor("x").ints("kernel_size").ints("stride", null).ints("padding", new int[] {0})
                 .bool("ceil_mode", false).bool("count_include_pad", true)
                 .torch("F.avg_pool3d(x, kernel_size, stride, padding, ceil_mode, count_include_pad)")
                 .note("x also without the batch axis").linear()
-                .op(a -> Unbatched.of(new Windows3d.Pool3d(false, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
+                .op(a -> Unbatched.of(new Conv3dPool3d.Pool3d(false, a.ints("kernel_size"), a.intsOrNull("stride"), a.ints("padding"),
                         new int[] {1}, a.bool("ceil_mode"), a.bool("count_include_pad")), 5)));
         def(fn("adaptive_avg_pool2d").tensor("x").ints("output_size").torch("F.adaptive_avg_pool2d(x, output_size)").linear()
                 .op(a -> new ResizeOps.AdaptiveAvgPool(a.ints("output_size"), 2)));

@@ -1,13 +1,13 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BinaryOperator;
@@ -62,23 +62,23 @@ final class PairLoss extends Op {
     // ---- the losses -------------------------------------------------------------------------
 
     private static Tensor diff(Tensor a, Tensor b) {
-        return Raw.binary(BinaryKind.SUB, a, b);
+        return Unrecorded.binary(BinaryKind.SUB, a, b);
     }
 
     /** sign(x), 0 at 0 and at NaN (as abs's gradient). */
     private static Tensor sign(Tensor x) {
-        return Raw.unary(UnaryKind.FINITE_OR_ZERO, Raw.unary(UnaryKind.SIGN, x));
+        return Unrecorded.unary(UnaryKind.FINITE_OR_ZERO, Unrecorded.unary(UnaryKind.SIGN, x));
     }
 
     /** 1 where |a − b| < limit. */
     private static Tensor inside(Tensor a, Tensor b, double limit) {
-        return Raw.binary(BinaryKind.GT, Raw.scalarLike(a, limit), Raw.unary(UnaryKind.ABS, diff(a, b)));
+        return Unrecorded.binary(BinaryKind.GT, Unrecorded.scalarLike(a, limit), Unrecorded.unary(UnaryKind.ABS, diff(a, b)));
     }
 
     static PairLoss l1(String reduction, String label) {
         // the subgradient at a = b is 0 (sign(0)), as PyTorch's.
         return new PairLoss("l1_loss", label, "da = g ⊙ sign(a − b), db = −da", reduction,
-                (a, b) -> Raw.unary(UnaryKind.ABS, diff(a, b)), (a, b) -> sign(diff(a, b)), (a, b) -> Raw.mulScalar(sign(diff(a, b)), -1));
+                (a, b) -> Unrecorded.unary(UnaryKind.ABS, diff(a, b)), (a, b) -> sign(diff(a, b)), (a, b) -> Unrecorded.mulScalar(sign(diff(a, b)), -1));
     }
 
     static PairLoss smoothL1(String reduction, double beta, String label) {
@@ -86,27 +86,27 @@ final class PairLoss extends Op {
         return new PairLoss("smooth_l1_loss", label, "da = g ⊙ (|a − b| < beta ? (a − b)/beta : sign(a − b)), db = −da", reduction,
                 (a, b) -> {
                     Tensor x = diff(a, b);
-                    Tensor ax = Raw.unary(UnaryKind.ABS, x);
-                    return WhereOp.select(inside(a, b, beta), Raw.mulScalar(Raw.binary(BinaryKind.MUL, x, x), 0.5 / beta),
-                            Raw.binary(BinaryKind.SUB, ax, Raw.scalarLike(a, 0.5 * beta)));
+                    Tensor ax = Unrecorded.unary(UnaryKind.ABS, x);
+                    return WhereOp.select(inside(a, b, beta), Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.MUL, x, x), 0.5 / beta),
+                            Unrecorded.binary(BinaryKind.SUB, ax, Unrecorded.scalarLike(a, 0.5 * beta)));
                 }, d, (a, b) -> Ops.neg(d.apply(a, b)));
     }
 
     static PairLoss huber(String reduction, double delta, String label) {
-        BinaryOperator<Tensor> d = (a, b) -> WhereOp.of(inside(a, b, delta), Ops.sub(a, b), Raw.mulScalar(sign(diff(a, b)), delta));
+        BinaryOperator<Tensor> d = (a, b) -> WhereOp.of(inside(a, b, delta), Ops.sub(a, b), Unrecorded.mulScalar(sign(diff(a, b)), delta));
         return new PairLoss("huber_loss", label, "da = g ⊙ (|a − b| < delta ? a − b : delta·sign(a − b)), db = −da", reduction,
                 (a, b) -> {
                     Tensor x = diff(a, b);
-                    Tensor ax = Raw.unary(UnaryKind.ABS, x);
-                    return WhereOp.select(inside(a, b, delta), Raw.mulScalar(Raw.binary(BinaryKind.MUL, x, x), 0.5),
-                            Raw.mulScalar(Raw.binary(BinaryKind.SUB, ax, Raw.scalarLike(a, 0.5 * delta)), delta));
+                    Tensor ax = Unrecorded.unary(UnaryKind.ABS, x);
+                    return WhereOp.select(inside(a, b, delta), Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.MUL, x, x), 0.5),
+                            Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.SUB, ax, Unrecorded.scalarLike(a, 0.5 * delta)), delta));
                 }, d, (a, b) -> Ops.neg(d.apply(a, b)));
     }
 
     /** log(1 + exp(−x)), in primitives: max(−x, 0) + log(1 + exp(−|x|)), no overflow for large |x|. */
     private static Tensor softplusOfNeg(Tensor x) {
-        Tensor relu = Raw.binary(BinaryKind.MAX, Raw.mulScalar(x, -1), Raw.scalarLike(x, 0));
-        return Raw.binary(BinaryKind.ADD, relu, Raw.unary(UnaryKind.SOFTPLUS, Raw.mulScalar(Raw.unary(UnaryKind.ABS, x), -1)));
+        Tensor relu = Unrecorded.binary(BinaryKind.MAX, Unrecorded.mulScalar(x, -1), Unrecorded.scalarLike(x, 0));
+        return Unrecorded.binary(BinaryKind.ADD, relu, Unrecorded.unary(UnaryKind.SOFTPLUS, Unrecorded.mulScalar(Unrecorded.unary(UnaryKind.ABS, x), -1)));
     }
 
     /**
@@ -117,8 +117,8 @@ final class PairLoss extends Op {
         int w = weighted ? 2 : -1;
         int p = posWeighted ? (weighted ? 3 : 2) : -1;
         // 1 + (p − 1)·y, in primitives and in differentiable ops
-        Function<Tensor[], Tensor> rawScale = in -> Raw.binary(BinaryKind.ADD, Raw.scalarLike(in[0], 1),
-                Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, in[p], Raw.scalarLike(in[p], 1)), in[1]));
+        Function<Tensor[], Tensor> rawScale = in -> Unrecorded.binary(BinaryKind.ADD, Unrecorded.scalarLike(in[0], 1),
+                Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.SUB, in[p], Unrecorded.scalarLike(in[p], 1)), in[1]));
         Function<Tensor[], Tensor> scale = in -> Ops.add(Ops.mul(Ops.add(in[p], -1), in[1]), 1);
         Function<Tensor[], Tensor> sp = in -> Ops.softplus(Ops.neg(in[0]));
         Function<Tensor[], Tensor> value = in -> {
@@ -126,11 +126,11 @@ final class PairLoss extends Op {
             Tensor y = in[1];
             Tensor l = p < 0
                     // max(x, 0) − x·y + log(1 + exp(−|x|))
-                    ? Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.SUB, Raw.binary(BinaryKind.MAX, x, Raw.scalarLike(x, 0)),
-                            Raw.binary(BinaryKind.MUL, x, y)), Raw.unary(UnaryKind.SOFTPLUS, Raw.mulScalar(Raw.unary(UnaryKind.ABS, x), -1)))
-                    : Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.scalarLike(y, 1), y), x),
-                            Raw.binary(BinaryKind.MUL, rawScale.apply(in), softplusOfNeg(x)));
-            return w < 0 ? l : Raw.binary(BinaryKind.MUL, l, in[w]);
+                    ? Unrecorded.binary(BinaryKind.ADD, Unrecorded.binary(BinaryKind.SUB, Unrecorded.binary(BinaryKind.MAX, x, Unrecorded.scalarLike(x, 0)),
+                            Unrecorded.binary(BinaryKind.MUL, x, y)), Unrecorded.unary(UnaryKind.SOFTPLUS, Unrecorded.mulScalar(Unrecorded.unary(UnaryKind.ABS, x), -1)))
+                    : Unrecorded.binary(BinaryKind.ADD, Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(y, 1), y), x),
+                            Unrecorded.binary(BinaryKind.MUL, rawScale.apply(in), softplusOfNeg(x)));
+            return w < 0 ? l : Unrecorded.binary(BinaryKind.MUL, l, in[w]);
         };
         // the partials without the weight, then times it
         List<Function<Tensor[], Tensor>> d = new ArrayList<>();
@@ -159,16 +159,16 @@ final class PairLoss extends Op {
     static PairLoss klDiv(String reduction, boolean logTarget, String label) {
         if (logTarget) {
             return new PairLoss("kl_div", label, "dx = −g ⊙ exp(t), dt = g ⊙ exp(t)(t − x + 1)", reduction,
-                    (x, t) -> Raw.binary(BinaryKind.MUL, Raw.unary(UnaryKind.EXP, t), diff(t, x)),
+                    (x, t) -> Unrecorded.binary(BinaryKind.MUL, Unrecorded.unary(UnaryKind.EXP, t), diff(t, x)),
                     (x, t) -> Ops.neg(Ops.exp(t)), (x, t) -> Ops.mul(Ops.exp(t), Ops.add(Ops.sub(t, x), 1)));
         }
         // t·(log t − x) is taken as 0 where t ≤ 0 (PyTorch's where(t > 0, ...)), and so is x's gradient; t's
         // gradient is PyTorch's (log t + 1 − x)·[t > 0], NaN at t = 0 (log 0 · 0), where t has no derivative anyway.
         return new PairLoss("kl_div", label, "dx = −g ⊙ t, dt = g ⊙ (log t + 1 − x), times [t > 0]", reduction,
-                (x, t) -> WhereOp.select(Raw.binary(BinaryKind.GT, t, Raw.scalarLike(t, 0)),
-                        Raw.binary(BinaryKind.MUL, t, diff(Raw.unary(UnaryKind.LOG, t), x)), Raw.scalarLike(t, 0)),
-                (x, t) -> WhereOp.of(Raw.binary(BinaryKind.GT, t, Raw.scalarLike(t, 0)), Ops.neg(t), Ops.constant(0, t)),
-                (x, t) -> Ops.mul(Ops.sub(Ops.add(Ops.log(t), 1), x), Raw.binary(BinaryKind.GT, t, Raw.scalarLike(t, 0))));
+                (x, t) -> WhereOp.select(Unrecorded.binary(BinaryKind.GT, t, Unrecorded.scalarLike(t, 0)),
+                        Unrecorded.binary(BinaryKind.MUL, t, diff(Unrecorded.unary(UnaryKind.LOG, t), x)), Unrecorded.scalarLike(t, 0)),
+                (x, t) -> WhereOp.of(Unrecorded.binary(BinaryKind.GT, t, Unrecorded.scalarLike(t, 0)), Ops.neg(t), Ops.constant(0, t)),
+                (x, t) -> Ops.mul(Ops.sub(Ops.add(Ops.log(t), 1), x), Unrecorded.binary(BinaryKind.GT, t, Unrecorded.scalarLike(t, 0))));
     }
 
     // ---- shape, forward, derivatives ----------------------------------------------------------
@@ -221,13 +221,13 @@ final class PairLoss extends Op {
         Tensor l = value.apply(in);
         int[] e = elementShape(shapes(in));
         if (!l.hasShape(e)) {
-            l = Raw.copy(l.viewExpand(e));
+            l = Unrecorded.copy(l.viewExpand(e));
         }
         if (reduction.equals("none")) {
             return l;
         }
-        Tensor s = Raw.reduce(ReduceKind.SUM, l, Shapes.axes(name, null, l.rank()), false);
-        return Raw.binary(BinaryKind.DIV, s, Raw.scalarLike(s, divisor(e)));
+        Tensor s = Unrecorded.reduce(ReduceKind.SUM, l, Shapes.axes(name, null, l.rank()), false);
+        return Unrecorded.binary(BinaryKind.DIV, s, Unrecorded.scalarLike(s, divisor(e)));
     }
 
     /** g spread over the elements: as is for none, divided by the divisor for the reductions. */

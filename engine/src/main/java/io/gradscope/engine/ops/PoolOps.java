@@ -154,7 +154,7 @@ final class PoolOps {
             for (int i = 0; i < k; i++) {
                 at[i] = i;
             }
-            return Raw.binary(BinaryKind.EQ, index, Tensor.fromDoubles(index.dtype(), index.device(), at, 1, 1, k, 1));
+            return Unrecorded.binary(BinaryKind.EQ, index, Tensor.fromDoubles(index.dtype(), index.device(), at, 1, 1, k, 1));
         }
 
         /**
@@ -175,7 +175,7 @@ final class PoolOps {
             Tensor cols = windows(in[0], Double.NEGATIVE_INFINITY);
             int k = w.size();
             int[] ax = {2};
-            Tensor max = Raw.reduce(ReduceKind.MAX, cols, ax, true);
+            Tensor max = Unrecorded.reduce(ReduceKind.MAX, cols, ax, true);
             // the gradient goes to the first maximum of a window (PyTorch's index), not split among ties:
             // ties are common after a ReLU. Scoring each tie by K − position picks the first. A window holding a
             // NaN has a NaN maximum, and the gradient goes to its last NaN (PyTorch's `val > max || isnan(val)`):
@@ -190,15 +190,15 @@ final class PoolOps {
             }
             Tensor rank = Tensor.fromDoubles(cols.dtype(), cols.device(), order, 1, 1, k, 1);
             Tensor nanRank = Tensor.fromDoubles(cols.dtype(), cols.device(), nanOrder, 1, 1, k, 1);
-            Tensor score = Raw.binary(BinaryKind.ADD, Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, cols, max), rank),
-                    Raw.binary(BinaryKind.MUL, Raw.isNan(cols), nanRank));
-            Tensor best = Raw.reduce(ReduceKind.MAX, score, ax, true);
-            Tensor first = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.EQ, score, best),
-                    Raw.binary(BinaryKind.GT, best, Raw.scalarLike(best, 0)));
+            Tensor score = Unrecorded.binary(BinaryKind.ADD, Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.EQ, cols, max), rank),
+                    Unrecorded.binary(BinaryKind.MUL, Unrecorded.isNan(cols), nanRank));
+            Tensor best = Unrecorded.reduce(ReduceKind.MAX, score, ax, true);
+            Tensor first = Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.EQ, score, best),
+                    Unrecorded.binary(BinaryKind.GT, best, Unrecorded.scalarLike(best, 0)));
             // Σ first·(offset + 1) − 1: the marked offset, or −1 where a window has no mark
             Tensor after = Tensor.fromDoubles(cols.dtype(), cols.device(), position, 1, 1, k, 1);
-            ctx.save(Raw.binary(BinaryKind.SUB, Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, first, after), ax, true),
-                    Raw.scalarLike(first, 1)));
+            ctx.save(Unrecorded.binary(BinaryKind.SUB, Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, first, after), ax, true),
+                    Unrecorded.scalarLike(first, 1)));
             return max.viewReshape(out);
         }
 
@@ -225,7 +225,7 @@ final class PoolOps {
         @Override
         public Tensor jvp(OpContext ctx, Tensor... t) {
             int[] out = ctx.output().shape();
-            return Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, windows(t[0], 0), mask(ctx.saved(0))), new int[] {2}, true)
+            return Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, windows(t[0], 0), mask(ctx.saved(0))), new int[] {2}, true)
                     .viewReshape(out);
         }
     }
@@ -276,19 +276,19 @@ final class PoolOps {
             boolean overhang = w.ceilMode && (w.overhangH(x4[2], w.outH(name(), x4[2], s)) > 0
                     || w.overhangW(x4[3], w.outW(name(), x4[3], s)) > 0);
             if (!overhang && (countIncludePad || (w.ph == 0 && w.pw == 0))) {
-                return Raw.scalarLike(x, w.size());
+                return Unrecorded.scalarLike(x, w.size());
             }
             s[0] = 1;
             s[1] = 1;
             Tensor ones = Tensor.full(x.dtype(), x.device(), 1, s);
-            return Raw.reduce(ReduceKind.SUM, windows(ones, countIncludePad ? 1 : 0, 0), new int[] {2}, true);
+            return Unrecorded.reduce(ReduceKind.SUM, windows(ones, countIncludePad ? 1 : 0, 0), new int[] {2}, true);
         }
 
         @Override
         public Tensor forward(OpContext ctx, Tensor... in) {
             int[] out = outputShape(new int[][] {in[0].shape()}, new DType[] {in[0].dtype()});
-            Tensor sum = Raw.reduce(ReduceKind.SUM, windows(in[0], 0), new int[] {2}, true);
-            return Raw.binary(BinaryKind.DIV, sum, divisor(in[0])).viewReshape(out);
+            Tensor sum = Unrecorded.reduce(ReduceKind.SUM, windows(in[0], 0), new int[] {2}, true);
+            return Unrecorded.binary(BinaryKind.DIV, sum, divisor(in[0])).viewReshape(out);
         }
 
         @Override

@@ -66,12 +66,12 @@ final class PowOp extends Op {
         // PyTorch computes x ** 0.5 as sqrt(x) and x ** −0.5 as rsqrt(x), which are NaN at −∞ where
         // C's pow gives +∞ and 0; the same here, so the edges (and the derivative through them) agree.
         if (exponent == 0.5) {
-            return Raw.unary(UnaryKind.SQRT, in[0]);
+            return Unrecorded.unary(UnaryKind.SQRT, in[0]);
         }
         if (exponent == -0.5) {
-            return Raw.binary(io.gradscope.engine.tensor.BinaryKind.DIV, Raw.scalarLike(in[0], 1), Raw.unary(UnaryKind.SQRT, in[0]));
+            return Unrecorded.binary(io.gradscope.engine.tensor.BinaryKind.DIV, Unrecorded.scalarLike(in[0], 1), Unrecorded.unary(UnaryKind.SQRT, in[0]));
         }
-        return Raw.unary(UnaryKind.POW, exponent, in[0]);
+        return Unrecorded.unary(UnaryKind.POW, exponent, in[0]);
     }
 
     private Tensor derivative(OpContext ctx) {

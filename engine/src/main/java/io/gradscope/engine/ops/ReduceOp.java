@@ -1,10 +1,10 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
 
@@ -108,9 +108,9 @@ public final class ReduceOp extends Op {
         Tensor x = in[0];
         int[] ax = Shapes.axes(name(), axes, x.rank());
         return switch (kind) {
-            case SUM -> Raw.reduce(ReduceKind.SUM, x, ax, keepdim);
-            case MEAN -> Raw.mulScalar(Raw.reduce(ReduceKind.SUM, x, ax, keepdim), 1.0 / count(x.shape(), ax));
-            case AMAX -> Raw.reduce(ReduceKind.MAX, x, ax, keepdim);
+            case SUM -> Unrecorded.reduce(ReduceKind.SUM, x, ax, keepdim);
+            case MEAN -> Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, x, ax, keepdim), 1.0 / count(x.shape(), ax));
+            case AMAX -> Unrecorded.reduce(ReduceKind.MAX, x, ax, keepdim);
         };
     }
 
@@ -133,9 +133,9 @@ public final class ReduceOp extends Op {
             case MEAN -> Ops.mul(gb, 1.0 / count(x.shape(), ax));
             case AMAX -> {
                 Tensor y = ctx.output().viewReshape(keep);
-                Tensor mask = Raw.binary(BinaryKind.EQ, x, y);
-                Tensor ties = Raw.reduce(ReduceKind.SUM, mask, ax, true);
-                yield Ops.mul(gb, Raw.binary(BinaryKind.DIV, mask, ties));
+                Tensor mask = Unrecorded.binary(BinaryKind.EQ, x, y);
+                Tensor ties = Unrecorded.reduce(ReduceKind.SUM, mask, ax, true);
+                yield Ops.mul(gb, Unrecorded.binary(BinaryKind.DIV, mask, ties));
             }
         }};
     }
@@ -154,8 +154,8 @@ public final class ReduceOp extends Op {
         Tensor x = ctx.input(0);
         int[] ax = Shapes.axes(name(), axes, x.rank());
         Tensor y = ctx.output().viewReshape(Shapes.keepDims(x.shape(), ax));
-        Tensor mask = Raw.binary(BinaryKind.EQ, x, y);
-        Tensor share = Raw.binary(BinaryKind.DIV, mask, Raw.reduce(ReduceKind.SUM, mask, ax, true));
+        Tensor mask = Unrecorded.binary(BinaryKind.EQ, x, y);
+        Tensor share = Unrecorded.binary(BinaryKind.DIV, mask, Unrecorded.reduce(ReduceKind.SUM, mask, ax, true));
         return Ops.sum(Ops.mul(t[0], share), ax, keepdim);
     }
 }

@@ -1,12 +1,12 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /** {@code x * rsqrt(mean(x²) + eps) * weight} over the last axis; the saved rsqrt is reused by the VJP. */
 final class RmsNormOp extends Op {
@@ -63,12 +63,12 @@ final class RmsNormOp extends Op {
     public Tensor forward(OpContext ctx, Tensor... in) {
         Tensor x = in[0];
         int[] last = {x.rank() - 1};
-        Tensor ms = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, x, x), last, true),
+        Tensor ms = Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, x, x), last, true),
                 1.0 / x.shape()[x.rank() - 1]);
-        Tensor rstd = Raw.unary(UnaryKind.POW, -0.5, Raw.binary(BinaryKind.ADD, ms, Raw.scalarLike(ms, eps)));
-        Tensor xhat = Raw.binary(BinaryKind.MUL, x, rstd);
+        Tensor rstd = Unrecorded.unary(UnaryKind.POW, -0.5, Unrecorded.binary(BinaryKind.ADD, ms, Unrecorded.scalarLike(ms, eps)));
+        Tensor xhat = Unrecorded.binary(BinaryKind.MUL, x, rstd);
         ctx.save(xhat, rstd);
-        return Raw.binary(BinaryKind.MUL, xhat, in[1]);
+        return Unrecorded.binary(BinaryKind.MUL, xhat, in[1]);
     }
 
     @Override

@@ -278,7 +278,7 @@ final class SlidingWindow {
         if (ph == 0 && pw == 0 && eh == 0 && ew == 0) {
             return padded;
         }
-        return Raw.copy(padded.viewNarrow(2, ph, h).viewNarrow(3, pw, w));
+        return Unrecorded.copy(padded.viewNarrow(2, ph, h).viewNarrow(3, pw, w));
     }
 
     // ---- index tracing, for the dependency rules ---------------------------------------------

@@ -1,13 +1,13 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * Normalisation by the statistics of the input itself, then a per-channel affine map: F.group_norm
@@ -119,20 +119,20 @@ final class StatNormOp extends Op {
         int[] v = view(x.shape());
         Tensor xv = x.reshapeOrCopy(v);
         double count = ReduceOp.count(v, reduced());
-        Tensor mean = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, xv, reduced(), true), 1 / count);
-        Tensor xc = Raw.binary(BinaryKind.SUB, xv, mean);
-        Tensor var = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, xc, xc), reduced(), true), 1 / count);
-        Tensor rstd = Raw.binary(BinaryKind.DIV, Raw.scalarLike(x, 1),
-                Raw.unary(UnaryKind.SQRT, Raw.binary(BinaryKind.ADD, var, Raw.scalarLike(x, eps))));
-        Tensor y = Raw.binary(BinaryKind.MUL, xc, rstd).viewReshape(x.shape());
+        Tensor mean = Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, xv, reduced(), true), 1 / count);
+        Tensor xc = Unrecorded.binary(BinaryKind.SUB, xv, mean);
+        Tensor var = Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, xc, xc), reduced(), true), 1 / count);
+        Tensor rstd = Unrecorded.binary(BinaryKind.DIV, Unrecorded.scalarLike(x, 1),
+                Unrecorded.unary(UnaryKind.SQRT, Unrecorded.binary(BinaryKind.ADD, var, Unrecorded.scalarLike(x, eps))));
+        Tensor y = Unrecorded.binary(BinaryKind.MUL, xc, rstd).viewReshape(x.shape());
         int[] cs = channelShape(x.rank(), x.shape()[1]);
         Tensor w = weight(in);
         Tensor b = bias(in);
         if (w != null) {
-            y = Raw.binary(BinaryKind.MUL, y, w.reshapeOrCopy(cs));
+            y = Unrecorded.binary(BinaryKind.MUL, y, w.reshapeOrCopy(cs));
         }
         if (b != null) {
-            y = Raw.binary(BinaryKind.ADD, y, b.reshapeOrCopy(cs));
+            y = Unrecorded.binary(BinaryKind.ADD, y, b.reshapeOrCopy(cs));
         }
         return y;
     }

@@ -30,9 +30,9 @@ final class TrainingBatchNorm {
             rstd.storage().release();
             return null;
         }
-        Tensor alpha = w == null ? rstd : Raw.binary(BinaryKind.MUL, rstd, w);
-        Tensor shift = Raw.binary(BinaryKind.MUL, mean, alpha);
-        Tensor beta = b == null ? Raw.binary(BinaryKind.SUB, Raw.scalarLike(shift, 0), shift) : Raw.binary(BinaryKind.SUB, b, shift);
+        Tensor alpha = w == null ? rstd : Unrecorded.binary(BinaryKind.MUL, rstd, w);
+        Tensor shift = Unrecorded.binary(BinaryKind.MUL, mean, alpha);
+        Tensor beta = b == null ? Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(shift, 0), shift) : Unrecorded.binary(BinaryKind.SUB, b, shift);
         Tensor out = Tensor.empty(x.dtype(), x.device(), x.shape());
         if (!x.backend().channelAffine(x, alpha, beta, out)) {
             out.storage().release();
@@ -65,16 +65,16 @@ final class TrainingBatchNorm {
         Tensor dx = null;
         if (needX) {
             double inv = (double) c / x.numel();
-            Tensor a = w == null ? rstd : Raw.binary(BinaryKind.MUL, rstd, w);
-            Tensor gmean = Raw.mulScalar(gsum, inv);
-            Tensor k = Raw.mulScalar(Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.MUL, rstd, rstd), gxc), inv);
+            Tensor a = w == null ? rstd : Unrecorded.binary(BinaryKind.MUL, rstd, w);
+            Tensor gmean = Unrecorded.mulScalar(gsum, inv);
+            Tensor k = Unrecorded.mulScalar(Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.MUL, rstd, rstd), gxc), inv);
             dx = Tensor.empty(x.dtype(), x.device(), x.shape());
             if (!x.backend().channelNormGrad(gc, x, a, gmean, mean, k, dx)) {
                 dx.storage().release();
                 return null;
             }
         }
-        Tensor dw = needW ? Raw.binary(BinaryKind.MUL, rstd, gxc) : null;
+        Tensor dw = needW ? Unrecorded.binary(BinaryKind.MUL, rstd, gxc) : null;
         return new Tensor[] {dx, dw, needB ? gsum : null};
     }
 }

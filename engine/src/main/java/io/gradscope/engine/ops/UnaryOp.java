@@ -1,9 +1,9 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 import java.util.function.UnaryOperator;
 
 /**
@@ -85,7 +85,7 @@ public final class UnaryOp extends Op {
         /** The forward is the backend's kernel {@code k}, whose fused backward is used where the backend has one. */
         Builder kernel(UnaryKind k) {
             this.kind = k;
-            this.forward = x -> Raw.unary(k, x);
+            this.forward = x -> Unrecorded.unary(k, x);
             return this;
         }
 

@@ -1,12 +1,12 @@
 package io.gradscope.engine.ops;
 
-import io.gradscope.engine.tensor.BinaryKind;
-import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
+import io.gradscope.engine.tensor.ReduceKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * torch.var and torch.std over axes (None or (): all) with a correction (1: Bessel's, the default),
@@ -77,11 +77,11 @@ final class VarianceOp extends Op {
         Tensor x = in[0];
         int[] a = ax(x.rank());
         long n = ReduceOp.count(x.shape(), a);
-        Tensor mean = Raw.mulScalar(Raw.reduce(ReduceKind.SUM, x, a, true), 1.0 / n);
-        Tensor dev = Raw.binary(BinaryKind.SUB, x, mean);
-        Tensor ss = Raw.reduce(ReduceKind.SUM, Raw.binary(BinaryKind.MUL, dev, dev), a, keepdim);
-        Tensor var = Raw.binary(BinaryKind.DIV, ss, Raw.scalarLike(x, dof(x.shape())));
-        return std ? Raw.unary(UnaryKind.SQRT, var) : var;
+        Tensor mean = Unrecorded.mulScalar(Unrecorded.reduce(ReduceKind.SUM, x, a, true), 1.0 / n);
+        Tensor dev = Unrecorded.binary(BinaryKind.SUB, x, mean);
+        Tensor ss = Unrecorded.reduce(ReduceKind.SUM, Unrecorded.binary(BinaryKind.MUL, dev, dev), a, keepdim);
+        Tensor var = Unrecorded.binary(BinaryKind.DIV, ss, Unrecorded.scalarLike(x, dof(x.shape())));
+        return std ? Unrecorded.unary(UnaryKind.SQRT, var) : var;
     }
 
     /** ∂y/∂x as a tensor of x's shape, differentiable. */

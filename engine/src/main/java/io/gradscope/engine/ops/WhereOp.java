@@ -1,8 +1,8 @@
 package io.gradscope.engine.ops;
 
 import io.gradscope.engine.GradscopeException;
-import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.sparse.Pattern;
+import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.DType;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
@@ -71,10 +71,10 @@ final class WhereOp extends Op {
         Tensor a = in[1];
         Tensor b = in[2];
         Tensor c = in[0].to(a.dtype());
-        Tensor holds = Raw.binary(BinaryKind.SUB, Raw.scalarLike(a, 1), Raw.binary(BinaryKind.EQ, c, Raw.scalarLike(a, 0)));
+        Tensor holds = Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(a, 1), Unrecorded.binary(BinaryKind.EQ, c, Unrecorded.scalarLike(a, 0)));
         Tensor out = select(holds, a, b);
         int[] shape = outputShape(new int[][] {in[0].shape(), a.shape(), b.shape()}, new DType[] {in[0].dtype(), a.dtype(), b.dtype()});
-        return java.util.Arrays.equals(out.shape(), shape) ? out : Raw.copy(out.viewExpand(shape));
+        return java.util.Arrays.equals(out.shape(), shape) ? out : Unrecorded.copy(out.viewExpand(shape));
     }
 
     /**
@@ -82,27 +82,27 @@ final class WhereOp extends Op {
      * of the branch not taken do not show. Records nothing: for other ops' forwards.
      */
     static Tensor select(Tensor holds, Tensor a, Tensor b) {
-        Tensor s = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.mulScalar(holds, 2), Raw.scalarLike(a, 1)),
-                Raw.scalarLike(a, Double.POSITIVE_INFINITY));
+        Tensor s = Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.SUB, Unrecorded.mulScalar(holds, 2), Unrecorded.scalarLike(a, 1)),
+                Unrecorded.scalarLike(a, Double.POSITIVE_INFINITY));
         // min and max propagate NaN, so a NaN in the branch not taken would show; torch.where drops it.
         // A branch holding a NaN is taken with its NaNs as 0, and the NaNs of the branch taken are put back.
         Tensor nanTaken = null;
         if (hasNaN(a)) {
-            nanTaken = Raw.binary(BinaryKind.MUL, holds, Raw.isNan(a));
+            nanTaken = Unrecorded.binary(BinaryKind.MUL, holds, Unrecorded.isNan(a));
             a = nanAsZero(a);
         }
         if (hasNaN(b)) {
-            Tensor nb = Raw.binary(BinaryKind.MUL, Raw.binary(BinaryKind.SUB, Raw.scalarLike(b, 1), holds), Raw.isNan(b));
-            nanTaken = nanTaken == null ? nb : Raw.binary(BinaryKind.ADD, nanTaken, nb);
+            Tensor nb = Unrecorded.binary(BinaryKind.MUL, Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(b, 1), holds), Unrecorded.isNan(b));
+            nanTaken = nanTaken == null ? nb : Unrecorded.binary(BinaryKind.ADD, nanTaken, nb);
             b = nanAsZero(b);
         }
-        Tensor pickA = Raw.binary(BinaryKind.MIN, a, s);
-        Tensor pickB = Raw.binary(BinaryKind.MIN, b, Raw.mulScalar(s, -1));
-        Tensor out = Raw.binary(BinaryKind.MAX, pickA, pickB);
+        Tensor pickA = Unrecorded.binary(BinaryKind.MIN, a, s);
+        Tensor pickB = Unrecorded.binary(BinaryKind.MIN, b, Unrecorded.mulScalar(s, -1));
+        Tensor out = Unrecorded.binary(BinaryKind.MAX, pickA, pickB);
         if (nanTaken != null) {
             // (1 − q) / 0: +∞ where no NaN is taken (min leaves out alone), 0/0 = NaN where one is
-            Tensor nan = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB, Raw.scalarLike(out, 1), nanTaken), Raw.scalarLike(out, 0));
-            out = Raw.binary(BinaryKind.MIN, out, nan);
+            Tensor nan = Unrecorded.binary(BinaryKind.DIV, Unrecorded.binary(BinaryKind.SUB, Unrecorded.scalarLike(out, 1), nanTaken), Unrecorded.scalarLike(out, 0));
+            out = Unrecorded.binary(BinaryKind.MIN, out, nan);
         }
         return out;
     }
@@ -120,21 +120,21 @@ final class WhereOp extends Op {
         if (x.numel() == 0) {
             return false;
         }
-        return Double.isNaN(Raw.reduce(io.gradscope.engine.tensor.ReduceKind.SUM, x, Shapes.axes("where", null, x.rank()), false)
+        return Double.isNaN(Unrecorded.reduce(io.gradscope.engine.tensor.ReduceKind.SUM, x, Shapes.axes("where", null, x.rank()), false)
                 .toDoubleArray()[0]);
     }
 
     /** x with each NaN as 0, infinities kept: the finite part, clamped to ±∞ where x is ±∞. */
     private static Tensor nanAsZero(Tensor x) {
-        Tensor finite = Raw.unary(io.gradscope.engine.tensor.UnaryKind.FINITE_OR_ZERO, x);
-        Tensor zero = Raw.scalarLike(x, 0);
-        Tensor half = Raw.scalarLike(x, 0.5);
+        Tensor finite = Unrecorded.unary(io.gradscope.engine.tensor.UnaryKind.FINITE_OR_ZERO, x);
+        Tensor zero = Unrecorded.scalarLike(x, 0);
+        Tensor half = Unrecorded.scalarLike(x, 0.5);
         // ±0.5 / 0 is ±∞: the upper bound −∞ only where x is −∞, the lower bound +∞ only where x is +∞
-        Tensor upper = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB, half,
-                Raw.binary(BinaryKind.EQ, x, Raw.scalarLike(x, Double.NEGATIVE_INFINITY))), zero);
-        Tensor lower = Raw.binary(BinaryKind.DIV, Raw.binary(BinaryKind.SUB,
-                Raw.binary(BinaryKind.EQ, x, Raw.scalarLike(x, Double.POSITIVE_INFINITY)), half), zero);
-        return Raw.binary(BinaryKind.MAX, Raw.binary(BinaryKind.MIN, finite, upper), lower);
+        Tensor upper = Unrecorded.binary(BinaryKind.DIV, Unrecorded.binary(BinaryKind.SUB, half,
+                Unrecorded.binary(BinaryKind.EQ, x, Unrecorded.scalarLike(x, Double.NEGATIVE_INFINITY))), zero);
+        Tensor lower = Unrecorded.binary(BinaryKind.DIV, Unrecorded.binary(BinaryKind.SUB,
+                Unrecorded.binary(BinaryKind.EQ, x, Unrecorded.scalarLike(x, Double.POSITIVE_INFINITY)), half), zero);
+        return Unrecorded.binary(BinaryKind.MAX, Unrecorded.binary(BinaryKind.MIN, finite, upper), lower);
     }
 
     @Override

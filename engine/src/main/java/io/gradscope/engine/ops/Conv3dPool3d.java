@@ -19,8 +19,8 @@ import java.util.Map;
  * the first in the 3-D window's raster order: the first depth that holds the maximum, there the first
  * position). As {@link ChainOp}s, their VJP, JVP and dependency rule are the steps'.
  */
-final class Windows3d {
-    private Windows3d() {
+final class Conv3dPool3d {
+    private Conv3dPool3d() {
     }
 
     /** One integer for every axis or one per axis (three), each at least {@code min}. */

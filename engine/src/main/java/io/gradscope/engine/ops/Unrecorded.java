@@ -2,17 +2,17 @@ package io.gradscope.engine.ops;
 
 import io.gradscope.engine.tensor.BinaryKind;
 import io.gradscope.engine.tensor.ReduceKind;
-import io.gradscope.engine.tensor.UnaryKind;
 import io.gradscope.engine.tensor.Shapes;
 import io.gradscope.engine.tensor.Tensor;
+import io.gradscope.engine.tensor.UnaryKind;
 
 /**
  * Tensor computations straight on the backend, recording nothing: the vocabulary op forwards are
  * written in. Outputs are new contiguous tensors; those the kernel writes in full are allocated
  * without zeroing ({@link Tensor#empty}), so a reused block is not cleared first.
  */
-public final class Raw {
-    private Raw() {
+public final class Unrecorded {
+    private Unrecorded() {
     }
 
     public static Tensor unary(UnaryKind kind, Tensor x) {
