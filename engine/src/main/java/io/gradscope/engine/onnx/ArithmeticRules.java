@@ -115,7 +115,7 @@ final class ArithmeticRules {
                 rows *= as[i];
             }
             t.emit(n, 0, "reshape(reshape(" + a.name() + ", " + rows + ", " + as[as.length - 1] + ") @ " + b.name() + ", "
-                    + Translator.dimsText(shape, false) + ")", shape, false);
+                    + ProgramText.dimsText(shape, false) + ")", shape, false);
             return null;
         }
         t.emit(n, 0, a.name() + " @ " + b.name(), shape, false);

@@ -165,7 +165,7 @@ final class ConvPoolRules {
         int[] planes = {xs[0] * od, c, xs[3], xs[4]};
         Geometry plane = new Geometry(Arrays.copyOfRange(g.kernel(), 1, 3), Arrays.copyOfRange(g.stride(), 1, 3),
                 Arrays.copyOfRange(g.dilation(), 1, 3), Arrays.copyOfRange(g.begin(), 1, 3), Arrays.copyOfRange(g.end(), 1, 3));
-        String batch = extraPad("reshape(permute(" + stacked + ", 0, 2, 1, 3, 4), " + Translator.dimsText(planes, false) + ")", planes, plane);
+        String batch = extraPad("reshape(permute(" + stacked + ", 0, 2, 1, 3, 4), " + ProgramText.dimsText(planes, false) + ")", planes, plane);
         String weight = "reshape(permute(" + w.name() + ", 0, 2, 1, 3, 4), " + ws[0] + ", " + c + ", " + ws[3] + ", " + ws[4] + ")";
         Tensor b = r.translator().present(n, 2) ? r.floatTensor(n, 2) : null;
         Map<String, Object> attrs = new HashMap<>();
@@ -320,7 +320,7 @@ final class ConvPoolRules {
         int[] planes = {xs[0], xs[1] * kd * od, xs[3], xs[4]};
         Geometry plane = new Geometry(Arrays.copyOfRange(g.kernel(), 1, 3), Arrays.copyOfRange(g.stride(), 1, 3),
                 Arrays.copyOfRange(g.dilation(), 1, 3), Arrays.copyOfRange(g.begin(), 1, 3), Arrays.copyOfRange(g.end(), 1, 3));
-        String folded = "reshape(" + stacked + ", " + Translator.dimsText(planes, false) + ")";
+        String folded = "reshape(" + stacked + ", " + ProgramText.dimsText(planes, false) + ")";
         if (!plane.symmetric()) {
             if (max) {
                 return op + " with padding that differs between the two sides of an axis";
@@ -343,7 +343,7 @@ final class ConvPoolRules {
                 + attr("padding", plane.padding(), 0) + (max ? attr("dilation", plane.dilation(), 1) : "") + (ceil ? ", ceil_mode=True" : "")
                 + ")";
         int[] shape = {xs[0], xs[1], od, y[2], y[3]};
-        String expr = kd == 1 ? "reshape(" + pooled + ", " + Translator.dimsText(shape, false) + ")"
+        String expr = kd == 1 ? "reshape(" + pooled + ", " + ProgramText.dimsText(shape, false) + ")"
                 : (max ? "max" : "mean") + "(reshape(" + pooled + ", " + xs[0] + ", " + xs[1] + ", " + kd + ", " + od + ", " + y[2] + ", " + y[3]
                 + "), axis=2)";
         r.translator().emit(n, 0, expr, shape, false);

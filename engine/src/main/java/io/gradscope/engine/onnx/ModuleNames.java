@@ -1,6 +1,7 @@
 package io.gradscope.engine.onnx;
 
 import ai.onnx.proto.OnnxMl;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -28,7 +29,7 @@ final class ModuleNames {
     static Map<String, String> of(OnnxMl.GraphProto graph, Map<String, Const> initializers) {
         Map<String, String> names = new HashMap<>();
         for (OnnxMl.NodeProto n : graph.getNodeList()) {
-            List<String> groups = Translator.groupsOf(Translator.modules(n.getName()));
+            List<String> groups = groupsOf(modules(n.getName()));
             for (int i = 0; i < n.getInputCount(); i++) {
                 String in = n.getInput(i);
                 Const c = initializers.get(in);
@@ -61,5 +62,29 @@ final class ModuleNames {
             case "LSTM", "GRU", "RNN" -> i >= 1 && i <= 3 ? List.of("weight_ih", "weight_hh", "bias").get(i - 1) : null;
             default -> null;
         };
+    }
+
+    /** The module path of a node name: {@code /layer1/layer1.0/conv1/Conv -> [layer1, layer1.0, conv1]}. */
+    static List<String> modules(String nodeName) {
+        List<String> parts = new ArrayList<>();
+        for (String p : nodeName.split("/")) {
+            if (!p.isEmpty()) {
+                parts.add(p);
+            }
+        }
+        return parts.isEmpty() ? parts : parts.subList(0, parts.size() - 1);
+    }
+
+    /** Group names for the module path: a child repeating its parent's name drops it ({@code layer1.0 -> 0}). */
+    static List<String> groupsOf(List<String> mods) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < mods.size(); i++) {
+            String m = mods.get(i);
+            if (i > 0 && m.startsWith(mods.get(i - 1) + ".")) {
+                m = m.substring(mods.get(i - 1).length() + 1);
+            }
+            out.add(m);
+        }
+        return out;
     }
 }

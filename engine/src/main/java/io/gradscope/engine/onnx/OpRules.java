@@ -150,7 +150,7 @@ final class OpRules {
             if (t.present(n, 1) && ratio == null) {
                 return "Dropout in training mode with a computed ratio";
             }
-            if (mask && t.read(n.getOutput(1))) {
+            if (mask && t.isRead(n.getOutput(1))) {
                 return "Dropout in training mode whose mask output is read (with --dropout seeded)";
             }
             double p = t.present(n, 1) ? ratio.data()[0] : 0.5;

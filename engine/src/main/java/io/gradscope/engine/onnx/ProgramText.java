@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The generated program's text: statements in order, each in the group of the PyTorch module its ONNX
@@ -102,5 +103,11 @@ final class ProgramText {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** The dimensions as call arguments: {@code 2, 3} (with a trailing {@code , } when {@code more} and non-empty). */
+    static String dimsText(int[] shape, boolean more) {
+        String s = java.util.Arrays.stream(shape).mapToObj(Integer::toString).collect(Collectors.joining(", "));
+        return more && !s.isEmpty() ? s + ", " : s;
     }
 }

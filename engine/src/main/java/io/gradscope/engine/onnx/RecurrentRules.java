@@ -127,7 +127,7 @@ final class RecurrentRules {
 
     /** Direction {@code d} of a per-direction tensor, as a {@code shape} tensor. */
     private static String pick(String x, int d, int dirs, int[] shape) {
-        String dims = Translator.dimsText(shape, false);
+        String dims = ProgramText.dimsText(shape, false);
         return dirs == 1 ? "reshape(" + x + ", " + dims + ")" : "reshape(slice(" + x + ", 0, " + d + ", " + (d + 1) + "), " + dims + ")";
     }
 

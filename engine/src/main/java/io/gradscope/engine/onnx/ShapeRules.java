@@ -39,7 +39,7 @@ final class ShapeRules {
             return;
         }
         String e = Arrays.equals(from, target) ? expr : target.length == 0 ? "sum(" + expr + ")"
-                : "reshape(" + expr + ", " + Translator.dimsText(target, false) + ")";
+                : "reshape(" + expr + ", " + ProgramText.dimsText(target, false) + ")";
         t.emit(n, k, e, target, false);
     }
 
@@ -101,7 +101,7 @@ final class ShapeRules {
             t.alias(n, 0, x);
             return null;
         }
-        t.emit(n, 0, "broadcast_to(" + x.name() + ", " + Translator.dimsText(target, false) + ")", target, false);
+        t.emit(n, 0, "broadcast_to(" + x.name() + ", " + ProgramText.dimsText(target, false) + ")", target, false);
         return null;
     }
 

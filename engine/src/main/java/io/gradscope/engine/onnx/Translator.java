@@ -58,14 +58,11 @@ final class Translator {
     /** How an initializer is declared when the program needs it. */
     enum LeafKind { PARAM, CONSTANT }
 
-    private record Unsupported(String what, String node) {
-    }
-
     final OnnxFile file;
     final int opset;
     final ProgramText text;
-    private final OnnxMl.GraphProto graph;
-    private final Map<String, Val> values = new HashMap<>();
+    final OnnxMl.GraphProto graph;
+    final Map<String, Val> values = new HashMap<>();
     private final Map<String, Const> initializers = new LinkedHashMap<>();
     /** Each ONNX initializer's program name (null until the program uses it as a tensor). */
     final Map<String, String> initializerNames = new LinkedHashMap<>();
@@ -76,23 +73,20 @@ final class Translator {
     private GeluPattern gelu;
     /** PyTorch's LayerNorm chains below opset 17, each written as one layer_norm. */
     private LayerNormPattern layerNorms;
-    private final List<Unsupported> unsupported = new ArrayList<>();
-    /** Nodes of known operators not checked: they read a refused node's output, whose shape is unknown. */
-    private int unchecked;
+    /** The nodes refused, reported together once the graph has been read. */
+    final Refusals refusals = new Refusals(this);
     private final Map<String, Integer> perModule = new HashMap<>();
     /** Names for the exporter's numbered initializers, from the modules that read them ({@link ModuleNames}). */
     private Map<String, String> moduleNames = Map.of();
-    private final Map<String, Integer> classesOf = new HashMap<>();
-    private final Map<String, String> dims;
-    /** The symbolic sizes an input got from {@link #unnamedSize}, said in its comment. */
-    private final List<String> chosen = new ArrayList<>();
+    final Map<String, Integer> classesOf = new HashMap<>();
+    final Map<String, String> dims;
     /** The symbolic dimensions the inputs name (each --dim must be one of them). */
     final java.util.Set<String> symbols = new java.util.TreeSet<>();
     /** The values to write under params/, by program leaf name. */
     final Map<String, Const> files = new LinkedHashMap<>();
     private List<String> groups = List.of();
     private String comment = "";
-    private final OpRules rules;
+    final OpRules rules;
     /** How the program names the folder of its parameter files ({@code params}, or an absolute path). */
     private final String paramsFolder;
     /** The size a symbolic dimension gets when no --dim names it (0: refuse, as gradscope import does). */
@@ -101,12 +95,6 @@ final class Translator {
     boolean seededDropout;
     /** The training-mode Dropout nodes written as seeded dropout: each its own seed, 0, 1, 2, ... */
     int seededDropouts;
-
-    /** Whether a node reads {@code onnx} or the graph gives it out. */
-    boolean read(String onnx) {
-        return graph.getNodeList().stream().anyMatch(n -> n.getInputList().contains(onnx))
-                || graph.getOutputList().stream().anyMatch(o -> o.getName().equals(onnx));
-    }
 
     Translator(OnnxFile file, OnnxMl.ModelProto model, ProgramText text, Map<String, String> dims, String paramsFolder) {
         this.file = file;
@@ -128,6 +116,11 @@ final class Translator {
         return file.error(what);
     }
 
+    /** Refuses node {@code n}: {@code what} the import does not support (reported with the rest at the end). */
+    void unsupported(OnnxMl.NodeProto n, String what) {
+        refusals.note(n, what);
+    }
+
     // ---- the whole graph ----------------------------------------------------------------------
 
     /** Translates the graph; the objective is {@code loss} of the first output. */
@@ -141,7 +134,7 @@ final class Translator {
         moduleNames = ModuleNames.of(graph, initializers);
         for (OnnxMl.NodeProto n : graph.getNodeList()) {
             if (!n.getOpType().equals("Constant")) {
-                perModule.merge(String.join("/", modules(n.getName())), 1, Integer::sum);
+                perModule.merge(String.join("/", ModuleNames.modules(n.getName())), 1, Integer::sum);
             }
             for (String o : n.getOutputList()) {
                 producer.put(o, n);
@@ -157,206 +150,25 @@ final class Translator {
         Set<String> graphOutputs = graph.getOutputList().stream().map(OnnxMl.ValueInfoProto::getName).collect(Collectors.toSet());
         gelu = new GeluPattern(graph.getNodeList(), producer, graphOutputs, this::scalarConstant);
         layerNorms = new LayerNormPattern(graph.getNodeList(), producer, graphOutputs, this::scalarConstant);
-        checkOperators();
+        refusals.checkOperators(graph);
         for (OnnxMl.ValueInfoProto in : graph.getInputList()) {
             if (!initializers.containsKey(in.getName())) {
-                declareInput(in);
+                GraphEnds.declareInput(this, in);
             }
         }
         for (OnnxMl.NodeProto n : graph.getNodeList()) {
             translate(n, false);
         }
-        reportUnsupported();
-        objective(loss);
-    }
-
-    /** Notes every node of an op type the import does not know (reported with the rest after the translation). */
-    private void checkOperators() {
-        for (OnnxMl.NodeProto n : graph.getNodeList()) {
-            if (!known(n)) {
-                String domain = n.getDomain();
-                unsupported(n, domain.isEmpty() || domain.equals("ai.onnx") ? n.getOpType() : n.getOpType() + " (domain " + domain + ")");
-            }
-        }
-    }
-
-    private static boolean known(OnnxMl.NodeProto n) {
-        String domain = n.getDomain();
-        return (domain.isEmpty() || domain.equals("ai.onnx")) && OpRules.SUPPORTED.contains(n.getOpType());
-    }
-
-    void unsupported(OnnxMl.NodeProto n, String what) {
-        unsupported.add(new Unsupported(what, n.getName().isEmpty() ? "(unnamed " + n.getOpType() + ")" : n.getName()));
-    }
-
-    private void reportUnsupported() {
-        if (unsupported.isEmpty()) {
-            return;
-        }
-        Map<String, List<String>> byKind = new LinkedHashMap<>();
-        for (Unsupported u : unsupported) {
-            byKind.computeIfAbsent(u.what(), k -> new ArrayList<>()).add(u.node());
-        }
-        // Every node by name, however many (the README promises each one).
-        String list = byKind.entrySet().stream().map(e -> e.getKey() + " ×" + e.getValue().size() + " (" + String.join(", ", e.getValue()) + ")")
-                .collect(Collectors.joining("; "));
-        String after = unchecked == 0 ? "" : "; " + unchecked + " node" + (unchecked == 1 ? "" : "s")
-                + " after them, reading what they give, not checked";
-        throw error("cannot import: " + unsupported.size() + " node" + (unsupported.size() == 1 ? "" : "s")
-                + " the import does not support: " + list + after);
-    }
-
-    /** An input the model declares too large for a tensor is the model's (or --dim's) size, said as such. */
-    private void checkSize(String onnx, int[] shape, OnnxMl.TensorShapeProto sp) {
-        long n = 1;
-        for (int d : shape) {
-            n = Math.min(Long.MAX_VALUE / 4, n * Math.max(d, 0));
-        }
-        if (n > io.gradscope.engine.tensor.Shapes.MAX_NUMEL) {
-            throw error("input '" + onnx + "' of shape " + java.util.Arrays.toString(shape) + " has " + n + " elements, more than a "
-                    + "tensor can hold (" + io.gradscope.engine.tensor.Shapes.MAX_NUMEL + ")"
-                    + (sp.getDimList().stream().anyMatch(d -> !d.hasDimValue()) ? "; give smaller sizes with --dim" : ""));
-        }
-    }
-
-    private static String ordinal(int i) {
-        return switch (i) {
-            case 0 -> "first";
-            case 1 -> "second";
-            case 2 -> "third";
-            default -> (i + 1) + "th";
-        };
-    }
-
-    private void declareInput(OnnxMl.ValueInfoProto in) {
-        String onnx = in.getName();
-        if (!in.getType().hasTensorType()) {
-            throw error("input '" + onnx + "' is not a tensor");
-        }
-        OnnxMl.TypeProto.Tensor tt = in.getType().getTensorType();
-        OnnxMl.TensorShapeProto sp = tt.getShape();
-        int[] shape = new int[sp.getDimCount()];
-        List<String> shown = new ArrayList<>();
-        for (int i = 0; i < shape.length; i++) {
-            OnnxMl.TensorShapeProto.Dimension d = sp.getDim(i);
-            if (d.hasDimValue() && d.getDimValue() >= 0) {
-                if (d.getDimValue() > io.gradscope.engine.tensor.Shapes.MAX_NUMEL) {
-                    throw error("input '" + onnx + "' has the dimension " + d.getDimValue() + " (its " + ordinal(i)
-                            + "), more than a tensor can hold (" + io.gradscope.engine.tensor.Shapes.MAX_NUMEL + " elements)");
-                }
-                shape[i] = (int) d.getDimValue();
-                shown.add(Long.toString(d.getDimValue()));
-                continue;
-            }
-            String sym = d.getDimParam();
-            shown.add(sym.isEmpty() ? "?" : sym);
-            symbols.add(sym);
-            String fixed = dims.get(sym);
-            if (fixed == null && !sym.isEmpty() && unnamedSize > 0) {
-                fixed = Integer.toString(unnamedSize);
-                chosen.add(sym + " = " + unnamedSize);
-            }
-            if (sym.isEmpty() || fixed == null) {
-                throw error("input '" + onnx + "' has a dynamic shape " + String.join("", "[", String.join(", ", shown), sp.getDimCount() > i + 1
-                        ? ", ...]" : "]") + (sym.isEmpty() ? ": an unnamed dimension that cannot be fixed"
-                        : ": give the size of '" + sym + "' with --dim " + sym + "=N"));
-            }
-            shape[i] = Integer.parseInt(fixed);
-        }
-        checkSize(onnx, shape, sp);
-        int type = tt.getElemType();
-        String name = text.name(onnx);
-        inputNames.put(onnx, name);
-        groups = List.of();
-        comment = "graph input '" + onnx + "'" + (chosen.isEmpty() ? ""
-                : " (" + String.join(", ", chosen) + ": symbolic, chosen here; --dim NAME=N for another size)");
-        chosen.clear();
-        if (Const.isFloatType(type)) {
-            text.add(groups, name, "input(" + dimsText(shape, false) + ")", comment);
-            values.put(onnx, new Tensor(name, shape, false));
-        } else if (type == Const.INT64 || type == Const.INT32) {
-            Integer classes = classesOf.get(onnx);
-            if (classes == null) {
-                throw error("input '" + onnx + "' holds integers, which the import supports only as the indices of an embedding "
-                        + "(a Gather from an initializer)");
-            }
-            text.add(groups, name, "labels(" + dimsText(shape, true) + "classes=" + classes + ")", comment);
-            values.put(onnx, new Tensor(name, shape, true));
-        } else {
-            throw error("input '" + onnx + "' has the element type " + OnnxFile.typeName(type) + ", which the import does not support");
-        }
-    }
-
-    private void objective(String loss) {
-        if (graph.getOutputCount() == 0) {
-            throw error("the model has no outputs");
-        }
-        for (OnnxMl.ValueInfoProto o : graph.getOutputList()) {
-            if (values.get(o.getName()) instanceof Tensor t) {
-                outputNames.put(o.getName(), t.name());
-            }
-        }
-        String out = graph.getOutput(0).getName();
-        Val v = values.get(out);
-        if (!(v instanceof Tensor t) || t.isInt()) {
-            throw error("the first output '" + out + "' " + (v instanceof Known ? "is a constant: it depends on no input or parameter"
-                    : "is not a float tensor the program computes"));
-        }
-        groups = List.of();
-        comment = "the objective: " + loss + " of the output '" + out + "'";
-        String name = text.name("loss");
-        switch (loss) {
-            case "sum", "mean" -> text.add(groups, name, loss + "(" + t.name() + ")", comment);
-            case "mse" -> {
-                String target = text.name("target");
-                text.add(groups, target, "input(" + dimsText(t.shape(), false) + ")", "the target of the mse loss");
-                text.add(groups, name, "mse(" + t.name() + ", " + target + ")", comment);
-            }
-            case "cross_entropy" -> {
-                if (t.rank() != 2 && t.rank() != 1) {
-                    throw error("--loss cross_entropy needs the output '" + out + "' to be logits [N, C] or [C], not "
-                            + Shapes.str(t.shape()));
-                }
-                String target = text.name("target");
-                int[] ts = t.rank() == 2 ? new int[] {t.shape()[0]} : new int[0];
-                text.add(groups, target, "labels(" + dimsText(ts, true) + "classes=" + t.shape()[t.rank() - 1] + ")",
-                        "the class labels of the cross-entropy loss");
-                text.add(groups, name, "cross_entropy(" + t.name() + ", " + target + ")", comment);
-            }
-            default -> throw new GradscopeException("--loss must be sum, mean, mse or cross_entropy, not '" + loss + "'");
-        }
+        refusals.report();
+        GraphEnds.objective(this, loss);
     }
 
     // ---- one node ----------------------------------------------------------------------------
 
-    /** The module path of a node name: {@code /layer1/layer1.0/conv1/Conv -> [layer1, layer1.0, conv1]}. */
-    static List<String> modules(String nodeName) {
-        List<String> parts = new ArrayList<>();
-        for (String p : nodeName.split("/")) {
-            if (!p.isEmpty()) {
-                parts.add(p);
-            }
-        }
-        return parts.isEmpty() ? parts : parts.subList(0, parts.size() - 1);
-    }
-
-    /** Group names for the module path: a child repeating its parent's name drops it ({@code layer1.0 -> 0}). */
-    static List<String> groupsOf(List<String> mods) {
-        List<String> out = new ArrayList<>();
-        for (int i = 0; i < mods.size(); i++) {
-            String m = mods.get(i);
-            if (i > 0 && m.startsWith(mods.get(i - 1) + ".")) {
-                m = m.substring(mods.get(i - 1).length() + 1);
-            }
-            out.add(m);
-        }
-        return out;
-    }
-
     void translate(OnnxMl.NodeProto n, boolean force) {
         List<String> saveGroups = groups;
         String saveComment = comment;
-        groups = groupsOf(modules(n.getName()));
+        groups = ModuleNames.groupsOf(ModuleNames.modules(n.getName()));
         comment = NodeOrigin.of(n).comment();
         try {
             translateIn(n, force);
@@ -368,7 +180,7 @@ final class Translator {
 
     private void translateIn(OnnxMl.NodeProto n, boolean force) {
         String op = n.getOpType();
-        if (!known(n)) {
+        if (!Refusals.known(n)) {
             missing(n);
             return;
         }
@@ -389,7 +201,7 @@ final class Translator {
         String geluOf = gelu.endsWith(n);
         if (geluOf != null) {
             if (values.get(geluOf) instanceof Missing) {
-                unchecked++;
+                refusals.unchecked++;
                 missing(n);
             } else {
                 Tensor x = tensor(geluOf, LeafKind.PARAM);
@@ -409,7 +221,7 @@ final class Translator {
                 throw error("node '" + n.getName() + "' reads '" + name + "', which no earlier node produces (the graph is not in order)");
             }
             if (in[i] instanceof Missing) {
-                readsRefused(n, in);
+                refusals.readsRefused(n, in);
                 return;
             }
             allKnown &= in[i] instanceof Known;
@@ -443,78 +255,14 @@ final class Translator {
             }
         }
         if (!rules.apply(n, at, in)) {
-            refused(n, in);
+            refusals.refused(n, in);
         }
     }
 
-    private void missing(OnnxMl.NodeProto n) {
+    void missing(OnnxMl.NodeProto n) {
         for (int i = 0; i < n.getOutputCount(); i++) {
             set(n, i, Missing.UNKNOWN);
         }
-    }
-
-    /** Node n was refused (the last report is its own): its outputs carry the refusal's kind and a stand-in shape. */
-    private void refused(OnnxMl.NodeProto n, Val[] in) {
-        Tensor first = null;
-        for (Val v : in) {
-            if (v instanceof Tensor t) {
-                first = t;
-                break;
-            }
-        }
-        Missing m = first == null ? Missing.UNKNOWN : new Missing(unsupported.get(unsupported.size() - 1).what(), first.shape(), first.isInt());
-        for (int i = 0; i < n.getOutputCount(); i++) {
-            set(n, i, m);
-        }
-    }
-
-    /**
-     * Note [Chained refusals]: a node that reads a refused node's output has no input shape to be
-     * written with, so it was never checked, and two chained Slices with a step counted as one node.
-     * Such a node is checked with stand-ins (each missing input the shape of its refused node's first
-     * input: right for elementwise refusals, a guess otherwise): a refusal of the kind its input's
-     * node had is reported, any other outcome (written, refused otherwise, an error from the
-     * guessed shape) only counted as not checked. The program text is never used: the import fails.
-     */
-    private void readsRefused(OnnxMl.NodeProto n, Val[] in) {
-        Val[] stand = in.clone();
-        Set<String> kinds = new java.util.HashSet<>();
-        boolean guessed = true;
-        for (int i = 0; i < in.length; i++) {
-            if (in[i] instanceof Missing m) {
-                guessed &= m.guess() != null;
-                kinds.add(m.kind());
-                stand[i] = m.guess() == null ? null : new Tensor("refused_", m.guess(), m.isInt());
-            }
-        }
-        int before = unsupported.size();
-        if (guessed) {
-            // the rules read their inputs by name: the stand-ins take the missing values' place while they run
-            Map<String, Val> saved = new HashMap<>();
-            for (int i = 0; i < in.length; i++) {
-                if (in[i] instanceof Missing) {
-                    saved.put(n.getInput(i), in[i]);
-                    values.put(n.getInput(i), stand[i]);
-                }
-            }
-            try {
-                if (!rules.apply(n, new Attrs(n), stand) && unsupported.size() == before + 1
-                        && kinds.contains(unsupported.get(before).what())) {
-                    values.putAll(saved);
-                    refused(n, stand);
-                    return;
-                }
-            } catch (RuntimeException e) {
-                // an error the guessed shape gives says nothing about the node: not checked
-            } finally {
-                values.putAll(saved);
-            }
-        }
-        while (unsupported.size() > before) {
-            unsupported.remove(unsupported.size() - 1);
-        }
-        unchecked++;
-        missing(n);
     }
 
     /** The value of a one-element constant (an initializer or a Constant node's output), or null. */
@@ -567,8 +315,8 @@ final class Translator {
 
     /** The name {@link #statementName} starts from (not yet reserved). */
     private String baseName(OnnxMl.NodeProto n, int k) {
-        List<String> mods = modules(n.getName());
-        List<String> g = groupsOf(mods);
+        List<String> mods = ModuleNames.modules(n.getName());
+        List<String> g = ModuleNames.groupsOf(mods);
         String[] parts = n.getName().split("/");
         String opPart = parts.length == 0 || parts[parts.length - 1].isEmpty() ? n.getOpType() : parts[parts.length - 1];
         String base;
@@ -667,9 +415,9 @@ final class Translator {
                 }
                 classes = (int) Math.max(classes, d + 1);
             }
-            decl = "labels(" + dimsText(c.shape(), true) + "classes=" + classes + ", init=\"" + path + "\")";
+            decl = "labels(" + ProgramText.dimsText(c.shape(), true) + "classes=" + classes + ", init=\"" + path + "\")";
         } else {
-            decl = (param ? "param(" : "input(") + dimsText(c.shape(), true) + "init=\"" + path + "\")";
+            decl = (param ? "param(" : "input(") + ProgramText.dimsText(c.shape(), true) + "init=\"" + path + "\")";
         }
         text.add(groups, name, decl, what);
         files.put(file, c);
@@ -743,11 +491,5 @@ final class Translator {
 
     Val value(OnnxMl.NodeProto n, int i) {
         return present(n, i) ? values.get(n.getInput(i)) : null;
-    }
-
-    /** The dimensions as call arguments: {@code 2, 3} (with a trailing {@code , } when {@code more} and non-empty). */
-    static String dimsText(int[] shape, boolean more) {
-        String s = java.util.Arrays.stream(shape).mapToObj(Integer::toString).collect(Collectors.joining(", "));
-        return more && !s.isEmpty() ? s + ", " : s;
     }
 }
