@@ -26,7 +26,9 @@ import javafx.collections.ObservableList;
  * The Jacobian view of the run on screen: which vertex is differentiated by which leaf, how the
  * pattern is found and colored, the result the engine computed off the UI thread, and the nonzero
  * picked in the spy plot, whose paths it lights in the graph (it is a {@link Decorator}). State
- * changes only through the commands here.
+ * changes only through the commands here. It is long (about 600 lines) for one reason: every command
+ * here reads and bumps the same request counter and stop flag, so that a new run, a new choice or
+ * Cancel drops the computation in flight; what a run offers is read apart ({@link JacobianChoices}).
  */
 public final class JacobianViewModel implements Decorator {
     /** A vertex whose Jacobian can be shown: its index and how the chooser names it. */
