@@ -512,6 +512,7 @@ public final class GraphPanel extends StackPane {
         if (corner != mapCorner) {
             mapCorner = corner;
             StackPane.setAlignment(map, corner);
+            layout(); // there now, so that what keeps nodes clear of it and its bounds agree at once
         }
     }
 
