@@ -162,8 +162,8 @@ public final class Camera {
 
     /**
      * Pans, if need be, so that box {@code b} keeps {@code margin} pixels clear of the viewport's area
-     * from (x0, y0) to (x1, y1) (the overview map in its corner): up or left, whichever moves less and
-     * keeps the box in view; true when it moved.
+     * from (x0, y0) to (x1, y1) (the overview map in its corner): away from it, up or down and left or
+     * right, whichever moves less and keeps the box in view; true when it moved.
      */
     public boolean keepClear(GraphLayout.Box b, double x0, double y0, double x1, double y1, double margin) {
         double left = toPxX(b.x());
@@ -173,14 +173,17 @@ public final class Camera {
         if (right + margin <= x0 || left - margin >= x1 || bottom + margin <= y0 || top - margin >= y1) {
             return false;
         }
-        double up = bottom + margin - y0;
-        double aside = right + margin - x0;
-        boolean upFits = top - up >= margin;
-        boolean asideFits = left - aside >= margin;
+        // Away from the map: up or down, left or right, whichever corner it is in.
+        boolean mapBelow = y0 + y1 > height;
+        boolean mapRight = x0 + x1 > width;
+        double up = mapBelow ? bottom + margin - y0 : y1 + margin - top;
+        double aside = mapRight ? right + margin - x0 : x1 + margin - left;
+        boolean upFits = mapBelow ? top - up >= margin : bottom + up <= height - margin;
+        boolean asideFits = mapRight ? left - aside >= margin : right + aside <= width - margin;
         if (upFits && (!asideFits || up <= aside)) {
-            cy += up / scale;
+            cy += (mapBelow ? up : -up) / scale;
         } else if (asideFits) {
-            cx += aside / scale;
+            cx += (mapRight ? aside : -aside) / scale;
         } else {
             return false; // larger than the room beside the map: left where it is
         }

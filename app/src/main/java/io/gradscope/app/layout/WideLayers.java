@@ -96,8 +96,9 @@ final class WideLayers {
             return grid(level, row, col, rows, cols);
         }
         // A tall section, or a tall top level (resnet18's outline: 14 folded modules one under another,
-        // a thin column at Fit in a wide pane), is wrapped into bands side by side.
-        if (!(level.section() || !level.titled()) || boxes || !tall(perLayer, meanW, meanH)) {
+        // a thin column at Fit in a wide pane; a long program's outline of folded sections that are no
+        // strict chain, for RunGrid to take), is wrapped into bands side by side.
+        if (!(level.section() || !level.titled()) || boxes && level.titled() || !tall(perLayer, meanW, meanH)) {
             return null;
         }
         // Tall: the layers in bands of {@code rows} side by side, each band as many columns wide as its widest layer.

@@ -61,6 +61,8 @@ public final class GraphPanel extends StackPane {
      * over the whole sweep, which steps then pan and do not zoom back in, until Fit or a zoom in.
      */
     private boolean overviewByHand;
+    /** The corner the overview map sits in ({@link MapCorner}). */
+    private Pos mapCorner = Pos.BOTTOM_RIGHT;
 
     /**
      * A step as drawn: which run, pass and cursor, and the node drawn for it (its folded section's,
@@ -78,7 +80,7 @@ public final class GraphPanel extends StackPane {
         canvas.heightProperty().bind(surface.heightProperty());
         map = new OverviewMap(camera, this::redraw);
         map.enabled().addListener((o, a, b) -> redraw());
-        StackPane.setAlignment(map, Pos.BOTTOM_RIGHT);
+        StackPane.setAlignment(map, mapCorner);
         StackPane.setMargin(map, new Insets(MAP_MARGIN));
         getChildren().addAll(surface, map);
         canvas.widthProperty().addListener((o, a, b) -> resized());
@@ -314,6 +316,7 @@ public final class GraphPanel extends StackPane {
         if (region == null) {
             GraphPainter.paint(new FxPen(g), scene, view);
             map.update();
+            placeMap();
         } else {
             // Only the part a step changed: clipped, so what lies around it is left as drawn.
             GraphPainter.View part = view.clip(Math.floor(region[0]), Math.floor(region[1]), Math.ceil(region[2]), Math.ceil(region[3]));
@@ -497,7 +500,20 @@ public final class GraphPanel extends StackPane {
      */
     private double[] mapShownSize() {
         return scene == null || !map.enabled().get() || camera.shows(scene.layout().bounds()) ? null
-                : new double[] {map.getPrefWidth(), map.getPrefHeight()};
+                : MapCorner.rect(mapCorner, camera.width(), camera.height(), map.getPrefWidth(), map.getPrefHeight());
+    }
+
+    /** Puts the shown map in the corner where it covers no drawn node ({@link MapCorner}). */
+    private void placeMap() {
+        if (!map.isVisible()) {
+            return;
+        }
+        Pos corner = MapCorner.choose(camera, scene, map.getPrefWidth(), map.getPrefHeight(), mapCorner);
+        if (corner != mapCorner) {
+            mapCorner = corner;
+            StackPane.setAlignment(map, corner);
+            layout(); // there now, so that what keeps nodes clear of it and its bounds agree at once
+        }
     }
 
     private void drag(MouseEvent e) {

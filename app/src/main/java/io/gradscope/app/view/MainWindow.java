@@ -83,6 +83,7 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
         SplitPane graphAndMemory = new SplitPane(OverlayLegend.above(graph, vm.diagnostics()), memory);
         graphAndMemory.setOrientation(javafx.geometry.Orientation.VERTICAL);
         graphAndMemory.setDividerPositions(0.62);
+        roomForTradeOff(graphAndMemory);
         inspector.followText(vm::textLine, vm.source());
         memory.followText(vm::textLine, vm.source());
         vm.memory().lineToShow().addListener((o, a, line) -> editor.showLine(line.intValue()));
@@ -105,6 +106,32 @@ public final class MainWindow extends BorderPane implements Menus.Actions {
 
     public GraphPanel graphPanel() {
         return graph;
+    }
+
+    /** The least share of the graph-and-memory column the graph keeps when the trade-off curve asks for room. */
+    static final double GRAPH_LEAST_SHARE = 0.45;
+
+    /**
+     * Shown, the trade-off curve gets its preferred height where the graph can spare it (down to
+     * {@link #GRAPH_LEAST_SHARE} of the column): at 1024 × 700 it had 58 px of plot between its axes'
+     * labels, its current choice's label cramped against the staircase.
+     */
+    private void roomForTradeOff(SplitPane graphAndMemory) {
+        TradeOffChart chart = memory.tradeOffChart();
+        Runnable grow = () -> javafx.application.Platform.runLater(() -> {
+            double lack = chart.getPrefHeight() - chart.getHeight();
+            double h = graphAndMemory.getHeight();
+            if (!vm.memory().tradeOffShown().get() || chart.getScene() == null || lack < 1 || h <= 0) {
+                return;
+            }
+            double at = graphAndMemory.getDividerPositions()[0];
+            double want = Math.max(GRAPH_LEAST_SHARE, at - lack / h);
+            if (want < at - 0.001) {
+                graphAndMemory.setDividerPositions(want);
+            }
+        });
+        chart.heightProperty().addListener((o, a, b) -> grow.run());
+        vm.memory().tradeOffShown().addListener((o, a, on) -> grow.run());
     }
 
     public MemoryPanel memoryPanel() {

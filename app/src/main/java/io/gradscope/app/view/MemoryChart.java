@@ -66,6 +66,10 @@ final class MemoryChart extends Region {
         cursorLine.setManaged(false);
         cursorLine.setVisible(false);
         getChildren().addAll(canvas, cursorLine);
+        // Sized by layoutChildren to the region, never the other way round: managed, the canvas's width
+        // from a wider layout became the region's least width, and the memory panel ran off both sides
+        // of its column once the window was made narrower.
+        canvas.setManaged(false);
         setMinHeight(90);
         setPrefHeight(160);
         canvas.setOnMouseClicked(e -> {

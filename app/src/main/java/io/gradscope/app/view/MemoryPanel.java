@@ -93,7 +93,18 @@ public final class MemoryPanel extends BorderPane {
         // The summary goes on beside the controls while it fits on that line, else on a line of its own
         // under them, wrapping only where even a whole line is too narrow (squeezed beside the controls,
         // it wrapped to a word a line and the header grew to four lines).
-        javafx.scene.layout.FlowPane top = new javafx.scene.layout.FlowPane(8, 2, title, policy, budget, budgetValue, summary);
+        javafx.scene.layout.FlowPane top = new javafx.scene.layout.FlowPane(8, 2, title, policy, budget, budgetValue, summary) {
+            @Override
+            protected double computeMinWidth(double height) {
+                // The widest child's least width, not its preferred one (a FlowPane's own rule): the summary's
+                // whole line as the least width ran the panel off both sides of its column at 1024 wide.
+                double least = 0;
+                for (javafx.scene.Node n : getManagedChildren()) {
+                    least = Math.max(least, n.minWidth(-1));
+                }
+                return snappedLeftInset() + least + snappedRightInset();
+            }
+        };
         top.setAlignment(Pos.CENTER_LEFT);
         top.setPadding(new Insets(3, 6, 3, 6));
         summary.maxWidthProperty().bind(top.widthProperty().subtract(12));

@@ -187,6 +187,8 @@ public final class NodeDetails {
             Label h = new Label(heads[c]);
             h.getStyleClass().add(c == 0 ? "heading" : "stats");
             health.add(h, c, 0);
+            // On the title's line: centred in the title's taller row, the small headings sat 3 px above it.
+            GridPane.setValignment(h, javafx.geometry.VPos.BASELINE);
             if (c > 0) {
                 GridPane.setHalignment(h, javafx.geometry.HPos.RIGHT);
             }

@@ -50,7 +50,9 @@ public final class ProgramEditor extends BorderPane {
             mark.setMinWidth(10);
             mark.setPrefWidth(10);
             HBox box = new HBox(0, mark, numbers.apply(line));
-            box.setAlignment(Pos.CENTER_LEFT);
+            // Beside a wrapped line's first row, not half-way down its rows (the number then sat between
+            // two rows of text, as if it numbered the row below).
+            box.setAlignment(Pos.TOP_LEFT);
             // The gutter stays put while the text scrolls sideways beneath it (RichTextFX draws the
             // graphic over the text): opaque, so no character shows through the mark's slot.
             box.getStyleClass().add("gutter");

@@ -46,6 +46,10 @@ final class TradeOffChart extends Region {
     TradeOffChart(Consumer<RematPolicy> clicked) {
         setId("memory-tradeoff");
         getChildren().add(canvas);
+        // Sized by layoutChildren to the region, never the other way round: managed, the canvas's width
+        // from a wider layout became the region's least width, and the memory panel ran off both sides
+        // of its column once the window was made narrower.
+        canvas.setManaged(false);
         setMinHeight(90);
         setPrefHeight(160);
         canvas.setOnMouseClicked(e -> {
@@ -159,25 +163,13 @@ final class TradeOffChart extends Region {
         g.fillText(axisTitle(plotH - 2 * INSET - 28), 0, 0);
         g.restore();
         // The budget curve, in order of compute.
-        List<TradeOff.Point> curve = new ArrayList<>(data.curve());
-        curve.sort(Comparator.comparingLong(TradeOff.Point::flops).thenComparing(TradeOff.Point::peak, Comparator.reverseOrder()));
+        List<TradeOff.Point> curve = sortedCurve();
         Color line = Color.web("#0072b2");
         g.setStroke(line);
         g.setLineWidth(1.4);
-        g.beginPath();
-        // A staircase: with more compute the peak stays until the next plan lowers it.
-        double[] prev = null;
-        for (TradeOff.Point p : curve) {
-            double[] q = at(p);
-            if (prev == null) {
-                g.moveTo(q[0], q[1]);
-            } else {
-                g.lineTo(q[0], prev[1]);
-                g.lineTo(q[0], q[1]);
-            }
-            prev = q;
+        for (double[] seg : staircase()) {
+            g.strokeLine(seg[0], seg[1], seg[2], seg[3]);
         }
-        g.stroke();
         for (TradeOff.Point p : curve) {
             double[] q = at(p);
             if (p.fits()) {
@@ -200,10 +192,10 @@ final class TradeOffChart extends Region {
             g.setFill(Color.web("#e69f00"));
             g.fillRect(q[0] - 4, q[1] - 4, 8, 8);
             g.setFill(Color.gray(0.15));
-            boolean right = q[0] > LEFT + plotW * 0.7;
-            g.setTextAlign(right ? TextAlignment.RIGHT : TextAlignment.LEFT);
+            g.setTextAlign(TextAlignment.LEFT);
             String label = String.join(", ", same.stream().map(TradeOff.Point::label).toList());
-            g.fillText(label, q[0] + (right ? -7 : 7), q[1] - 3);
+            double[] r = namedLabel(q, label);
+            g.fillText(label, r[0], r[3]);
         }
         // The current choice.
         double[] c = at(data.current());
@@ -211,11 +203,10 @@ final class TradeOffChart extends Region {
         g.setLineWidth(2);
         g.strokeOval(c[0] - 8, c[1] - 8, 16, 16);
         g.setFill(Color.web("#c0392b"));
-        boolean right = c[0] > LEFT + plotW * 0.6;
-        g.setTextAlign(right ? TextAlignment.RIGHT : TextAlignment.LEFT);
+        g.setTextAlign(TextAlignment.LEFT);
         g.setTextBaseline(VPos.TOP);
-        g.fillText("current: " + data.current().label() + " · " + HeapLimit.human(data.current().peak()) + ", +"
-                + percent(data.current().flops()), c[0] + (right ? -10 : 10), c[1] + 6);
+        double[] label = currentLabel();
+        g.fillText(currentText(), label[0], label[1]);
         g.setTextAlign(TextAlignment.LEFT);
         if (!note.isEmpty()) {
             g.setFill(Color.gray(0.3));
@@ -223,7 +214,154 @@ final class TradeOffChart extends Region {
         }
     }
 
-    /** The longest caption of the x axis that fits {@code room} px ({@link #CAPTIONS}). */
+
+    /** The line height of the chart's 10 px text. */
+    private static final double TEXT_H = 12;
+
+    private List<TradeOff.Point> sortedCurve() {
+        List<TradeOff.Point> curve = new ArrayList<>(data.curve());
+        curve.sort(Comparator.comparingLong(TradeOff.Point::flops).thenComparing(TradeOff.Point::peak, Comparator.reverseOrder()));
+        return curve;
+    }
+
+    /**
+     * The budget curve's staircase as drawn, in order of compute: segments x0, y0, x1, y1 in pixels (with
+     * more compute the peak stays until the next plan lowers it).
+     */
+    List<double[]> staircase() {
+        List<double[]> out = new ArrayList<>();
+        double[] prev = null;
+        for (TradeOff.Point p : sortedCurve()) {
+            double[] q = at(p);
+            if (prev != null) {
+                out.add(new double[] {prev[0], prev[1], q[0], prev[1]});
+                out.add(new double[] {q[0], prev[1], q[0], q[1]});
+            }
+            prev = q;
+        }
+        return out;
+    }
+
+    /** A named policy's label beside its mark at {@code q}: left of it near the right end, else right; x0, y0, x1, y1. */
+    private double[] namedLabel(double[] q, String label) {
+        double tw = textWidth(label);
+        boolean right = q[0] > LEFT + (getWidth() - LEFT - RIGHT) * 0.7;
+        double x0 = right ? q[0] - 7 - tw : q[0] + 7;
+        x0 = Math.max(LEFT + 2, Math.min(x0, getWidth() - 2 - tw)); // inside the chart ("segments" read "segme")
+        return new double[] {x0, q[1] - 3 - TEXT_H, x0 + tw, q[1] - 3};
+    }
+
+    private static boolean clear(double[] r, List<double[]> marks) {
+        for (double[] m : marks) {
+            if (m[0] < r[2] && m[2] > r[0] && m[1] < r[3] && m[3] > r[1]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** What the current choice's label says. */
+    String currentText() {
+        return "current: " + data.current().label() + " · " + HeapLimit.human(data.current().peak()) + ", +"
+                + percent(data.current().flops());
+    }
+
+    /**
+     * Everything drawn in the plot the current choice's label must not cover (x0, y0, x1, y1 each): the
+     * staircase, the budget points, the policies' marks and labels, the current choice's ring.
+     */
+    List<double[]> marks() {
+        List<double[]> out = new ArrayList<>();
+        for (double[] seg : staircase()) {
+            out.add(new double[] {Math.min(seg[0], seg[2]) - 1, Math.min(seg[1], seg[3]) - 1, Math.max(seg[0], seg[2]) + 1,
+                Math.max(seg[1], seg[3]) + 1});
+        }
+        for (TradeOff.Point p : data.curve()) {
+            double[] q = at(p);
+            out.add(new double[] {q[0] - 4.5, q[1] - 4.5, q[0] + 4.5, q[1] + 4.5});
+        }
+        java.util.Map<String, List<String>> bySpot = new java.util.LinkedHashMap<>();
+        java.util.Map<String, double[]> spot = new java.util.HashMap<>();
+        for (TradeOff.Point p : data.named()) {
+            String k = p.peak() + "/" + p.flops();
+            bySpot.computeIfAbsent(k, x -> new ArrayList<>()).add(p.label());
+            spot.putIfAbsent(k, at(p));
+        }
+        for (var e : bySpot.entrySet()) {
+            double[] q = spot.get(e.getKey());
+            out.add(new double[] {q[0] - 5, q[1] - 5, q[0] + 5, q[1] + 5});
+            out.add(namedLabel(q, String.join(", ", e.getValue())));
+        }
+        double[] c = at(data.current());
+        out.add(new double[] {c[0] - 9, c[1] - 9, c[0] + 9, c[1] + 9});
+        return out;
+    }
+
+    /**
+     * Where the current choice's label goes (x0, y0, x1, y1): beside its ring, below or above it, on the
+     * side with more room, nearest first, the first place inside the plot that covers none of {@link #marks}
+     * (it was always below and right of the ring, over the staircase going down from it); where every place
+     * covers some, the one covering fewest.
+     */
+    double[] currentLabel() {
+        double[] c = at(data.current());
+        double tw = textWidth(currentText());
+        double plotW = getWidth() - LEFT - RIGHT;
+        double plotH = getHeight() - TOP - BOTTOM;
+        boolean rightFirst = c[0] <= LEFT + plotW * 0.6;
+        List<double[]> marks = marks();
+        double[] best = null;
+        int fewest = Integer.MAX_VALUE;
+        for (double away : new double[] {6, 14, 24, 36}) {
+            for (int side = 0; side < 2; side++) {
+                boolean right = rightFirst == (side == 0);
+                double x0 = right ? c[0] + 10 : c[0] - 10 - tw;
+                for (double y0 : new double[] {c[1] + away, c[1] - away - TEXT_H}) {
+                    double[] r = {x0, y0, x0 + tw, y0 + TEXT_H};
+                    if (r[0] < LEFT + 1 || r[2] > getWidth() - 1 || r[1] < 0 || r[3] > TOP + plotH - 1) {
+                        continue;
+                    }
+                    int n = 0;
+                    for (double[] m : marks) {
+                        if (m[0] < r[2] && m[2] > r[0] && m[1] < r[3] && m[3] > r[1]) {
+                            n++;
+                        }
+                    }
+                    if (n < fewest) {
+                        fewest = n;
+                        best = r;
+                    }
+                    if (n == 0) {
+                        return r;
+                    }
+                }
+            }
+        }
+        // Nowhere beside the ring (a long label across the staircase's drop): the clear place nearest it.
+        double[] near = null;
+        double nearest = Double.MAX_VALUE;
+        for (double y0 = TOP; y0 + TEXT_H <= TOP + plotH - 1; y0 += 3) {
+            for (double x0 = LEFT + 2; x0 + tw <= getWidth() - 1; x0 += 6) {
+                double[] r = {x0, y0, x0 + tw, y0 + TEXT_H};
+                double dx = Math.max(0, Math.max(r[0] - c[0], c[0] - r[2]));
+                double dy = Math.max(0, Math.max(r[1] - c[1], c[1] - r[3]));
+                double d = dx * dx + dy * dy;
+                if (d < nearest && clear(r, marks)) {
+                    nearest = d;
+                    near = r;
+                }
+            }
+        }
+        if (near != null) {
+            return near;
+        }
+        if (best == null) {
+            double x0 = rightFirst ? c[0] + 10 : c[0] - 10 - tw;
+            best = new double[] {x0, c[1] + 6, x0 + tw, c[1] + 6 + TEXT_H};
+        }
+        return best;
+    }
+
     /**
      * The y axis' end labels, top and bottom: in the units {@link HeapLimit#human} picks, with as many
      * decimals as it takes (up to three) for different peaks to read differently (two peaks 30 bytes apart

@@ -42,23 +42,20 @@ final class ViewKeeping {
     }
 
     /**
-     * Pans so that {@code box} is in view and, when the map is shown ({@code map}: its width and
-     * height in pixels; null when hidden), clear of it; true when it moved.
+     * Pans so that {@code box} is in view and, when the map is shown ({@code map}: its rectangle x0, y0,
+     * x1, y1 in the pane's pixels; null when hidden), clear of it; true when it moved.
      */
     static boolean keepInView(Camera camera, GraphLayout.Box box, double[] map) {
         boolean moved = camera.ensureVisible(box, VIEW_MARGIN);
         return keepClearOfMap(camera, box, map) || moved;
     }
 
-    /** Pans, if need be, so that {@code box} is clear of the map in the bottom-right corner (null: hidden); true when it moved. */
+    /** Pans, if need be, so that {@code box} is clear of the map (its rectangle in the pane's pixels; null: hidden); true when it moved. */
     static boolean keepClearOfMap(Camera camera, GraphLayout.Box box, double[] map) {
         if (map == null) {
             return false;
         }
-        double w = camera.width();
-        double h = camera.height();
-        double m = GraphPanel.MAP_MARGIN;
-        return camera.keepClear(box, w - m - map[0], h - m - map[1], w, h, MAP_GAP);
+        return camera.keepClear(box, map[0], map[1], map[2], map[3], MAP_GAP);
     }
 
     private static GraphLayout.Box boxOf(GraphLayout.Result l, String id) {

@@ -37,6 +37,25 @@ class WrappedTextWindowTest extends WindowFixture {
     }
 
     @Test
+    void aWrappedLinesNumberStandsBesideItsFirstRow(FxRobot robot) {
+        openAndWait(robot, Path.of("../assets/examples/mlp.grad"));
+        settleLayout(robot);
+        robot.interact(() -> {
+            CodeArea area = window.editor().area();
+            int line = 2; // wraps (aLongCommentWrapsInsideTheEditor)
+            assertTrue(area.getParagraphLinesCount(line) > 1, "line " + (line + 1) + " wraps");
+            Bounds first = area.getCharacterBoundsOnScreen(area.getAbsolutePosition(line, 0), area.getAbsolutePosition(line, 1)).orElseThrow();
+            Label number = (Label) area.lookupAll(".lineno").stream()
+                    .filter(n -> n instanceof Label l && l.getText().trim().equals(Integer.toString(line + 1))).findFirst().orElseThrow();
+            Text t = (Text) number.lookup(".text");
+            Bounds drawn = t.localToScreen(t.getLayoutBounds());
+            double middle = (drawn.getMinY() + drawn.getMaxY()) / 2;
+            assertTrue(middle > first.getMinY() && middle < first.getMaxY(), "line " + (line + 1) + "'s number is drawn from y "
+                    + drawn.getMinY() + " to " + drawn.getMaxY() + ", its first row from " + first.getMinY() + " to " + first.getMaxY());
+        });
+    }
+
+    @Test
     void theMemorySummaryKeepsToTwoLinesNarrowAndBesideAWideEditor(FxRobot robot) {
         openAndWait(robot, Path.of("../assets/examples/residual_checkpoint.grad"));
         double width = stage.getWidth();
