@@ -10,13 +10,19 @@ final class ShownLines {
     private String mappedRan;
     private String mappedNow;
 
-    /** Line {@code line} (1-based) of the text that ran; null when it has no such line. */
+    private String splitRan;
+    private String[] ranLines;
+
+    /** Line {@code line} (1-based) of the text that ran; null when it has no such line. Split once a text. */
     String line(String ran, int line) {
         if (line <= 0) {
             return null;
         }
-        String[] lines = ran.split("\n", -1);
-        return line <= lines.length ? lines[line - 1] : null;
+        if (splitRan != ran) {
+            ranLines = ran.split("\n", -1);
+            splitRan = ran;
+        }
+        return line <= ranLines.length ? ranLines[line - 1] : null;
     }
 
     /**
